@@ -1,0 +1,75 @@
+/*
+ * engine — ddmin (Algorithm 1, even split) and HDD* (whole-level prune,
+ * top-down levels, sweeps to a fixpoint) as a state machine that produces
+ * rounds and consumes round results. It never calls an oracle, knows nothing
+ * of files, sockets or libclang: it sees a forest given as parent indices.
+ *
+ * A round is every candidate of one ddmin iteration at granularity n: the n
+ * subsets, then the n complements, in that canonical order (for n == 2 the
+ * complements repeat the subsets; they are still emitted, as in Algorithm 1
+ * and the thesis's Figure 4.2). The whole-level prune is a round of one.
+ *
+ * The caller judges candidates (in any order, in parallel), finds the winner
+ * with wh_round_winner() and calls wh_engine_resolve(). Not thread-safe; one
+ * owner thread.
+ */
+#ifndef WH_ENGINE_H
+#define WH_ENGINE_H
+
+#include <stdint.h>
+
+#include "wh_common.h"
+
+typedef enum {
+    WH_ALGO_HDD = 0, /* HDD*: all levels, prune first, sweeps to a fixpoint */
+    WH_ALGO_DD = 1,  /* flat baseline: ddmin over level 0 only, repeated to a fixpoint */
+} wh_algo_t;
+
+typedef enum {
+    WH_ROUND_PRUNE = 0, /* the whole-level prune: one candidate */
+    WH_ROUND_DDMIN = 1,
+} wh_round_kind_t;
+
+typedef struct {
+    wh_round_kind_t kind;
+    int sweep;        /* 1-based */
+    int level;        /* 0-based */
+    int granularity;  /* n; 1 for a prune */
+    int total;        /* alive units at this level when the level started */
+    int n_cand;
+    /* removed[c][u] = 1 when candidate c removes unit u. Closed under
+     * descendants and includes everything removed so far. */
+    uint8_t **removed;
+    int *kept;        /* per candidate: units of this level it keeps */
+} wh_round_t;
+
+typedef struct wh_engine wh_engine_t;
+
+/* n units, parent[i] the parent index or -1 (parents precede children).
+ * Returns NULL on ENOMEM or a malformed forest. */
+wh_engine_t *wh_engine_new(int n, const int *parent, wh_algo_t algo);
+void wh_engine_destroy(wh_engine_t **e);
+
+/* The current round, or NULL when the reduction is finished. The pointer is
+ * valid until the next wh_engine_resolve(). */
+const wh_round_t *wh_engine_round(wh_engine_t *e);
+
+/* Resolves the current round: winner is the index of the first Preserved
+ * candidate in canonical order, or -1 when none is Preserved. */
+int wh_engine_resolve(wh_engine_t *e, int winner);
+
+/* The accepted configuration: removed[u] = 1 for every removed unit. */
+const uint8_t *wh_engine_removed(const wh_engine_t *e);
+int wh_engine_done(const wh_engine_t *e);
+int wh_engine_sweeps(const wh_engine_t *e);   /* sweeps run so far */
+int wh_engine_rounds(const wh_engine_t *e);   /* rounds resolved so far */
+int wh_engine_accepts(const wh_engine_t *e);  /* accepted candidates so far */
+
+/* Given the verdicts of a round so far (WH_V_NONE = not yet known), decides
+ * whether the round can resolve: returns 1 and sets *winner to the first
+ * Preserved index when it and every earlier candidate have verdicts, or to -1
+ * when every candidate has a verdict and none is Preserved; returns 0 when it
+ * must wait. */
+int wh_round_winner(const wh_verdict_t *v, int n, int *winner);
+
+#endif

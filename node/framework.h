@@ -1,0 +1,53 @@
+/*
+ * framework — test framework presets and their report parsers, behind a
+ * small ops table. A preset knows how to run one test (a suffix for the run
+ * command and environment, both templates with {test} and {report}) and how
+ * to read one test's result from the report it writes (libxml2 for XML).
+ *
+ * Presets: "junit" (any JUnit XML at {report}), "cmocka", "gtest", "ctest".
+ */
+#ifndef WH_FRAMEWORK_H
+#define WH_FRAMEWORK_H
+
+#include <stddef.h>
+
+#include "wh_common.h"
+
+typedef enum {
+    WH_TR_MISSING = 0,  /* the test is not in the report */
+    WH_TR_PASSED,
+    WH_TR_FAILED,       /* failure or error */
+    WH_TR_SKIPPED,
+} wh_test_status_t;
+
+typedef struct {
+    wh_test_status_t status;
+    wh_fp_t fp;  /* for WH_TR_FAILED: test, kind, message (raw), location */
+} wh_test_result_t;
+
+void wh_test_result_clear(wh_test_result_t *r);
+
+typedef struct wh_framework {
+    const char *name;
+    /* Appended (after a space) to the user's run command; may be NULL. */
+    const char *run_suffix;
+    /* Extra environment entries "K=V" (templates), NULL-terminated. */
+    const char *const *env;
+    /* Reads the result of `test` from the report at report_path (which may
+     * not exist) and from the captured console output. Returns 0 and fills
+     * *out (status WH_TR_MISSING when the test is not there); returns
+     * WH_EREPORT when there is no usable report at all, WH_EPARSE when the
+     * report is malformed. */
+    int (*read)(const char *report_path, const char *console, size_t console_len,
+                const char *test, wh_test_result_t *out, char **err);
+} wh_framework_t;
+
+/* The preset named name, or NULL. */
+const wh_framework_t *wh_framework_find(const char *name);
+/* Comma-separated names of every preset, for error messages. */
+const char *wh_framework_names(void);
+
+/* Replaces {test} and {report} in tmpl; malloc'ed. */
+char *wh_expand(const char *tmpl, const char *test, const char *report);
+
+#endif

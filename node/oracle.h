@@ -1,0 +1,66 @@
+/*
+ * oracle — fingerprints and verdicts, and the evaluation of one candidate in
+ * a workspace: write the test file, build, run the one test, read the
+ * report, judge against the reference fingerprint. The verdict is read from
+ * the framework's report, never from the test command's exit code.
+ */
+#ifndef WH_ORACLE_H
+#define WH_ORACLE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "framework.h"
+#include "runner.h"
+#include "wh_common.h"
+
+typedef enum {
+    WH_MATCH_FULL = 0,  /* test + kind + location + message */
+    WH_MATCH_MESSAGE,   /* test + kind + message */
+    WH_MATCH_TYPE,      /* test + kind */
+} wh_match_t;
+
+/* Collapses runs of whitespace to one space and trims, in place. */
+void wh_fp_normalize_message(char *msg);
+
+/* 1 when the observed fingerprint matches the reference under mode m. */
+int wh_fp_match(const wh_fp_t *ref, const wh_fp_t *obs, wh_match_t m);
+
+/* Verdict of a test result against the reference fingerprint. */
+wh_verdict_t wh_oracle_judge(const wh_test_result_t *r, const wh_fp_t *ref, wh_match_t m);
+
+/* What one evaluation needs; all strings borrowed. */
+typedef struct {
+    const char *root;          /* workspace root (absolute) */
+    const char *test_file;     /* relative to root */
+    const char *build_cmd;     /* may be NULL/"" (no build step) */
+    const char *run_cmd;       /* template with {test} {report} */
+    const wh_framework_t *fw;
+    const char *test;          /* target test name */
+    unsigned build_timeout_ms;
+    unsigned test_timeout_ms;
+    const char *report_path;   /* absolute path for {report}; removed before the run */
+    const char *log_path;      /* build+run console log (truncated first); may be NULL */
+    wh_tick_fn tick;           /* heartbeats / cancellation; may be NULL */
+    void *tick_arg;
+} wh_eval_spec_t;
+
+typedef struct {
+    wh_verdict_t verdict;      /* WH_V_NONE for a baseline run (ref == NULL) */
+    wh_test_result_t result;   /* what the report said */
+    char *detail;              /* one line: why (e.g. "build exited 1", "test timed out after 5000 ms") */
+    int build_ok;
+    uint64_t build_ms, test_ms;
+    int cancelled;
+} wh_eval_result_t;
+
+void wh_eval_result_clear(wh_eval_result_t *r);
+
+/* Writes content into root/test_file (in place), builds, runs, reads, judges
+ * against ref (NULL: baseline, no verdict, but result filled). Returns 0
+ * when an outcome was produced (including BuildFailed/InfraError), negative
+ * when the workspace could not be written. */
+int wh_evaluate(const wh_eval_spec_t *s, const char *content, size_t len,
+                const wh_fp_t *ref, wh_match_t m, wh_eval_result_t *out);
+
+#endif

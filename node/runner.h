@@ -1,0 +1,39 @@
+/*
+ * runner — runs one shell command (`sh -c`) in its own process group with a
+ * timeout that kills the whole group, capturing stdout+stderr to a file.
+ * Whatever the command leaves running in its group (a forked sleeper) is
+ * killed when it exits too. Safe to call from several threads at once.
+ */
+#ifndef WH_RUNNER_H
+#define WH_RUNNER_H
+
+#include <stdint.h>
+
+/* Called about every 100 ms while the command runs, on the calling thread.
+ * Return nonzero to cancel the run (the group is killed). */
+typedef int (*wh_tick_fn)(void *arg);
+
+typedef struct {
+    const char *cmd;             /* run with /bin/sh -c */
+    const char *cwd;             /* working folder */
+    const char *const *env;      /* extra "K=V" entries, NULL-terminated, or NULL */
+    unsigned timeout_ms;         /* 0 = none */
+    const char *log_path;        /* stdout+stderr appended here; NULL = /dev/null */
+    wh_tick_fn tick;
+    void *tick_arg;
+} wh_run_opts_t;
+
+typedef struct {
+    int exit_code;   /* valid when !signaled && !timed_out && !cancelled */
+    int signaled;    /* terminated by signal term_signal */
+    int term_signal;
+    int timed_out;
+    int cancelled;
+    uint64_t ms;
+} wh_run_result_t;
+
+/* Returns 0 when the command was started and waited for (whatever its
+ * outcome), negative on failure to start. */
+int wh_run(const wh_run_opts_t *o, wh_run_result_t *r);
+
+#endif

@@ -1,0 +1,102 @@
+/*
+ * wire — every message between coordinator, nodes and clients, as plain C
+ * structs, encoded with protobuf-c (proto/whittle.proto) inside a versioned
+ * envelope, and sent/received as ZeroMQ frames. Generated protobuf-c names
+ * never leave proto/. Everything decoded from a peer is size-capped: a frame
+ * larger than WH_WIRE_MAX_FRAME or a field over its cap is rejected with
+ * WH_ETOOBIG / WH_EPROTO, never trusted.
+ *
+ * Sockets: nodes (slot workers) and clients use DEALER sockets; the
+ * coordinator uses one ROUTER. wh_wire_send/recv are for DEALER (one frame:
+ * the envelope); wh_wire_send_to/recv_from are for ROUTER ([identity][envelope]).
+ */
+#ifndef WH_WIRE_H
+#define WH_WIRE_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wh_common.h"
+
+#define WH_WIRE_VERSION 1
+#define WH_WIRE_MAX_FRAME (16u << 20)     /* whole envelope */
+#define WH_WIRE_MAX_CONTENT (8u << 20)    /* candidate test file */
+#define WH_WIRE_MAX_REPORT (4u << 20)     /* a report sent back */
+#define WH_WIRE_MAX_STRING (64u << 10)    /* any other string field */
+#define WH_WIRE_MAX_IDENT 256
+
+typedef enum {
+    WH_MSG_NONE = 0,
+    WH_MSG_HELLO = 1,      /* slot -> coord: I am node_id/slot of slots */
+    WH_MSG_EVALUATE = 2,   /* coord -> slot: judge this candidate of this job */
+    WH_MSG_VERDICT = 3,    /* slot -> coord: the verdict */
+    WH_MSG_CANCEL = 4,     /* coord -> slot: stop cand_id */
+    WH_MSG_HEARTBEAT = 5,  /* both ways; renews the leases of a busy slot */
+    WH_MSG_BYE = 6,        /* either side is leaving */
+    WH_MSG_SUBMIT = 7,     /* client -> coord: reduce this job */
+    WH_MSG_STATUS_REQ = 8, /* client -> coord */
+    WH_MSG_STATUS = 9,     /* coord -> client: text */
+    WH_MSG_PROGRESS = 10,  /* coord -> client: a line of progress / the result */
+} wh_msg_type_t;
+
+/* What a node needs to set up and judge a job. */
+typedef struct {
+    char *job_id;          /* hex job identity (also the warm-workspace key) */
+    char *snapshot_id;     /* hex hash of the project's content */
+    char *project;         /* project path the node can read */
+    char *test_file;       /* relative to project */
+    char *test;            /* target test name */
+    char *setup_cmd, *build_cmd, *run_cmd;
+    char *framework;
+    uint32_t build_timeout_ms, test_timeout_ms, setup_timeout_ms;
+    uint32_t match;        /* wh_match_t */
+    char **exclude;        /* absolute paths not to copy */
+    int n_exclude;
+} wh_job_spec_t;
+
+typedef struct {
+    wh_msg_type_t type;
+    /* HELLO */
+    char *node_id;
+    uint32_t slot, slots;
+    /* EVALUATE / VERDICT / CANCEL */
+    wh_job_spec_t job;       /* EVALUATE */
+    uint64_t cand_id;
+    uint8_t *content;        /* EVALUATE: the rendered test file */
+    size_t content_len;
+    int baseline;            /* EVALUATE: capture the fingerprint, no verdict */
+    wh_fp_t ref;             /* EVALUATE: reference fingerprint */
+    uint32_t verdict;        /* VERDICT: wh_verdict_t */
+    uint32_t test_status;    /* VERDICT: wh_test_status_t */
+    wh_fp_t observed;        /* VERDICT */
+    char *detail;            /* VERDICT / BYE / STATUS / PROGRESS: one line or text */
+    uint32_t build_ms, test_ms;
+    uint8_t *report;         /* VERDICT: the report file, capped */
+    size_t report_len;
+    /* SUBMIT: a JSON job description (same fields as `whittle reduce`) */
+    char *json;
+    int final;               /* PROGRESS: last message of a job */
+    int32_t code;            /* PROGRESS: exit status when final */
+} wh_msg_t;
+
+/* Frees every owned field and zeroes m. */
+void wh_msg_clear(wh_msg_t *m);
+void wh_job_spec_clear(wh_job_spec_t *j);
+int wh_job_spec_copy(wh_job_spec_t *dst, const wh_job_spec_t *src);
+
+/* Encodes into a malloc'ed buffer. */
+int wh_msg_encode(const wh_msg_t *m, uint8_t **buf, size_t *len);
+/* Decodes buf (at most WH_WIRE_MAX_FRAME bytes) into m; on error returns
+ * WH_EPROTO/WH_ETOOBIG and sets *err (malloc'ed) when err is not NULL. */
+int wh_msg_decode(const uint8_t *buf, size_t len, wh_msg_t *m, char **err);
+
+/* DEALER side. flags: ZMQ_DONTWAIT or 0. */
+int wh_wire_send(void *sock, const wh_msg_t *m, int flags);
+int wh_wire_recv(void *sock, wh_msg_t *m, int flags);
+/* ROUTER side: ident is the peer's routing id. */
+int wh_wire_send_to(void *sock, const void *ident, size_t ident_len,
+                    const wh_msg_t *m, int flags);
+int wh_wire_recv_from(void *sock, void *ident, size_t *ident_len,
+                      wh_msg_t *m, int flags);
+
+#endif
