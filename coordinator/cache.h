@@ -26,16 +26,34 @@ typedef struct wh_cache wh_cache_t;
 wh_cache_t *wh_cache_open(const char *spec, char **err);
 void wh_cache_close(wh_cache_t **c);
 
-/* Looks up n keys (64-hex strings); out[i] = WH_V_NONE on a miss. */
+/* Looks up n keys (64-hex strings); out[i] = WH_V_NONE on a miss. Returns
+ * 0, or WH_EINVAL when a key is not 64 hex chars (out all WH_V_NONE), or
+ * WH_ENOMEM. A Redis outage is not an error: the embedded fallback answers.
+ * With Redis, the n lookups are one pipelined round trip. */
 int wh_cache_mget(wh_cache_t *c, const char *const *keys, int n, wh_verdict_t *out);
-/* Stores one verdict; InfraError/None are ignored (return 0). */
+/* Stores one verdict; InfraError/None are ignored (return 0). Returns
+ * WH_EINVAL for a bad key, or the error of the embedded log's append when
+ * Redis did not take the verdict either (the verdict is still answered by
+ * this handle from memory). */
 int wh_cache_put(wh_cache_t *c, const char *key, wh_verdict_t v);
-/* "embedded", "memory", "redis" or "redis(down, embedded)". */
+/* "embedded", "memory", "redis" or "redis(down, embedded)". While Redis is
+ * down the cache retries it at most every 5 s; $WHITTLE_REDIS_RETRY_MS
+ * (read at open) changes that interval. Connect and command timeouts are
+ * 1 s. Redis key layout: see the top of cache.c. */
 const char *wh_cache_describe(const wh_cache_t *c);
 
 /* The cache key: sha256("whittle-verdict-v1" ‖ job identity ‖ test-file path
- * ‖ content), every field length-prefixed. */
+ * ‖ content), every field length-prefixed (wh_sha256_field; a NULL string
+ * hashes as ""). out gets 64 lower-case hex chars, or "" when out of
+ * memory (which every cache call then rejects as WH_EINVAL). */
 void wh_cache_key(const char *job_identity, const char *test_file,
                   const void *content, size_t len, char out[65]);
+
+/* Small text values beside the verdicts (the baseline fingerprint of a job,
+ * keyed "fp:<job identity>"), so a rerun of a job needs no build at all.
+ * value must be one line of at most 64 KiB. get: 0 and *value (malloc'ed)
+ * on a hit, WH_ENOTFOUND on a miss. Same back ends, same fallback. */
+int wh_cache_get_blob(wh_cache_t *c, const char *key, char **value);
+int wh_cache_put_blob(wh_cache_t *c, const char *key, const char *value);
 
 #endif

@@ -1,1 +1,391 @@
-/* placeholder: being written */
+/*
+ * engine — ddmin and HDD* as a round machine (see engine.h).
+ *
+ * The recursion of Algorithm 1 is flattened into three pieces of state: the
+ * level being reduced (the alive units at one depth, in source order), the
+ * current ddmin configuration c (a subset of that level) and the granularity
+ * n. Each call to wh_engine_resolve() performs exactly one step of Algorithm 1
+ * (a recursive call, a granularity increase, or a return) and then walks the
+ * HDD* loop forward until the next round exists or the run is finished.
+ *
+ * The accepted configuration is updated on every accept, so the engine's
+ * removed[] always equals the last accepted candidate: the sequence of
+ * accepted configurations is observable by the caller after each resolve.
+ */
+#include "engine.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+typedef enum {
+    S_PRUNE = 0, /* the current round is the whole-level prune */
+    S_DDMIN,     /* the current round is a ddmin round over c at granularity gran */
+    S_DONE,
+} s_phase_t;
+
+struct wh_engine {
+    int n;
+    int *parent;
+    int *depth;
+    wh_algo_t algo;
+
+    uint8_t *removed; /* the accepted configuration */
+    int sweeps, rounds, accepts;
+    int sweep_accepts; /* accepts in the current sweep: 0 ends the run */
+
+    int level;
+    int *lvl; /* the level's alive units when it started, source order */
+    int m;
+    int *c; /* the current ddmin configuration, source order */
+    int nc;
+    int gran;
+    s_phase_t phase;
+    int err; /* sticky: an allocation failed while building a round */
+
+    wh_round_t round;
+    uint8_t *round_buf; /* backing store of round.removed rows */
+    int cap_cand;
+    uint8_t *mark; /* scratch: membership of the candidate's kept set */
+};
+
+/* Marks descendants of removed units as removed. Parents precede children
+ * (checked in wh_engine_new), so one forward pass closes the set. */
+static void s_close(const wh_engine_t *e, uint8_t *rem)
+{
+    for (int u = 0; u < e->n; u++)
+        if (e->parent[u] >= 0 && rem[e->parent[u]])
+            rem[u] = 1;
+}
+
+/* The even split: piece i of k items into n pieces starts at this offset.
+ * Sizes differ by at most one, the larger pieces first. */
+static int s_piece_start(int k, int n, int i)
+{
+    int base = k / n, rem = k % n;
+    return i * base + (i < rem ? i : rem);
+}
+
+static int s_round_reserve(wh_engine_t *e, int n_cand)
+{
+    if (n_cand <= e->cap_cand)
+        return 0;
+    size_t row = e->n > 0 ? (size_t)e->n : 1;
+    uint8_t *buf = malloc((size_t)n_cand * row);
+    uint8_t **rows = malloc((size_t)n_cand * sizeof *rows);
+    int *kept = malloc((size_t)n_cand * sizeof *kept);
+    if (!buf || !rows || !kept) {
+        free(buf);
+        free(rows);
+        free(kept);
+        return WH_ENOMEM;
+    }
+    free(e->round_buf);
+    free(e->round.removed);
+    free(e->round.kept);
+    e->round_buf = buf;
+    e->round.removed = rows;
+    e->round.kept = kept;
+    for (int i = 0; i < n_cand; i++)
+        rows[i] = buf + (size_t)i * row;
+    e->cap_cand = n_cand;
+    return 0;
+}
+
+/* Fills candidate slot ci: everything already removed, plus the units of c
+ * whose mark is 0, closed under descendants. */
+static void s_fill(wh_engine_t *e, int ci, int kept)
+{
+    uint8_t *rem = e->round.removed[ci];
+    if (e->n > 0)
+        memcpy(rem, e->removed, (size_t)e->n);
+    for (int i = 0; i < e->nc; i++)
+        if (!e->mark[e->c[i]])
+            rem[e->c[i]] = 1;
+    s_close(e, rem);
+    e->round.kept[ci] = kept;
+}
+
+/* Builds the round of the current phase from c and gran. */
+static int s_build(wh_engine_t *e)
+{
+    int n_cand = e->phase == S_PRUNE ? 1 : 2 * e->gran;
+    int rc = s_round_reserve(e, n_cand);
+    if (rc < 0)
+        return rc;
+    wh_round_t *r = &e->round;
+    r->sweep = e->sweeps;
+    r->level = e->level;
+    r->total = e->m;
+    r->n_cand = n_cand;
+    if (e->phase == S_PRUNE) {
+        r->kind = WH_ROUND_PRUNE;
+        r->granularity = 1;
+        for (int i = 0; i < e->nc; i++)
+            e->mark[e->c[i]] = 0;
+        s_fill(e, 0, 0);
+        return 0;
+    }
+    r->kind = WH_ROUND_DDMIN;
+    r->granularity = e->gran;
+    for (int p = 0; p < e->gran; p++) {
+        int lo = s_piece_start(e->nc, e->gran, p);
+        int hi = s_piece_start(e->nc, e->gran, p + 1);
+        /* Subset p keeps exactly the piece. */
+        for (int i = 0; i < e->nc; i++)
+            e->mark[e->c[i]] = (uint8_t)(i >= lo && i < hi);
+        s_fill(e, p, hi - lo);
+        /* Complement p keeps everything but the piece. */
+        for (int i = 0; i < e->nc; i++)
+            e->mark[e->c[i]] = (uint8_t)!(i >= lo && i < hi);
+        s_fill(e, e->gran + p, e->nc - (hi - lo));
+    }
+    return 0;
+}
+
+/* Is unit u alive in the accepted configuration? removed[] is closed under
+ * descendants, so its own flag says it. */
+static int s_alive(const wh_engine_t *e, int u)
+{
+    return !e->removed[u];
+}
+
+/* Collects the alive units at depth level into lvl; returns how many. */
+static int s_collect(wh_engine_t *e, int level)
+{
+    int m = 0;
+    for (int u = 0; u < e->n; u++)
+        if (e->depth[u] == level && s_alive(e, u))
+            e->lvl[m++] = u;
+    return m;
+}
+
+/* Where the walk goes after a level or sweep ends. */
+typedef enum { G_SWEEP, G_LEVEL, G_LEVEL_END, G_SWEEP_END } s_goto_t;
+
+/* Walks the HDD* loop from point g until a round exists (phase PRUNE or
+ * DDMIN, round built) or the run is done. */
+static int s_walk(wh_engine_t *e, s_goto_t g)
+{
+    for (;;) {
+        switch (g) {
+        case G_SWEEP:
+            /* A sweep starts only when something is alive at level 0: an
+             * empty forest, or one emptied by a prune, is finished. */
+            if (s_collect(e, 0) == 0) {
+                e->phase = S_DONE;
+                return 0;
+            }
+            e->sweeps++;
+            e->sweep_accepts = 0;
+            e->level = 0;
+            g = G_LEVEL;
+            break;
+        case G_LEVEL:
+            if (e->algo == WH_ALGO_DD && e->level > 0) {
+                g = G_SWEEP_END;
+                break;
+            }
+            e->m = s_collect(e, e->level);
+            if (e->m == 0) {
+                g = G_SWEEP_END;
+                break;
+            }
+            memcpy(e->c, e->lvl, (size_t)e->m * sizeof *e->c);
+            e->nc = e->m;
+            if (e->algo == WH_ALGO_HDD) {
+                e->phase = S_PRUNE;
+                return s_build(e);
+            }
+            /* DD: no prune; ddmin on a single unit returns it unchanged. */
+            if (e->nc == 1) {
+                g = G_LEVEL_END;
+                break;
+            }
+            e->phase = S_DDMIN;
+            e->gran = 2;
+            return s_build(e);
+        case G_LEVEL_END:
+            /* The removals were applied as they were accepted. */
+            e->level++;
+            g = G_LEVEL;
+            break;
+        case G_SWEEP_END:
+            if (e->sweep_accepts == 0) {
+                e->phase = S_DONE;
+                return 0;
+            }
+            g = G_SWEEP;
+            break;
+        }
+    }
+}
+
+static int s_depths(wh_engine_t *e, const int *parent)
+{
+    for (int u = 0; u < e->n; u++) {
+        int p = parent[u];
+        if (p < -1 || p >= u)
+            return WH_EINVAL;
+        e->parent[u] = p;
+        e->depth[u] = p < 0 ? 0 : e->depth[p] + 1;
+    }
+    return 0;
+}
+
+wh_engine_t *wh_engine_new(int n, const int *parent, wh_algo_t algo)
+{
+    if (n < 0 || (n > 0 && !parent) || (algo != WH_ALGO_HDD && algo != WH_ALGO_DD))
+        return NULL;
+    wh_engine_t *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    e->n = n;
+    e->algo = algo;
+    size_t k = n > 0 ? (size_t)n : 1;
+    e->parent = malloc(k * sizeof *e->parent);
+    e->depth = malloc(k * sizeof *e->depth);
+    e->lvl = malloc(k * sizeof *e->lvl);
+    e->c = malloc(k * sizeof *e->c);
+    e->removed = calloc(k, 1);
+    e->mark = calloc(k, 1);
+    if (!e->parent || !e->depth || !e->lvl || !e->c || !e->removed || !e->mark)
+        goto fail;
+    if (s_depths(e, parent) < 0)
+        goto fail;
+    if (s_walk(e, G_SWEEP) < 0)
+        goto fail;
+    return e;
+fail:
+    wh_engine_destroy(&e);
+    return NULL;
+}
+
+void wh_engine_destroy(wh_engine_t **pe)
+{
+    if (!pe || !*pe)
+        return;
+    wh_engine_t *e = *pe;
+    free(e->parent);
+    free(e->depth);
+    free(e->lvl);
+    free(e->c);
+    free(e->removed);
+    free(e->mark);
+    free(e->round_buf);
+    free(e->round.removed);
+    free(e->round.kept);
+    free(e);
+    *pe = NULL;
+}
+
+const wh_round_t *wh_engine_round(wh_engine_t *e)
+{
+    if (!e || e->err || e->phase == S_DONE)
+        return NULL;
+    return &e->round;
+}
+
+/* Accepts candidate w of the current round: it becomes the configuration. */
+static void s_accept(wh_engine_t *e, int w)
+{
+    if (e->n > 0)
+        memcpy(e->removed, e->round.removed[w], (size_t)e->n);
+    e->accepts++;
+    e->sweep_accepts++;
+}
+
+int wh_engine_resolve(wh_engine_t *e, int winner)
+{
+    if (!e)
+        return WH_EINVAL;
+    if (e->err)
+        return e->err;
+    if (e->phase == S_DONE || winner < -1 || winner >= e->round.n_cand)
+        return WH_EINVAL;
+    e->rounds++;
+    int rc;
+    if (e->phase == S_PRUNE) {
+        if (winner == 0) {
+            s_accept(e, 0);
+            rc = s_walk(e, G_LEVEL_END);
+        } else if (e->nc == 1) {
+            /* ddmin never proposes the empty configuration: a level of one
+             * unit can only shrink through the prune. */
+            rc = s_walk(e, G_LEVEL_END);
+        } else {
+            e->phase = S_DDMIN;
+            e->gran = 2;
+            rc = s_build(e);
+        }
+    } else if (winner >= 0) {
+        int n = e->gran;
+        int piece = winner < n ? winner : winner - n;
+        int lo = s_piece_start(e->nc, n, piece);
+        int hi = s_piece_start(e->nc, n, piece + 1);
+        s_accept(e, winner);
+        if (winner < n) {
+            /* Reduce to the piece: ddmin(c_i, 2). */
+            memmove(e->c, e->c + lo, (size_t)(hi - lo) * sizeof *e->c);
+            e->nc = hi - lo;
+            e->gran = 2;
+        } else {
+            /* Reduce to the complement: ddmin(c \ c_i, max(n - 1, 2)). */
+            memmove(e->c + lo, e->c + hi, (size_t)(e->nc - hi) * sizeof *e->c);
+            e->nc -= hi - lo;
+            e->gran = n - 1 > 2 ? n - 1 : 2;
+        }
+        rc = e->nc == 1 ? s_walk(e, G_LEVEL_END) : s_build(e);
+    } else if (e->gran < e->nc) {
+        e->gran = 2 * e->gran < e->nc ? 2 * e->gran : e->nc;
+        rc = s_build(e);
+    } else {
+        rc = s_walk(e, G_LEVEL_END);
+    }
+    if (rc < 0)
+        e->err = rc;
+    return rc;
+}
+
+const uint8_t *wh_engine_removed(const wh_engine_t *e)
+{
+    return e->removed;
+}
+
+int wh_engine_done(const wh_engine_t *e)
+{
+    return e->phase == S_DONE;
+}
+
+int wh_engine_units(const wh_engine_t *e)
+{
+    return e->n;
+}
+
+int wh_engine_sweeps(const wh_engine_t *e)
+{
+    return e->sweeps;
+}
+
+int wh_engine_rounds(const wh_engine_t *e)
+{
+    return e->rounds;
+}
+
+int wh_engine_accepts(const wh_engine_t *e)
+{
+    return e->accepts;
+}
+
+int wh_round_winner(const wh_verdict_t *v, int n, int *winner)
+{
+    for (int i = 0; i < n; i++) {
+        if (v[i] == WH_V_NONE)
+            return 0;
+        if (v[i] == WH_V_PRESERVED) {
+            *winner = i;
+            return 1;
+        }
+    }
+    *winner = -1;
+    return 1;
+}

@@ -55,13 +55,23 @@ void wh_engine_destroy(wh_engine_t **e);
 const wh_round_t *wh_engine_round(wh_engine_t *e);
 
 /* Resolves the current round: winner is the index of the first Preserved
- * candidate in canonical order, or -1 when none is Preserved. */
+ * candidate in canonical order, or -1 when none is Preserved. The winner
+ * becomes the accepted configuration at once (wh_engine_removed() equals its
+ * removed[] row afterwards), so the caller sees every accepted configuration.
+ * Returns 0; WH_EINVAL when the run is done or winner is out of range;
+ * WH_ENOMEM when the next round cannot be built (sticky: the engine is then
+ * unusable and wh_engine_round() returns NULL). */
 int wh_engine_resolve(wh_engine_t *e, int winner);
 
-/* The accepted configuration: removed[u] = 1 for every removed unit. */
+/* The accepted configuration: removed[u] = 1 for every removed unit (closed
+ * under descendants). Valid for the engine's lifetime. */
 const uint8_t *wh_engine_removed(const wh_engine_t *e);
 int wh_engine_done(const wh_engine_t *e);
-int wh_engine_sweeps(const wh_engine_t *e);   /* sweeps run so far */
+int wh_engine_units(const wh_engine_t *e);    /* n given to wh_engine_new */
+/* Sweeps started so far. A sweep starts only when some unit is alive at
+ * level 0: an empty forest has 0 sweeps, and a run whose first prune removed
+ * everything has 1. */
+int wh_engine_sweeps(const wh_engine_t *e);
 int wh_engine_rounds(const wh_engine_t *e);   /* rounds resolved so far */
 int wh_engine_accepts(const wh_engine_t *e);  /* accepted candidates so far */
 

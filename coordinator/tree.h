@@ -73,15 +73,37 @@ typedef struct {
     int nargs;
 } wh_tree_opts_t;
 
-/* Parses file and builds the tree of test function `test`. On error returns
+/* Parses file and builds the tree of test function `test`. Compile flags:
+ * the file's entry in compile_commands.json (opts->compdb_dir, or found by
+ * searching upward from the file's folder, checking each folder and its
+ * `build/` subfolder; the first database found is used). Without an entry,
+ * the flags of an entry for another file in the same folder (same language
+ * preferred); else defaults (C++ files: -x c++ -std=c++17). Output, -c,
+ * dependency-file, input and -Werror arguments are dropped; the entry's
+ * directory becomes libclang's working directory; opts->args are appended.
+ * opts may be NULL. Any error-level diagnostic with a location fails the
+ * load with WH_EPARSE ("file:line:col: error: message").
+ * Thread-safe: each call creates its own CXIndex. On error returns
  * a negative WH_E* code and sets *err to a malloc'ed one-line message that
  * names the problem and the input (for an unknown test: lists the test names
  * the file defines). */
 int wh_tree_load(const char *file, const char *test, const wh_tree_opts_t *opts,
                  wh_tree_t **out, char **err);
 
-/* Lists the test functions the file defines (framework macros included).
- * *names is a malloc'ed array of malloc'ed strings. */
+/* Lists the test functions the file defines (framework macros included),
+ * in source order, by resolved name. A function counts as a test when its
+ * body braces are spelled in the file and
+ *   - it is defined by TEST/TEST_F/TEST_P/GTEST_TEST/TYPED_TEST/TYPED_TEST_P
+ *     ("Suite.Name"), Check's START_TEST ("name"), Criterion's Test
+ *     ("suite::name") or ParameterizedTest/Theory ("suite::name"), or
+ *   - its name starts with "test" (any case), or
+ *   - it is registered in the file with cmocka_unit_test*(fn, ...),
+ *     Unity's RUN_TEST(fn), CUnit's CU_add_test(s, "n", fn) / CU_ADD_TEST(s, fn).
+ * wh_tree_load accepts any function defined in the file, listed or not, by
+ * its resolved name, its own (expanded) function name (e.g. Check's
+ * "name_fn"), or the name without the suite when exactly one test has it.
+ * *names is a malloc'ed, NULL-terminated array of malloc'ed strings (free
+ * each, then the array); on error *names is NULL and *n is 0. */
 int wh_tree_list(const char *file, const wh_tree_opts_t *opts, char ***names,
                  int *n, char **err);
 
@@ -97,11 +119,22 @@ void wh_tree_totals(const wh_tree_t *t, wh_tree_totals_t *out);
  * "..." appended when cut; malloc'ed. */
 char *wh_tree_unit_head(const wh_tree_t *t, int i, size_t max);
 
+/* Head length used by wh_tree_print. */
+#define WH_TREE_HEAD_MAX 60
+
+/* "expr", "decl", "macro", "if", "for", "while", "do", "switch", "block",
+ * "try", "range_for", "lambda", "other" (static string). */
+const char *wh_tree_kind_name(wh_stmt_kind_t k);
+
 /* Prints the hierarchy as in the thesis's Figure 3.1:
  *   "Statement hierarchy for NAME:" then per unit
  *   "L<level> [Tree]|[NonTree] <head>" (indented two spaces per level)
  *   then "Totals: N statements | NonTree (#NTN): a | Tree (#TN): b | deepest level: d".
- * With json=1 prints one JSON object instead. */
+ * The head is wh_tree_unit_head(t, i, WH_TREE_HEAD_MAX). With json=1 prints
+ * one JSON object instead:
+ *   {"test":..,"file":..,"units":[{"level":0,"tree":false,"kind":"decl",
+ *    "line":5,"parent":-1,"begin":..,"end":..,"text":"<head>"},...],
+ *   "totals":{"statements":N,"nontree":a,"tree":b,"deepest":d}} */
 void wh_tree_print(const wh_tree_t *t, FILE *fp, int json);
 
 #endif

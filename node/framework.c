@@ -1,1 +1,626 @@
-/* placeholder: being written */
+/*
+ * framework — the presets and their report readers.
+ *
+ * All four presets read JUnit-shaped XML with libxml2; they differ in how a
+ * test is selected on the command line and in where the failure's message
+ * and location sit in the report:
+ *
+ *   junit   any JUnit XML; message attribute, else the element text's first
+ *           non-empty line; location = first "file.c:N" in text or message.
+ *   cmocka  cmocka 1.1.x: <failure><![CDATA[<assert text>\nfile.c:N: error:
+ *           Failure!]]></failure>; a caught signal is "Test failed with
+ *           exception: Segmentation fault(11)" and becomes kind crash(SIGSEGV).
+ *           The whole group runs (cmocka has no per-test filter by env).
+ *   gtest   message attribute "path/file.cc:N\n<text>" (first line is the
+ *           location, "unknown file" for exceptions); notrun/skipped cases
+ *           are SKIPPED; a filter that matches nothing gives no testcase.
+ *   ctest   ctest 3.25 writes <failure message=""/> and the test's output in
+ *           <system-out>; the location and message come from that output,
+ *           and a crash or timeout reason from ctest's console summary line
+ *           ("  4 - name (SEGFAULT)"), which the XML does not carry.
+ *
+ * Locations are "basename:line": workspaces live at different absolute
+ * paths on different slots, and the same failure must fingerprint the same
+ * in all of them.
+ *
+ * Reading is thread-safe: libxml2 is initialized once (pthread_once) and
+ * each read parses its own document.
+ */
+#define _GNU_SOURCE
+#include "framework.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <libxml/parser.h>
+#include <libxml/tree.h>
+#include <libxml/xmlerror.h>
+
+/* Reports larger than this are refused (a runaway test writing megabytes of
+ * output into system-out should not take the node down). */
+#define S_REPORT_CAP ((size_t)64 << 20)
+/* Lines of a multi-line console message kept for the fingerprint. */
+#define S_MSG_MAX_LINES 20
+
+void wh_test_result_clear(wh_test_result_t *r)
+{
+    if (!r)
+        return;
+    wh_fp_clear(&r->fp);
+    r->status = WH_TR_MISSING;
+}
+
+char *wh_expand(const char *tmpl, const char *test, const char *report)
+{
+    if (!tmpl)
+        return NULL;
+    wh_buf_t b = WH_BUF_INIT;
+    int rc = 0;
+    for (const char *p = tmpl; *p && !rc;) {
+        if (strncmp(p, "{test}", 6) == 0) {
+            rc = wh_buf_puts(&b, test ? test : "");
+            p += 6;
+        } else if (strncmp(p, "{report}", 8) == 0) {
+            rc = wh_buf_puts(&b, report ? report : "");
+            p += 8;
+        } else {
+            rc = wh_buf_append(&b, p, 1);
+            p++;
+        }
+    }
+    if (rc) {
+        wh_buf_free(&b);
+        return NULL;
+    }
+    return wh_buf_detach(&b);
+}
+
+/* ---- text helpers ---- */
+
+static int s_is_path_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '/' || c == '-' ||
+           c == '+' || c == '\\' || c == '~';
+}
+
+static int s_is_source_ext(const char *ext, size_t n)
+{
+    static const char *const exts[] = {"c",   "cc",  "cpp", "cxx", "c++", "C",   "h",
+                                       "hh",  "hpp", "hxx", "h++", "ipp", "tpp", "inl",
+                                       "inc", "m",   "mm",  "cu",  NULL};
+    for (const char *const *e = exts; *e; e++)
+        if (strlen(*e) == n && memcmp(*e, ext, n) == 0)
+            return 1;
+    return 0;
+}
+
+/* Finds the first "path/file.ext:LINE" in s[0, n). On success returns 1,
+ * sets [*start, *end) to the token (path through the line digits) and
+ * *loc to a malloc'ed "file.ext:LINE". */
+static int s_find_location(const char *s, size_t n, size_t *start, size_t *end, char **loc)
+{
+    for (size_t i = 1; i + 1 < n; i++) {
+        if (s[i] != ':' || !isdigit((unsigned char)s[i + 1]))
+            continue;
+        size_t j = i;
+        while (j > 0 && s_is_path_char(s[j - 1]))
+            j--;
+        if (j == i)
+            continue;
+        size_t base = j;
+        for (size_t k = j; k < i; k++)
+            if (s[k] == '/' || s[k] == '\\')
+                base = k + 1;
+        size_t dot = 0;
+        for (size_t k = base; k < i; k++)
+            if (s[k] == '.')
+                dot = k;
+        if (!dot || dot == base || !s_is_source_ext(s + dot + 1, i - dot - 1))
+            continue;
+        size_t e = i + 1;
+        while (e < n && isdigit((unsigned char)s[e]) && e - i < 10)
+            e++;
+        if (loc) {
+            *loc = wh_strdup_printf("%.*s:%.*s", (int)(i - base), s + base, (int)(e - i - 1),
+                                    s + i + 1);
+            if (!*loc)
+                return 0;
+        }
+        if (start)
+            *start = j;
+        if (end)
+            *end = e;
+        return 1;
+    }
+    return 0;
+}
+
+/* The first non-empty line of s, trimmed; malloc'ed ("" when none). */
+static char *s_first_line(const char *s)
+{
+    const char *p = s ? s : "";
+    for (;;) {
+        while (*p == ' ' || *p == '\t' || *p == '\r')
+            p++;
+        if (*p != '\n')
+            break;
+        p++;
+    }
+    size_t n = strcspn(p, "\r\n");
+    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
+        n--;
+    return strndup(p, n);
+}
+
+static char *s_xstr(xmlChar *x)
+{
+    /* libxml2 strings are malloc'ed by xmlMalloc (malloc by default); copy
+     * so that callers free with free(). */
+    char *s = x ? strdup((const char *)x) : NULL;
+    xmlFree(x);
+    return s;
+}
+
+static char *s_prop(xmlNodePtr n, const char *name)
+{
+    return s_xstr(xmlGetProp(n, (const xmlChar *)name));
+}
+
+static int s_is_elem(xmlNodePtr n, const char *name)
+{
+    return n && n->type == XML_ELEMENT_NODE && xmlStrcmp(n->name, (const xmlChar *)name) == 0;
+}
+
+static xmlNodePtr s_child(xmlNodePtr n, const char *name)
+{
+    for (xmlNodePtr c = n ? n->children : NULL; c; c = c->next)
+        if (s_is_elem(c, name))
+            return c;
+    return NULL;
+}
+
+/* ---- loading ---- */
+
+static pthread_once_t s_xml_once = PTHREAD_ONCE_INIT;
+
+static void s_xml_init(void)
+{
+    xmlInitParser();
+}
+
+static int s_load(const char *path, xmlDocPtr *doc, char **err)
+{
+    *doc = NULL;
+    if (!path || !*path) {
+        if (err)
+            *err = strdup("no report path");
+        return WH_EREPORT;
+    }
+    char *buf = NULL;
+    size_t len = 0;
+    int rc = wh_read_file(path, S_REPORT_CAP, &buf, &len);
+    if (rc == WH_ETOOBIG) {
+        if (err)
+            *err = wh_strdup_printf("report '%s' exceeds %zu bytes", path, S_REPORT_CAP);
+        return WH_EPARSE;
+    }
+    if (rc) {
+        if (err)
+            *err = wh_strdup_printf("no report at '%s': %s", path, wh_strerror(rc));
+        return WH_EREPORT;
+    }
+    if (len == 0) {
+        /* Created but never written: the test process died first. */
+        free(buf);
+        if (err)
+            *err = wh_strdup_printf("empty report at '%s'", path);
+        return WH_EREPORT;
+    }
+    pthread_once(&s_xml_once, s_xml_init);
+    /* No entity substitution, no DTD loading, no network: a report is
+     * untrusted input. */
+    *doc = xmlReadMemory(buf, (int)len, path, NULL,
+                         XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
+    free(buf);
+    if (!*doc || !xmlDocGetRootElement(*doc)) {
+        if (err) {
+            const xmlError *e = xmlGetLastError();
+            char *msg = e && e->message ? strndup(e->message, strcspn(e->message, "\n")) : NULL;
+            *err = wh_strdup_printf("malformed report '%s': line %d: %s", path, e ? e->line : 0,
+                                    msg ? msg : "parse error");
+            free(msg);
+        }
+        xmlResetLastError();
+        if (*doc)
+            xmlFreeDoc(*doc);
+        *doc = NULL;
+        return WH_EPARSE;
+    }
+    return 0;
+}
+
+/* ---- finding the test case ---- */
+
+static int s_joined_eq(const char *test, const char *a, const char *sep, const char *b)
+{
+    size_t la = strlen(a), ls = strlen(sep);
+    return la && strncmp(test, a, la) == 0 && strncmp(test + la, sep, ls) == 0 &&
+           strcmp(test + la + ls, b) == 0;
+}
+
+/* name == test, or classname.name, classname::name, suite.name. */
+static int s_case_matches(xmlNodePtr tc, const char *suite, const char *test)
+{
+    char *name = s_prop(tc, "name");
+    if (!name)
+        return 0;
+    int m = strcmp(name, test) == 0;
+    if (!m) {
+        char *cls = s_prop(tc, "classname");
+        if (cls)
+            m = s_joined_eq(test, cls, ".", name) || s_joined_eq(test, cls, "::", name);
+        free(cls);
+    }
+    if (!m && suite)
+        m = s_joined_eq(test, suite, ".", name);
+    free(name);
+    return m;
+}
+
+/* The first <testcase> (document order, any depth) that names test. */
+static xmlNodePtr s_find_case(xmlNodePtr n, const char *suite, const char *test)
+{
+    for (; n; n = n->next) {
+        if (n->type != XML_ELEMENT_NODE)
+            continue;
+        if (s_is_elem(n, "testcase")) {
+            if (s_case_matches(n, suite, test))
+                return n;
+            continue;
+        }
+        char *sname = s_is_elem(n, "testsuite") ? s_prop(n, "name") : NULL;
+        xmlNodePtr hit = s_find_case(n->children, sname ? sname : suite, test);
+        free(sname);
+        if (hit)
+            return hit;
+    }
+    return NULL;
+}
+
+/* Status of a test case; *fail is its first <failure> or <error>. */
+static wh_test_status_t s_case_status(xmlNodePtr tc, xmlNodePtr *fail)
+{
+    *fail = NULL;
+    int skipped = 0;
+    for (xmlNodePtr c = tc->children; c; c = c->next) {
+        if (s_is_elem(c, "failure") || s_is_elem(c, "error")) {
+            *fail = c;
+            return WH_TR_FAILED;
+        }
+        if (s_is_elem(c, "skipped"))
+            skipped = 1;
+    }
+    char *status = s_prop(tc, "status");
+    char *result = s_prop(tc, "result");
+    if (status && (strcmp(status, "notrun") == 0 || strcmp(status, "disabled") == 0))
+        skipped = 1;
+    if (result && (strcmp(result, "skipped") == 0 || strcmp(result, "suppressed") == 0))
+        skipped = 1;
+    free(status);
+    free(result);
+    return skipped ? WH_TR_SKIPPED : WH_TR_PASSED;
+}
+
+/* ---- per-preset failure readers ---- */
+
+/* Fills kind, message and location of a failed case; fp->test is set by the
+ * caller. Returns 0 or WH_ENOMEM. */
+typedef int (*s_fail_fn)(xmlNodePtr tc, xmlNodePtr fail, const char *console,
+                         size_t console_len, const char *test, wh_fp_t *fp);
+
+static const char *s_fail_kind(xmlNodePtr fail)
+{
+    return s_is_elem(fail, "error") ? "error" : "assert";
+}
+
+static int s_fail_junit(xmlNodePtr tc, xmlNodePtr fail, const char *console, size_t console_len,
+                        const char *test, wh_fp_t *fp)
+{
+    (void)tc, (void)console, (void)console_len, (void)test;
+    char *text = s_xstr(xmlNodeGetContent(fail));
+    char *msg = s_prop(fail, "message");
+    if (!msg || !*msg) {
+        free(msg);
+        msg = s_first_line(text);
+    }
+    fp->kind = strdup(s_fail_kind(fail));
+    fp->message = msg;
+    char *loc = NULL;
+    if (!(text && s_find_location(text, strlen(text), NULL, NULL, &loc)) &&
+        !(msg && s_find_location(msg, strlen(msg), NULL, NULL, &loc)))
+        loc = strdup("");
+    fp->location = loc;
+    free(text);
+    return fp->kind && fp->message && fp->location ? 0 : WH_ENOMEM;
+}
+
+/* cmocka's "Test failed with exception: Segmentation fault(11)" → 11. */
+static int s_cmocka_signal(const char *text)
+{
+    const char *p = strstr(text, "Test failed with exception:");
+    if (!p)
+        return 0;
+    const char *open = strrchr(p, '(');
+    if (!open || !isdigit((unsigned char)open[1]))
+        return -1;
+    return atoi(open + 1);
+}
+
+static char *s_signal_kind(int sig)
+{
+    const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
+    if (abbrev)
+        return wh_strdup_printf("crash(SIG%s)", abbrev);
+    return sig > 0 ? wh_strdup_printf("crash(signal %d)", sig) : strdup("crash");
+}
+
+static int s_fail_cmocka(xmlNodePtr tc, xmlNodePtr fail, const char *console,
+                         size_t console_len, const char *test, wh_fp_t *fp)
+{
+    (void)tc, (void)console, (void)console_len, (void)test;
+    char *text = s_xstr(xmlNodeGetContent(fail));
+    if (!text)
+        text = strdup("");
+    if (!text)
+        return WH_ENOMEM;
+    int sig = s_cmocka_signal(text);
+    size_t start = 0, end = 0;
+    char *loc = NULL;
+    if (sig) {
+        fp->kind = s_signal_kind(sig);
+        fp->location = strdup("");
+        fp->message = text;
+        text = NULL;
+    } else if (s_find_location(text, strlen(text), &start, &end, &loc)) {
+        /* Drop "path/file.c:12" and the ": " after it; what is left is the
+         * assert's own text plus cmocka's "error: Failure!". */
+        size_t n = strlen(text);
+        if (end < n && text[end] == ':')
+            end++;
+        while (end < n && text[end] == ' ')
+            end++;
+        memmove(text + start, text + end, n - end + 1);
+        fp->kind = strdup(s_fail_kind(fail));
+        fp->location = loc;
+        fp->message = text;
+        text = NULL;
+    } else {
+        fp->kind = strdup(s_fail_kind(fail));
+        fp->location = strdup("");
+        fp->message = text;
+        text = NULL;
+    }
+    free(text);
+    return fp->kind && fp->message && fp->location ? 0 : WH_ENOMEM;
+}
+
+static int s_fail_gtest(xmlNodePtr tc, xmlNodePtr fail, const char *console, size_t console_len,
+                        const char *test, wh_fp_t *fp)
+{
+    (void)tc, (void)console, (void)console_len, (void)test;
+    char *msg = s_prop(fail, "message");
+    if (!msg)
+        msg = s_xstr(xmlNodeGetContent(fail));
+    if (!msg)
+        msg = strdup("");
+    if (!msg)
+        return WH_ENOMEM;
+    /* gtest: "<file>:<line>\n<text>", or "unknown file\n<text>". */
+    size_t nl = strcspn(msg, "\n");
+    char *loc = NULL;
+    size_t end = 0;
+    int has_loc = s_find_location(msg, nl, NULL, &end, &loc);
+    if (has_loc || (nl == 12 && strncmp(msg, "unknown file", 12) == 0)) {
+        size_t skip = msg[nl] ? nl + 1 : nl;
+        memmove(msg, msg + skip, strlen(msg + skip) + 1);
+    }
+    fp->location = has_loc ? loc : strdup("");
+    /* An escaped exception is a different kind of failure than an assert:
+     * it is what the fingerprint's type-only mode falls back to. */
+    const char *kind = s_fail_kind(fail);
+    if (strncmp(msg, "C++ exception", 13) == 0 || strncmp(msg, "Unknown C++ exception", 21) == 0)
+        kind = "exception";
+    fp->kind = strdup(kind);
+    fp->message = msg;
+    return fp->kind && fp->message && fp->location ? 0 : WH_ENOMEM;
+}
+
+/* ctest's console summary "  4 - name (REASON)" for test; malloc'ed reason
+ * or NULL. */
+static char *s_ctest_reason(const char *console, size_t len, const char *test)
+{
+    if (!console)
+        return NULL;
+    size_t tl = strlen(test);
+    for (size_t i = 0; i < len;) {
+        size_t e = i;
+        while (e < len && console[e] != '\n')
+            e++;
+        const char *p = console + i, *q = console + e;
+        while (p < q && (*p == ' ' || *p == '\t'))
+            p++;
+        const char *d = p;
+        while (d < q && isdigit((unsigned char)*d))
+            d++;
+        if (d > p && q - d > (ptrdiff_t)(tl + 5) && strncmp(d, " - ", 3) == 0 &&
+            strncmp(d + 3, test, tl) == 0 && strncmp(d + 3 + tl, " (", 2) == 0 && q[-1] == ')') {
+            const char *r = d + 3 + tl + 2;
+            return strndup(r, (size_t)(q - 1 - r));
+        }
+        i = e + 1;
+    }
+    return NULL;
+}
+
+static char *s_ctest_kind(const char *reason)
+{
+    static const struct {
+        const char *reason, *kind;
+    } map[] = {
+        {"SEGFAULT", "crash(SIGSEGV)"},  {"Subprocess aborted", "crash(SIGABRT)"},
+        {"ILLEGAL", "crash(SIGILL)"},    {"BUS", "crash(SIGBUS)"},
+        {"NUMERICAL", "crash(SIGFPE)"},  {"Timeout", "timeout"},
+        {"Failed", "assert"},
+    };
+    for (size_t i = 0; i < sizeof map / sizeof map[0]; i++)
+        if (strcmp(reason, map[i].reason) == 0)
+            return strdup(map[i].kind);
+    return wh_strdup_printf("failed(%s)", reason);
+}
+
+/* From a test's console output: the message starting at the first
+ * location, up to a blank line, a framework marker line ("[ ... ]") or the
+ * next location. cmocka's "[  ERROR   ] --- <text>" line just before its
+ * "[   LINE   ] --- file:line" line is part of the message. */
+static int s_console_failure(const char *out, char **loc, char **msg)
+{
+    size_t n = strlen(out), start = 0, end = 0;
+    if (!s_find_location(out, n, &start, &end, loc))
+        return 0;
+    wh_buf_t b = WH_BUF_INIT;
+    size_t ls = start;
+    while (ls > 0 && out[ls - 1] != '\n')
+        ls--;
+    static const char cm_err[] = "[  ERROR   ] --- ";
+    if (ls > 0) {
+        size_t ps = ls - 1;
+        while (ps > 0 && out[ps - 1] != '\n')
+            ps--;
+        if (strncmp(out + ps, cm_err, sizeof cm_err - 1) == 0) {
+            size_t p0 = ps + sizeof cm_err - 1;
+            wh_buf_append(&b, out + p0, ls - 1 - p0);
+            wh_buf_puts(&b, "\n");
+        }
+    }
+    size_t p = end;
+    if (p < n && out[p] == ':')
+        p++;
+    size_t le = p;
+    while (le < n && out[le] != '\n')
+        le++;
+    wh_buf_append(&b, out + p, le - p);
+    int lines = 1;
+    while (le < n && lines < S_MSG_MAX_LINES) {
+        size_t s = le + 1, e = s;
+        while (e < n && out[e] != '\n')
+            e++;
+        size_t k = s;
+        while (k < e && (out[k] == ' ' || out[k] == '\t' || out[k] == '\r'))
+            k++;
+        if (k == e || out[k] == '[' || s_find_location(out + s, e - s, NULL, NULL, NULL))
+            break;
+        wh_buf_puts(&b, "\n");
+        wh_buf_append(&b, out + s, e - s);
+        le = e;
+        lines++;
+    }
+    *msg = wh_buf_detach(&b);
+    return *msg != NULL;
+}
+
+static int s_fail_ctest(xmlNodePtr tc, xmlNodePtr fail, const char *console, size_t console_len,
+                        const char *test, wh_fp_t *fp)
+{
+    char *out = s_xstr(xmlNodeGetContent(s_child(tc, "system-out")));
+    char *reason = s_ctest_reason(console, console_len, test);
+    char *loc = NULL, *msg = NULL;
+    if (out && s_console_failure(out, &loc, &msg)) {
+        fp->location = loc;
+        fp->message = msg;
+    } else {
+        char *attr = s_prop(fail, "message");
+        fp->location = strdup("");
+        if (attr && *attr)
+            fp->message = attr;
+        else {
+            free(attr);
+            fp->message = strdup(reason && strcmp(reason, "Failed") != 0 ? reason : "Failed");
+        }
+    }
+    fp->kind = reason ? s_ctest_kind(reason) : strdup(s_fail_kind(fail));
+    free(reason);
+    free(out);
+    return fp->kind && fp->message && fp->location ? 0 : WH_ENOMEM;
+}
+
+static int s_read_with(s_fail_fn on_fail, const char *report_path, const char *console,
+                       size_t console_len, const char *test, wh_test_result_t *out, char **err)
+{
+    if (err)
+        *err = NULL;
+    memset(out, 0, sizeof *out);
+    out->status = WH_TR_MISSING;
+    if (!test)
+        return WH_EINVAL;
+    xmlDocPtr doc = NULL;
+    int rc = s_load(report_path, &doc, err);
+    if (rc)
+        return rc;
+    xmlNodePtr tc = s_find_case(xmlDocGetRootElement(doc), NULL, test);
+    if (tc) {
+        xmlNodePtr fail = NULL;
+        out->status = s_case_status(tc, &fail);
+        if (out->status == WH_TR_FAILED) {
+            rc = on_fail(tc, fail, console, console ? console_len : 0, test, &out->fp);
+        }
+        if (!rc && !(out->fp.test = strdup(test)))
+            rc = WH_ENOMEM;
+        if (rc) {
+            wh_test_result_clear(out);
+            if (err && !*err)
+                *err = strdup("out of memory");
+        }
+    }
+    xmlFreeDoc(doc);
+    return rc;
+}
+
+#define S_READER(name, fn)                                                                 \
+    static int name(const char *report_path, const char *console, size_t console_len,     \
+                    const char *test, wh_test_result_t *out, char **err)                   \
+    {                                                                                      \
+        return s_read_with(fn, report_path, console, console_len, test, out, err);         \
+    }
+S_READER(s_read_junit, s_fail_junit)
+S_READER(s_read_cmocka, s_fail_cmocka)
+S_READER(s_read_gtest, s_fail_gtest)
+S_READER(s_read_ctest, s_fail_ctest)
+
+static const char *const s_cmocka_env[] = {"CMOCKA_MESSAGE_OUTPUT=xml",
+                                           "CMOCKA_XML_FILE={report}", NULL};
+static const char *const s_no_env[] = {NULL};
+
+static const wh_framework_t s_presets[] = {
+    {"junit", NULL, s_no_env, s_read_junit},
+    {"cmocka", NULL, s_cmocka_env, s_read_cmocka},
+    {"gtest", "--gtest_filter={test} --gtest_output=xml:{report}", s_no_env, s_read_gtest},
+    {"ctest", "-R '^{test}$' --output-junit {report}", s_no_env, s_read_ctest},
+};
+
+const wh_framework_t *wh_framework_find(const char *name)
+{
+    if (!name)
+        return NULL;
+    for (size_t i = 0; i < sizeof s_presets / sizeof s_presets[0]; i++)
+        if (strcmp(s_presets[i].name, name) == 0)
+            return &s_presets[i];
+    return NULL;
+}
+
+const char *wh_framework_names(void)
+{
+    return "junit, cmocka, gtest, ctest";
+}

@@ -46,7 +46,10 @@ typedef struct {
 } wh_eval_spec_t;
 
 typedef struct {
-    wh_verdict_t verdict;      /* WH_V_NONE for a baseline run (ref == NULL) */
+    /* For a baseline run (ref == NULL): WH_V_NONE when the report was read
+     * (see result), else WH_V_BUILD_FAILED or WH_V_INFRA_ERROR, so that the
+     * caller can tell "does not build" from "could not be judged". */
+    wh_verdict_t verdict;
     wh_test_result_t result;   /* what the report said */
     char *detail;              /* one line: why (e.g. "build exited 1", "test timed out after 5000 ms") */
     int build_ok;

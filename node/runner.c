@@ -1,1 +1,261 @@
-/* placeholder: being written */
+/*
+ * runner — one shell command in its own session and process group, with a
+ * timeout and a cancel hook that kill the whole group.
+ *
+ * How it stays thread-safe: the child is started with posix_spawn (glibc
+ * implements it with clone(CLONE_VM|CLONE_VFORK), so nothing but the file
+ * actions and exec runs in the child), and everything the child needs —
+ * argv, the merged environment, the log descriptor — is prepared before the
+ * spawn. Every descriptor above 2 is closed in the child (closefrom file
+ * action), so ZeroMQ sockets and other slots' log files never leak into a
+ * build or a test.
+ *
+ * How nothing is left running: the child is a session leader (setsid), so
+ * its pid is its process group id and everything it forks stays in that
+ * group unless it calls setsid/setpgid itself (a daemonizing test escapes;
+ * that needs cgroups and is out of scope). When the leader exits, the runner
+ * first notices the exit without reaping it (waitid WNOWAIT), then kills the
+ * group, then reaps. While the leader is an unreaped zombie its pid cannot be
+ * reused, so the group kill can never hit an unrelated process.
+ *
+ * Requirements on the rest of the process: nobody calls wait(-1)/waitpid(-1)
+ * (that would steal our child), SIGCHLD is not set to SIG_IGN (children
+ * would be auto-reaped), and nobody calls setenv while a run starts (environ
+ * is read to build the child's environment).
+ */
+#define _GNU_SOURCE
+#include "runner.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <poll.h>
+#include <signal.h>
+#include <spawn.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/syscall.h>
+#include <sys/types.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "wh_common.h"
+
+extern char **environ;
+
+/* How often tick is called while the command runs. */
+#define S_TICK_MS 100u
+
+/* The child's environment: the current one with every key that `extra`
+ * sets removed, then `extra`. Only the pointer array is allocated; the
+ * strings are borrowed. */
+static char **s_build_env(const char *const *extra)
+{
+    size_t n_cur = 0, n_extra = 0;
+    for (char **e = environ; e && *e; e++)
+        n_cur++;
+    for (const char *const *e = extra; e && *e; e++)
+        n_extra++;
+    char **env = calloc(n_cur + n_extra + 1, sizeof *env);
+    if (!env)
+        return NULL;
+    size_t k = 0;
+    for (char **e = environ; e && *e; e++) {
+        const char *eq = strchr(*e, '=');
+        size_t klen = eq ? (size_t)(eq - *e) : strlen(*e);
+        int overridden = 0;
+        for (const char *const *x = extra; x && *x && !overridden; x++)
+            if (strncmp(*x, *e, klen) == 0 && (*x)[klen] == '=')
+                overridden = 1;
+        if (!overridden)
+            env[k++] = *e;
+    }
+    for (const char *const *x = extra; x && *x; x++)
+        env[k++] = (char *)*x;
+    env[k] = NULL;
+    return env;
+}
+
+static void s_sleep_ms(unsigned ms)
+{
+    struct timespec ts = {ms / 1000u, (long)(ms % 1000u) * 1000000L};
+    while (nanosleep(&ts, &ts) < 0 && errno == EINTR) {
+    }
+}
+
+/* A descriptor that becomes readable when pid exits (Linux >= 5.3), or -1:
+ * the caller then polls with short sleeps. */
+static int s_pidfd_open(pid_t pid)
+{
+#ifdef SYS_pidfd_open
+    int fd = (int)syscall(SYS_pidfd_open, pid, 0);
+    if (fd >= 0) {
+        int fl = fcntl(fd, F_GETFD);
+        if (fl >= 0)
+            fcntl(fd, F_SETFD, fl | FD_CLOEXEC);
+    }
+    return fd;
+#else
+    (void)pid;
+    return -1;
+#endif
+}
+
+/* Waits up to ms for pid to exit, without reaping it. 1 = exited. */
+static int s_wait_exit(pid_t pid, int pidfd, unsigned ms)
+{
+    siginfo_t si;
+    memset(&si, 0, sizeof si);
+    if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid)
+        return 1;
+    if (pidfd >= 0) {
+        struct pollfd p = {pidfd, POLLIN, 0};
+        int rc = poll(&p, 1, (int)ms);
+        if (rc < 0 && errno != EINTR)
+            s_sleep_ms(ms);
+    } else {
+        /* Without a pidfd: short sleeps, so a quick command is not held up
+         * by a whole tick period. */
+        unsigned slept = 0;
+        while (slept < ms) {
+            unsigned step = ms - slept < 5u ? ms - slept : 5u;
+            s_sleep_ms(step);
+            slept += step;
+            memset(&si, 0, sizeof si);
+            if (waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 &&
+                si.si_pid == pid)
+                return 1;
+        }
+    }
+    memset(&si, 0, sizeof si);
+    return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
+}
+
+int wh_run(const wh_run_opts_t *o, wh_run_result_t *r)
+{
+    if (!o || !o->cmd || !r)
+        return WH_EINVAL;
+    memset(r, 0, sizeof *r);
+    /* posix_spawn reports a failed chdir too, but not under every
+     * emulation (valgrind turns the vfork into a fork and the child just
+     * exits 127); checking first gives one clear error everywhere. */
+    if (o->cwd && !wh_is_dir(o->cwd))
+        return -ENOENT;
+
+    int rc = 0;
+    int logfd = -1;
+    char **env = NULL;
+    posix_spawn_file_actions_t fa;
+    posix_spawnattr_t attr;
+    int fa_ok = 0, attr_ok = 0;
+
+    logfd = open(o->log_path ? o->log_path : "/dev/null",
+                 O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0644);
+    if (logfd < 0) {
+        rc = -errno;
+        goto out;
+    }
+    env = s_build_env(o->env);
+    if (!env) {
+        rc = WH_ENOMEM;
+        goto out;
+    }
+
+    if ((rc = -posix_spawn_file_actions_init(&fa)) != 0)
+        goto out;
+    fa_ok = 1;
+    /* dup2 clears close-on-exec on the target, so 1 and 2 survive exec. */
+    if ((rc = -posix_spawn_file_actions_addopen(&fa, 0, "/dev/null", O_RDONLY, 0)) != 0 ||
+        (rc = -posix_spawn_file_actions_adddup2(&fa, logfd, 1)) != 0 ||
+        (rc = -posix_spawn_file_actions_adddup2(&fa, logfd, 2)) != 0 ||
+        (o->cwd && (rc = -posix_spawn_file_actions_addchdir_np(&fa, o->cwd)) != 0) ||
+        (rc = -posix_spawn_file_actions_addclosefrom_np(&fa, 3)) != 0)
+        goto out;
+
+    if ((rc = -posix_spawnattr_init(&attr)) != 0)
+        goto out;
+    attr_ok = 1;
+    /* A clean signal state: the daemon may block or ignore signals (a
+     * signalfd loop, SIGPIPE ignored for sockets); the build must not
+     * inherit that. */
+    sigset_t none, all;
+    sigemptyset(&none);
+    sigfillset(&all);
+    sigdelset(&all, SIGKILL);
+    sigdelset(&all, SIGSTOP);
+    if ((rc = -posix_spawnattr_setsigmask(&attr, &none)) != 0 ||
+        (rc = -posix_spawnattr_setsigdefault(&attr, &all)) != 0 ||
+        (rc = -posix_spawnattr_setflags(&attr, POSIX_SPAWN_SETSID | POSIX_SPAWN_SETSIGMASK |
+                                                   POSIX_SPAWN_SETSIGDEF)) != 0)
+        goto out;
+
+    char *argv[] = {"sh", "-c", (char *)o->cmd, NULL};
+    pid_t pid = -1;
+    uint64_t t0 = wh_now_ms();
+    int serr = posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, env);
+    if (serr != 0) {
+        rc = -serr;
+        goto out;
+    }
+    /* The child has its own descriptors now; ours is not needed while
+     * waiting. */
+    close(logfd);
+    logfd = -1;
+
+    int pidfd = s_pidfd_open(pid);
+    uint64_t next_tick = t0 + S_TICK_MS;
+    for (;;) {
+        uint64_t now = wh_now_ms();
+        unsigned wait_ms = S_TICK_MS;
+        if (o->tick && next_tick > now && next_tick - now < wait_ms)
+            wait_ms = (unsigned)(next_tick - now);
+        if (o->timeout_ms) {
+            uint64_t deadline = t0 + o->timeout_ms;
+            if (now >= deadline) {
+                r->timed_out = 1;
+                break;
+            }
+            if (deadline - now < wait_ms)
+                wait_ms = (unsigned)(deadline - now);
+        }
+        if (s_wait_exit(pid, pidfd, wait_ms))
+            break;
+        now = wh_now_ms();
+        if (o->tick && now >= next_tick) {
+            next_tick = now + S_TICK_MS;
+            if (o->tick(o->tick_arg)) {
+                r->cancelled = 1;
+                break;
+            }
+        }
+    }
+    /* Whether it timed out, was cancelled or exited: the leader is either
+     * running or an unreaped zombie, so -pid still names our group. */
+    kill(-pid, SIGKILL);
+    kill(pid, SIGKILL);
+    int status = 0;
+    while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
+    }
+    if (pidfd >= 0)
+        close(pidfd);
+    r->ms = wh_now_ms() - t0;
+    if (!r->timed_out && !r->cancelled) {
+        if (WIFEXITED(status)) {
+            r->exit_code = WEXITSTATUS(status);
+        } else if (WIFSIGNALED(status)) {
+            r->signaled = 1;
+            r->term_signal = WTERMSIG(status);
+        }
+    }
+    rc = 0;
+
+out:
+    if (attr_ok)
+        posix_spawnattr_destroy(&attr);
+    if (fa_ok)
+        posix_spawn_file_actions_destroy(&fa);
+    free(env);
+    if (logfd >= 0)
+        close(logfd);
+    return rc;
+}

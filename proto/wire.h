@@ -79,21 +79,64 @@ typedef struct {
     int32_t code;            /* PROGRESS: exit status when final */
 } wh_msg_t;
 
+/* Which fields each type carries (others are not sent and decode as zero /
+ * NULL):
+ *   HELLO      node_id, slot, slots
+ *   EVALUATE   job, cand_id, content/content_len, baseline, ref
+ *   VERDICT    cand_id, job.job_id, verdict, test_status, observed, detail,
+ *              build_ms, test_ms, report/report_len, code
+ *   CANCEL     cand_id, job.job_id
+ *   HEARTBEAT  node_id, slot, cand_id
+ *   BYE        node_id, detail
+ *   SUBMIT     json, cand_id (the client's tag)
+ *   STATUS_REQ (nothing)
+ *   STATUS     detail
+ *   PROGRESS   detail, final, code, cand_id (the SUBMIT's tag)
+ * A NULL string is sent as "absent" and decodes to NULL; "" stays "".
+ * Decoded content and report are NUL-terminated (one byte past *_len) for
+ * convenience; they are NULL only when the sender sent none. */
+
+/* Caps checked on decode besides the byte sizes above. */
+#define WH_WIRE_MAX_EXCLUDE 256
+
 /* Frees every owned field and zeroes m. */
 void wh_msg_clear(wh_msg_t *m);
 void wh_job_spec_clear(wh_job_spec_t *j);
 int wh_job_spec_copy(wh_job_spec_t *dst, const wh_job_spec_t *src);
 
-/* Encodes into a malloc'ed buffer. */
+/* Encodes into a malloc'ed buffer. The sender checks the same caps as the
+ * receiver: WH_EINVAL for an unknown type, WH_ETOOBIG for a field over its
+ * cap (a node must trim its report to WH_WIRE_MAX_REPORT itself). */
 int wh_msg_encode(const wh_msg_t *m, uint8_t **buf, size_t *len);
-/* Decodes buf (at most WH_WIRE_MAX_FRAME bytes) into m; on error returns
- * WH_EPROTO/WH_ETOOBIG and sets *err (malloc'ed) when err is not NULL. */
+/* Decodes buf (at most WH_WIRE_MAX_FRAME bytes) into m (overwritten, not
+ * freed); on error returns WH_EPROTO/WH_ETOOBIG, leaves m zeroed and sets
+ * *err (malloc'ed, e.g. "unsupported protocol version 2 (this side speaks
+ * 1)") when err is not NULL. Never trusts a length or count from buf. */
 int wh_msg_decode(const uint8_t *buf, size_t len, wh_msg_t *m, char **err);
+
+/* Sets ZMQ_MAXMSGSIZE on sock so that libzmq drops a peer that sends a
+ * frame over WH_WIRE_MAX_FRAME before buffering it. Call before connect or
+ * bind. 0 or -errno. */
+int wh_wire_limit(void *sock);
+
+/* Send/receive. All return 0 or a negative code: -EAGAIN when flags has
+ * ZMQ_DONTWAIT and nothing can be sent / nothing is waiting, other failed
+ * zmq calls as -errno (-EINTR on a signal), WH_EPROTO / WH_ETOOBIG when a
+ * received message is malformed or over a cap. A malformed message has
+ * been consumed entirely (all its frames) and m is left zeroed; the
+ * reason is logged at most once a second with wh_warn. m is overwritten,
+ * not freed: wh_msg_clear a previous message before reusing the struct.
+ * On success m owns its fields. Call from the socket's owner thread. */
 
 /* DEALER side. flags: ZMQ_DONTWAIT or 0. */
 int wh_wire_send(void *sock, const wh_msg_t *m, int flags);
 int wh_wire_recv(void *sock, wh_msg_t *m, int flags);
-/* ROUTER side: ident is the peer's routing id. */
+/* ROUTER side: ident is the peer's routing id. The message is exactly two
+ * frames, [identity][envelope] (no empty delimiter frame); anything else is
+ * dropped with WH_EPROTO. For recv_from, ident must have room for
+ * WH_WIRE_MAX_IDENT bytes and *ident_len is set to the id's length (it is
+ * also set when the envelope was malformed, so the caller knows whom to
+ * blame). */
 int wh_wire_send_to(void *sock, const void *ident, size_t ident_len,
                     const wh_msg_t *m, int flags);
 int wh_wire_recv_from(void *sock, void *ident, size_t *ident_len,

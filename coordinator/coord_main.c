@@ -1,0 +1,215 @@
+/*
+ * whittle-coordinator — the cluster's brain as a daemon: binds a ROUTER for
+ * node slots and clients, runs every submitted reduction on the shared pool
+ * (fair across jobs), answers status requests.
+ *
+ *   whittle-coordinator --bind tcp://0.0.0.0:7700 [--cache redis://HOST:PORT/DB]
+ *                       [--heartbeat MS]
+ */
+#define _GNU_SOURCE
+#include <jansson.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "cache.h"
+#include "job.h"
+#include "pool.h"
+#include "reduce.h"
+#include "wire.h"
+
+static volatile sig_atomic_t s_stop;
+
+static void s_on_signal(int sig)
+{
+    (void)sig;
+    s_stop = 1;
+}
+
+typedef struct s_active {
+    wh_reduction_t *r;
+    uint8_t ident[WH_WIRE_MAX_IDENT];
+    size_t ident_len;
+    uint64_t client_tag;
+    uint64_t last_progress;
+    struct s_active *next;
+} s_active_t;
+
+typedef struct {
+    wh_pool_t *pool;
+    wh_cache_t *cache;
+    s_active_t *active;
+    uint64_t submitted, finished, failed;
+} s_self_t;
+
+static void s_reply_final(s_self_t *self, const void *ident, size_t ilen, uint64_t tag, int code,
+                          const char *text)
+{
+    wh_msg_t m = {0};
+    m.type = WH_MSG_PROGRESS;
+    m.cand_id = tag;
+    m.final = 1;
+    m.code = code;
+    m.detail = (char *)text;
+    wh_pool_reply(self->pool, ident, ilen, &m);
+}
+
+static void s_on_other(void *ctx, const void *ident, size_t ilen, wh_msg_t *m)
+{
+    s_self_t *self = ctx;
+    if (m->type == WH_MSG_STATUS_REQ) {
+        wh_buf_t b = WH_BUF_INIT;
+        wh_pool_describe(self->pool, &b);
+        wh_buf_printf(&b, "cache: %s\njobs submitted: %llu  finished: %llu  failed: %llu\n",
+                      wh_cache_describe(self->cache), (unsigned long long)self->submitted,
+                      (unsigned long long)self->finished, (unsigned long long)self->failed);
+        for (s_active_t *a = self->active; a; a = a->next) {
+            wh_buf_puts(&b, "  job ");
+            wh_reduction_progress(a->r, &b);
+            wh_buf_puts(&b, "\n");
+        }
+        wh_msg_t r = {0};
+        r.type = WH_MSG_STATUS;
+        r.detail = b.buf ? b.buf : "";
+        wh_pool_reply(self->pool, ident, ilen, &r);
+        wh_buf_free(&b);
+        return;
+    }
+    if (m->type != WH_MSG_SUBMIT)
+        return;
+    self->submitted++;
+    json_error_t je;
+    json_t *o = m->json ? json_loads(m->json, 0, &je) : NULL;
+    wh_job_t j;
+    wh_job_init(&j);
+    char *err = NULL;
+    wh_reduction_t *r = NULL;
+    if (!o)
+        err = strdup("submitted job is not valid JSON");
+    else if (wh_job_from_json(&j, o, &err) == 0 && wh_job_validate(&j, &err) == 0)
+        r = wh_reduction_new(&j, self->pool, self->cache, 1, &err);
+    json_decref(o);
+    wh_job_clear(&j);
+    if (!r) {
+        self->failed++;
+        s_reply_final(self, ident, ilen, m->cand_id, 2, err ? err : "cannot start job");
+        free(err);
+        return;
+    }
+    s_active_t *a = calloc(1, sizeof *a);
+    a->r = r;
+    memcpy(a->ident, ident, ilen);
+    a->ident_len = ilen;
+    a->client_tag = m->cand_id;
+    a->last_progress = wh_now_ms();
+    a->next = self->active;
+    self->active = a;
+    wh_msg_t p = {0};
+    p.type = WH_MSG_PROGRESS;
+    p.cand_id = m->cand_id;
+    p.detail = wh_strdup_printf("accepted; run folder %s", wh_reduction_dir(r));
+    wh_pool_reply(self->pool, ident, ilen, &p);
+    free(p.detail);
+}
+
+static void s_reap(s_self_t *self)
+{
+    uint64_t now = wh_now_ms();
+    for (s_active_t **pp = &self->active; *pp;) {
+        s_active_t *a = *pp;
+        if (!wh_reduction_done(a->r)) {
+            if (now - a->last_progress >= 2000) {
+                wh_buf_t b = WH_BUF_INIT;
+                wh_reduction_progress(a->r, &b);
+                wh_msg_t p = {0};
+                p.type = WH_MSG_PROGRESS;
+                p.cand_id = a->client_tag;
+                p.detail = b.buf;
+                wh_pool_reply(self->pool, a->ident, a->ident_len, &p);
+                wh_buf_free(&b);
+                a->last_progress = now;
+            }
+            pp = &a->next;
+            continue;
+        }
+        const char *msg = NULL;
+        int st = wh_reduction_status(a->r, &msg);
+        char *text = st ? wh_strdup_printf("%s (record: %s)", msg ? msg : "failed",
+                                           wh_reduction_dir(a->r) ? wh_reduction_dir(a->r) : "-")
+                        : wh_strdup_printf("Run folder: %s\nReduced test:\n%s",
+                                           wh_reduction_dir(a->r),
+                                           wh_reduction_result_text(a->r) ? wh_reduction_result_text(a->r) : "");
+        s_reply_final(self, a->ident, a->ident_len, a->client_tag, st, text);
+        free(text);
+        if (st)
+            self->failed++;
+        else
+            self->finished++;
+        *pp = a->next;
+        wh_reduction_destroy(&a->r);
+        free(a);
+    }
+}
+
+int main(int argc, char **argv)
+{
+    const char *bind = "tcp://0.0.0.0:7700", *cache_spec = NULL;
+    unsigned hb = 1000;
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--bind") && v)
+            bind = argv[++i];
+        else if (!strcmp(a, "--cache") && v)
+            cache_spec = argv[++i];
+        else if (!strcmp(a, "--heartbeat") && v)
+            hb = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(a, "-v"))
+            wh_log_set_level(WH_LOG_INFO);
+        else if (!strcmp(a, "--help")) {
+            puts("usage: whittle-coordinator [--bind ENDPOINT] [--cache SPEC] [--heartbeat MS] [-v]");
+            return 0;
+        } else {
+            fprintf(stderr, "whittle-coordinator: error: unknown argument '%s'\n", a);
+            return 2;
+        }
+    }
+    signal(SIGPIPE, SIG_IGN);
+    struct sigaction sa = {0};
+    sa.sa_handler = s_on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    s_self_t self = {0};
+    char *err = NULL;
+    void *zctx = zmq_ctx_new();
+    self.cache = wh_cache_open(cache_spec, &err);
+    if (!self.cache) {
+        fprintf(stderr, "whittle-coordinator: error: %s\n", err);
+        return 2;
+    }
+    self.pool = wh_pool_new(zctx, bind, hb, &err);
+    if (!self.pool) {
+        fprintf(stderr, "whittle-coordinator: error: %s\n", err);
+        wh_cache_close(&self.cache);
+        return 2;
+    }
+    wh_pool_on_other(self.pool, s_on_other, &self);
+    fprintf(stderr, "whittle-coordinator: listening on %s, cache %s\n",
+            wh_pool_endpoint(self.pool), wh_cache_describe(self.cache));
+    while (!s_stop) {
+        wh_pool_poll(self.pool, 100);
+        s_reap(&self);
+    }
+    while (self.active) {
+        s_active_t *a = self.active;
+        self.active = a->next;
+        wh_reduction_abort(a->r, "coordinator stopped");
+        s_reply_final(&self, a->ident, a->ident_len, a->client_tag, 4, "coordinator stopped");
+        wh_reduction_destroy(&a->r);
+        free(a);
+    }
+    wh_pool_destroy(&self.pool);
+    wh_cache_close(&self.cache);
+    zmq_ctx_term(zctx);
+    return 0;
+}

@@ -1,0 +1,278 @@
+/*
+ * job — reduction requests: validation, JSON form, identity.
+ */
+#define _GNU_SOURCE
+#include "job.h"
+
+#include <errno.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework.h"
+
+void wh_job_init(wh_job_t *j)
+{
+    memset(j, 0, sizeof *j);
+    j->algo = WH_ALGO_HDD;
+    j->jobs = 1;
+    j->build_timeout_ms = 180000;
+    j->test_timeout_ms = 120000;
+    j->setup_timeout_ms = 1800000;
+}
+
+void wh_job_clear(wh_job_t *j)
+{
+    free(j->project);
+    free(j->file);
+    free(j->test);
+    free(j->setup);
+    free(j->build);
+    free(j->run);
+    free(j->framework);
+    free(j->out);
+    free(j->cache);
+    free(j->compdb);
+    for (int i = 0; i < j->nargs; i++)
+        free(j->args[i]);
+    free(j->args);
+    memset(j, 0, sizeof *j);
+}
+
+static int s_fail(char **err, char *msg)
+{
+    *err = msg ? msg : strdup("out of memory");
+    return WH_EINVAL;
+}
+
+int wh_job_validate(wh_job_t *j, char **err)
+{
+    if (!j->project)
+        return s_fail(err, strdup("missing --project"));
+    if (!j->file)
+        return s_fail(err, strdup("missing --file"));
+    if (!j->test)
+        return s_fail(err, strdup("missing --test"));
+    if (!j->run)
+        return s_fail(err, strdup("missing --run"));
+    if (!wh_is_dir(j->project))
+        return s_fail(err, wh_strdup_printf("project '%s' is not a folder", j->project));
+    char *proj = wh_abspath(j->project);
+    if (!proj)
+        return s_fail(err, NULL);
+    free(j->project);
+    j->project = proj;
+
+    /* The test file may be given relative to the current folder or to the
+     * project; either way it must lie inside the project. */
+    char *abs = NULL;
+    if (j->file[0] == '/' || wh_is_file(j->file))
+        abs = wh_abspath(j->file);
+    else {
+        char *p = wh_path_join(proj, j->file);
+        abs = p ? wh_abspath(p) : NULL;
+        free(p);
+    }
+    if (!abs || !wh_is_file(abs)) {
+        char *m = wh_strdup_printf("test file '%s' not found (looked in %s and the current folder)",
+                                   j->file, proj);
+        free(abs);
+        return s_fail(err, m);
+    }
+    size_t pl = strlen(proj);
+    if (strncmp(abs, proj, pl) != 0 || abs[pl] != '/') {
+        char *m = wh_strdup_printf("test file '%s' is not inside project '%s'", j->file, proj);
+        free(abs);
+        return s_fail(err, m);
+    }
+    free(j->file);
+    j->file = strdup(abs + pl + 1);
+    free(abs);
+
+    if (!j->framework)
+        j->framework = strdup("junit");
+    if (!wh_framework_find(j->framework))
+        return s_fail(err, wh_strdup_printf("unknown framework '%s' (known: %s)", j->framework,
+                                            wh_framework_names()));
+    if (j->jobs < 1 || j->jobs > 1024)
+        return s_fail(err, wh_strdup_printf("--jobs %d out of range 1..1024", j->jobs));
+    if (!j->out)
+        j->out = strdup("whittle-runs");
+    char *out = wh_abspath(j->out);
+    if (!out)
+        return s_fail(err, NULL);
+    free(j->out);
+    j->out = out;
+    return 0;
+}
+
+static int s_get_str(json_t *o, const char *k, char **dst, char **err)
+{
+    json_t *v = json_object_get(o, k);
+    if (!v)
+        return 0;
+    if (!json_is_string(v)) {
+        *err = wh_strdup_printf("field '%s' must be a string", k);
+        return WH_EINVAL;
+    }
+    free(*dst);
+    *dst = strdup(json_string_value(v));
+    return 0;
+}
+
+static int s_get_ms(json_t *o, const char *k, unsigned *dst, char **err)
+{
+    json_t *v = json_object_get(o, k);
+    if (!v)
+        return 0;
+    if (!json_is_number(v) || json_number_value(v) <= 0) {
+        *err = wh_strdup_printf("field '%s' must be a positive number of seconds", k);
+        return WH_EINVAL;
+    }
+    *dst = (unsigned)(json_number_value(v) * 1000.0);
+    return 0;
+}
+
+int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
+{
+    json_t *o = (json_t *)json_obj;
+    if (!json_is_object(o)) {
+        *err = strdup("a job must be a JSON object");
+        return WH_EINVAL;
+    }
+    const char *k;
+    json_t *v;
+    static const char *const known[] = {
+        "project", "file", "test", "setup", "build", "run", "framework", "algorithm",
+        "out", "build_timeout", "test_timeout", "setup_timeout", "match", "args",
+        "compdb", "jobs", "cache", NULL};
+    json_object_foreach(o, k, v) {
+        int ok = 0;
+        for (int i = 0; known[i]; i++)
+            ok |= strcmp(k, known[i]) == 0;
+        if (!ok) {
+            *err = wh_strdup_printf("unknown field '%s'", k);
+            return WH_EINVAL;
+        }
+    }
+    int rc = 0;
+    rc = rc ? rc : s_get_str(o, "project", &j->project, err);
+    rc = rc ? rc : s_get_str(o, "file", &j->file, err);
+    rc = rc ? rc : s_get_str(o, "test", &j->test, err);
+    rc = rc ? rc : s_get_str(o, "setup", &j->setup, err);
+    rc = rc ? rc : s_get_str(o, "build", &j->build, err);
+    rc = rc ? rc : s_get_str(o, "run", &j->run, err);
+    rc = rc ? rc : s_get_str(o, "framework", &j->framework, err);
+    rc = rc ? rc : s_get_str(o, "out", &j->out, err);
+    rc = rc ? rc : s_get_str(o, "compdb", &j->compdb, err);
+    rc = rc ? rc : s_get_str(o, "cache", &j->cache, err);
+    rc = rc ? rc : s_get_ms(o, "build_timeout", &j->build_timeout_ms, err);
+    rc = rc ? rc : s_get_ms(o, "test_timeout", &j->test_timeout_ms, err);
+    rc = rc ? rc : s_get_ms(o, "setup_timeout", &j->setup_timeout_ms, err);
+    if (rc)
+        return rc;
+    json_t *a = json_object_get(o, "algorithm");
+    if (a) {
+        const char *s = json_string_value(a);
+        if (s && strcmp(s, "hdd") == 0)
+            j->algo = WH_ALGO_HDD;
+        else if (s && strcmp(s, "dd") == 0)
+            j->algo = WH_ALGO_DD;
+        else {
+            *err = strdup("field 'algorithm' must be \"hdd\" or \"dd\"");
+            return WH_EINVAL;
+        }
+    }
+    json_t *m = json_object_get(o, "match");
+    if (m) {
+        const char *s = json_string_value(m);
+        if (s && strcmp(s, "full") == 0)
+            j->match = 0;
+        else if (s && strcmp(s, "message") == 0)
+            j->match = 1;
+        else if (s && strcmp(s, "type") == 0)
+            j->match = 2;
+        else {
+            *err = strdup("field 'match' must be \"full\", \"message\" or \"type\"");
+            return WH_EINVAL;
+        }
+    }
+    json_t *args = json_object_get(o, "args");
+    if (args) {
+        if (!json_is_array(args)) {
+            *err = strdup("field 'args' must be an array of strings");
+            return WH_EINVAL;
+        }
+        size_t n = json_array_size(args);
+        j->args = calloc(n + 1, sizeof *j->args);
+        for (size_t i = 0; i < n; i++) {
+            const char *s = json_string_value(json_array_get(args, i));
+            if (!s) {
+                *err = strdup("field 'args' must be an array of strings");
+                return WH_EINVAL;
+            }
+            j->args[j->nargs++] = strdup(s);
+        }
+    }
+    json_t *jobs = json_object_get(o, "jobs");
+    if (jobs && json_is_integer(jobs))
+        j->jobs = (int)json_integer_value(jobs);
+    return 0;
+}
+
+char *wh_job_to_json(const wh_job_t *j)
+{
+    json_t *o = json_object();
+#define S(k, v) if (v) json_object_set_new(o, k, json_string(v))
+    S("project", j->project);
+    S("file", j->file);
+    S("test", j->test);
+    S("setup", j->setup);
+    S("build", j->build);
+    S("run", j->run);
+    S("framework", j->framework);
+    S("out", j->out);
+    S("compdb", j->compdb);
+    S("cache", j->cache);
+#undef S
+    json_object_set_new(o, "algorithm", json_string(j->algo == WH_ALGO_DD ? "dd" : "hdd"));
+    static const char *const modes[] = {"full", "message", "type"};
+    json_object_set_new(o, "match", json_string(modes[j->match >= 0 && j->match < 3 ? j->match : 0]));
+    json_object_set_new(o, "build_timeout", json_real(j->build_timeout_ms / 1000.0));
+    json_object_set_new(o, "test_timeout", json_real(j->test_timeout_ms / 1000.0));
+    json_object_set_new(o, "setup_timeout", json_real(j->setup_timeout_ms / 1000.0));
+    json_object_set_new(o, "jobs", json_integer(j->jobs));
+    if (j->nargs) {
+        json_t *a = json_array();
+        for (int i = 0; i < j->nargs; i++)
+            json_array_append_new(a, json_string(j->args[i]));
+        json_object_set_new(o, "args", a);
+    }
+    char *s = json_dumps(o, JSON_COMPACT);
+    json_decref(o);
+    return s;
+}
+
+void wh_job_identity(const wh_job_t *j, const char *snapshot, char out[65])
+{
+    wh_sha256_t *h = wh_sha256_new();
+    wh_sha256_field_str(h, "whittle-job-v1");
+    wh_sha256_field_str(h, snapshot);
+    wh_sha256_field_str(h, j->setup);
+    wh_sha256_field_str(h, j->build);
+    wh_sha256_field_str(h, j->run);
+    wh_sha256_field_str(h, j->framework);
+    wh_sha256_field_str(h, j->file);
+    wh_sha256_field_str(h, j->test);
+    char num[64];
+    snprintf(num, sizeof num, "%d/%u/%u", j->match, j->build_timeout_ms, j->test_timeout_ms);
+    wh_sha256_field_str(h, num);
+    wh_sha256_final_hex(&h, out);
+}
+
+const char *wh_job_ext(const wh_job_t *j)
+{
+    const char *slash = strrchr(j->file, '/');
+    const char *dot = strrchr(slash ? slash : j->file, '.');
+    return dot ? dot : "";
+}

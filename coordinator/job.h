@@ -1,0 +1,53 @@
+/*
+ * job — one reduction request: what to reduce, how to build and run it, and
+ * where to record it. Filled from `whittle reduce` flags or from one entry of
+ * a `whittle submit` JSON list (same field names as the flags, with '-'
+ * spelled '_': project, file, test, setup, build, run, framework, algorithm,
+ * out, build_timeout, test_timeout, setup_timeout, match, args).
+ */
+#ifndef WH_JOB_H
+#define WH_JOB_H
+
+#include "engine.h"
+#include "wh_common.h"
+
+typedef struct {
+    char *project;        /* absolute path of the project root */
+    char *file;           /* test file, relative to project */
+    char *test;           /* target test name */
+    char *setup, *build, *run;
+    char *framework;      /* preset name; default "junit" */
+    wh_algo_t algo;
+    int jobs;             /* embedded node slots */
+    char *out;            /* folder that receives run folders (absolute) */
+    char *cache;          /* cache spec (see cache.h); NULL = embedded default */
+    char *compdb;         /* -p: folder with compile_commands.json */
+    char **args;          /* extra compiler args for libclang */
+    int nargs;
+    unsigned build_timeout_ms, test_timeout_ms, setup_timeout_ms;
+    int match;            /* wh_match_t */
+    int verbose;
+} wh_job_t;
+
+void wh_job_init(wh_job_t *j);
+void wh_job_clear(wh_job_t *j);
+
+/* Resolves paths (project absolute, file relative to it, out absolute) and
+ * checks the request: every problem gives a one-line *err naming it and the
+ * input. */
+int wh_job_validate(wh_job_t *j, char **err);
+
+/* Fills j from a JSON object (jansson json_t*), as `whittle submit` reads. */
+int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err);
+/* Serializes j as a JSON object string (malloc'ed). */
+char *wh_job_to_json(const wh_job_t *j);
+
+/* The job identity of DESIGN.md "Cache key": hashes the project snapshot
+ * (given), the commands, framework, test file, target test, fingerprint
+ * mode and timeouts. */
+void wh_job_identity(const wh_job_t *j, const char *snapshot, char out[65]);
+
+/* The file extension of j->file including the dot (".c"), or "". */
+const char *wh_job_ext(const wh_job_t *j);
+
+#endif

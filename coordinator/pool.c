@@ -1,0 +1,593 @@
+/*
+ * pool — node slots, dispatch, liveness. See pool.h.
+ */
+#define _GNU_SOURCE
+#include "pool.h"
+
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "wh_common.h"
+
+#define S_MAX_LOST 3
+
+typedef struct s_job s_job_t;
+typedef struct s_slot s_slot_t;
+
+typedef struct s_task {
+    s_job_t *job;          /* NULL once the job is gone */
+    char *job_id;
+    uint64_t cand_id;
+    uint8_t *content;
+    size_t len;
+    int baseline;
+    int lost;              /* slots that died while holding it */
+    int cancelled;
+    s_slot_t *slot;        /* running on */
+    struct s_task *next;   /* queue link */
+} s_task_t;
+
+struct s_job {
+    wh_job_spec_t spec;
+    wh_fp_t ref;
+    wh_pool_verdict_fn fn;
+    void *ctx;
+    s_task_t *head, *tail;
+    int queued;
+    s_job_t *next;
+};
+
+struct s_slot {
+    uint8_t ident[WH_WIRE_MAX_IDENT];
+    size_t ident_len;
+    char *name;            /* printable ident */
+    char *node_id;
+    uint64_t last_rx, last_tx;
+    s_task_t *task;
+    char **warm;           /* job ids this slot has judged (warm workspaces) */
+    int nwarm;
+    s_slot_t *next;
+};
+
+struct wh_pool {
+    void *zctx;
+    void *sock;
+    char *endpoint;
+    unsigned hb_ms;
+    s_slot_t *slots;
+    s_job_t *jobs;
+    s_job_t *rr;           /* round-robin cursor */
+    wh_pool_other_fn other;
+    void *other_ctx;
+    uint64_t dispatched, requeued, dead;
+};
+
+static void s_task_free(s_task_t *t)
+{
+    if (!t)
+        return;
+    free(t->job_id);
+    free(t->content);
+    free(t);
+}
+
+static s_job_t *s_find_job(wh_pool_t *p, const char *id)
+{
+    for (s_job_t *j = p->jobs; j; j = j->next)
+        if (strcmp(j->spec.job_id, id) == 0)
+            return j;
+    return NULL;
+}
+
+static s_slot_t *s_find_slot(wh_pool_t *p, const void *ident, size_t len)
+{
+    for (s_slot_t *s = p->slots; s; s = s->next)
+        if (s->ident_len == len && memcmp(s->ident, ident, len) == 0)
+            return s;
+    return NULL;
+}
+
+static void s_enqueue_front(s_job_t *j, s_task_t *t)
+{
+    t->next = j->head;
+    j->head = t;
+    if (!j->tail)
+        j->tail = t;
+    j->queued++;
+}
+
+static void s_enqueue_back(s_job_t *j, s_task_t *t)
+{
+    t->next = NULL;
+    if (j->tail)
+        j->tail->next = t;
+    else
+        j->head = t;
+    j->tail = t;
+    j->queued++;
+}
+
+static s_task_t *s_dequeue(s_job_t *j)
+{
+    s_task_t *t = j->head;
+    if (!t)
+        return NULL;
+    j->head = t->next;
+    if (!j->head)
+        j->tail = NULL;
+    t->next = NULL;
+    j->queued--;
+    return t;
+}
+
+static int s_send(wh_pool_t *p, s_slot_t *s, const wh_msg_t *m)
+{
+    int rc = wh_wire_send_to(p->sock, s->ident, s->ident_len, m, ZMQ_DONTWAIT);
+    if (rc == 0)
+        s->last_tx = wh_now_ms();
+    return rc;
+}
+
+/* Synthesizes an InfraError verdict for a task that cannot be judged. */
+static void s_fail_task(s_task_t *t, const char *why, int code)
+{
+    if (t->job && !t->cancelled) {
+        wh_msg_t v = {0};
+        v.type = WH_MSG_VERDICT;
+        v.cand_id = t->cand_id;
+        v.verdict = WH_V_INFRA_ERROR;
+        v.code = code;
+        v.detail = (char *)why;
+        t->job->fn(t->job->ctx, t->cand_id, &v, "-");
+    }
+}
+
+static void s_slot_remove(wh_pool_t *p, s_slot_t *s, const char *why)
+{
+    s_slot_t **pp = &p->slots;
+    while (*pp && *pp != s)
+        pp = &(*pp)->next;
+    if (*pp)
+        *pp = s->next;
+    p->dead++;
+    wh_warn("node slot %s %s", s->name, why);
+    s_task_t *t = s->task;
+    if (t) {
+        t->slot = NULL;
+        if (!t->job || t->cancelled) {
+            s_task_free(t);
+        } else if (++t->lost >= S_MAX_LOST) {
+            char *msg = wh_strdup_printf("candidate lost its node %d times", t->lost);
+            s_fail_task(t, msg ? msg : "candidate lost its node", WH_EUNAVAIL);
+            free(msg);
+            s_task_free(t);
+        } else {
+            p->requeued++;
+            s_enqueue_front(t->job, t);
+        }
+    }
+    for (int i = 0; i < s->nwarm; i++)
+        free(s->warm[i]);
+    free(s->warm);
+    free(s->name);
+    free(s->node_id);
+    free(s);
+}
+
+wh_pool_t *wh_pool_new(void *zctx, const char *bind, unsigned hb_ms, char **err)
+{
+    wh_pool_t *p = calloc(1, sizeof *p);
+    if (!p) {
+        *err = strdup("out of memory");
+        return NULL;
+    }
+    p->zctx = zctx;
+    p->hb_ms = hb_ms ? hb_ms : 1000;
+    p->sock = zmq_socket(zctx, ZMQ_ROUTER);
+    if (!p->sock)
+        goto zerr;
+    int one = 1, zero = 0;
+    zmq_setsockopt(p->sock, ZMQ_ROUTER_MANDATORY, &one, sizeof one);
+    zmq_setsockopt(p->sock, ZMQ_LINGER, &zero, sizeof zero);
+    /* A reconnecting slot gets a fresh routing id, so handover is not
+     * needed; but a peer reusing an id must not be refused. */
+    zmq_setsockopt(p->sock, ZMQ_ROUTER_HANDOVER, &one, sizeof one);
+    if (zmq_bind(p->sock, bind) < 0)
+        goto zerr;
+    char ep[512];
+    size_t eplen = sizeof ep;
+    if (zmq_getsockopt(p->sock, ZMQ_LAST_ENDPOINT, ep, &eplen) == 0)
+        p->endpoint = strdup(ep);
+    else
+        p->endpoint = strdup(bind);
+    return p;
+zerr:
+    *err = wh_strdup_printf("cannot bind coordinator socket '%s': %s", bind,
+                            zmq_strerror(errno));
+    wh_pool_destroy(&p);
+    return NULL;
+}
+
+void wh_pool_destroy(wh_pool_t **pp)
+{
+    wh_pool_t *p = *pp;
+    if (!p)
+        return;
+    while (p->jobs)
+        wh_pool_remove_job(p, p->jobs->spec.job_id);
+    while (p->slots) {
+        s_slot_t *s = p->slots;
+        wh_msg_t bye = {0};
+        bye.type = WH_MSG_BYE;
+        s_send(p, s, &bye);
+        p->slots = s->next;
+        s_task_free(s->task);
+        for (int i = 0; i < s->nwarm; i++)
+            free(s->warm[i]);
+        free(s->warm);
+        free(s->name);
+        free(s->node_id);
+        free(s);
+    }
+    if (p->sock)
+        zmq_close(p->sock);
+    free(p->endpoint);
+    free(p);
+    *pp = NULL;
+}
+
+const char *wh_pool_endpoint(const wh_pool_t *p)
+{
+    return p->endpoint;
+}
+
+void wh_pool_on_other(wh_pool_t *p, wh_pool_other_fn fn, void *ctx)
+{
+    p->other = fn;
+    p->other_ctx = ctx;
+}
+
+int wh_pool_add_job(wh_pool_t *p, const wh_job_spec_t *spec, wh_pool_verdict_fn fn, void *ctx)
+{
+    if (s_find_job(p, spec->job_id))
+        return WH_EINVAL;
+    s_job_t *j = calloc(1, sizeof *j);
+    if (!j || wh_job_spec_copy(&j->spec, spec)) {
+        free(j);
+        return WH_ENOMEM;
+    }
+    j->fn = fn;
+    j->ctx = ctx;
+    j->next = p->jobs;
+    p->jobs = j;
+    return 0;
+}
+
+void wh_pool_remove_job(wh_pool_t *p, const char *job_id)
+{
+    s_job_t **pp = &p->jobs;
+    while (*pp && strcmp((*pp)->spec.job_id, job_id) != 0)
+        pp = &(*pp)->next;
+    s_job_t *j = *pp;
+    if (!j)
+        return;
+    *pp = j->next;
+    if (p->rr == j)
+        p->rr = j->next;
+    s_task_t *t;
+    while ((t = s_dequeue(j)))
+        s_task_free(t);
+    for (s_slot_t *s = p->slots; s; s = s->next) {
+        if (s->task && s->task->job == j) {
+            s->task->job = NULL;
+            if (!s->task->cancelled) {
+                s->task->cancelled = 1;
+                wh_msg_t c = {0};
+                c.type = WH_MSG_CANCEL;
+                c.job.job_id = s->task->job_id;
+                c.cand_id = s->task->cand_id;
+                s_send(p, s, &c);
+            }
+        }
+    }
+    wh_job_spec_clear(&j->spec);
+    wh_fp_clear(&j->ref);
+    free(j);
+}
+
+int wh_pool_set_ref(wh_pool_t *p, const char *job_id, const wh_fp_t *ref)
+{
+    s_job_t *j = s_find_job(p, job_id);
+    if (!j)
+        return WH_ENOTFOUND;
+    wh_fp_clear(&j->ref);
+    return wh_fp_copy(&j->ref, ref);
+}
+
+int wh_pool_submit(wh_pool_t *p, const char *job_id, uint64_t cand_id,
+                   const void *content, size_t len, int baseline)
+{
+    s_job_t *j = s_find_job(p, job_id);
+    if (!j)
+        return WH_ENOTFOUND;
+    s_task_t *t = calloc(1, sizeof *t);
+    if (!t)
+        return WH_ENOMEM;
+    t->job = j;
+    t->job_id = strdup(job_id);
+    t->cand_id = cand_id;
+    t->content = malloc(len ? len : 1);
+    t->len = len;
+    t->baseline = baseline;
+    if (!t->job_id || !t->content) {
+        s_task_free(t);
+        return WH_ENOMEM;
+    }
+    memcpy(t->content, content, len);
+    s_enqueue_back(j, t);
+    return 0;
+}
+
+void wh_pool_cancel(wh_pool_t *p, const char *job_id, uint64_t cand_id)
+{
+    s_job_t *j = s_find_job(p, job_id);
+    if (!j)
+        return;
+    s_task_t **pp = &j->head, *prev = NULL;
+    while (*pp) {
+        s_task_t *t = *pp;
+        if (t->cand_id == cand_id) {
+            *pp = t->next;
+            if (j->tail == t)
+                j->tail = prev;
+            j->queued--;
+            s_task_free(t);
+            return;
+        }
+        prev = t;
+        pp = &t->next;
+    }
+    for (s_slot_t *s = p->slots; s; s = s->next) {
+        if (s->task && s->task->job == j && s->task->cand_id == cand_id && !s->task->cancelled) {
+            s->task->cancelled = 1;
+            wh_msg_t c = {0};
+            c.type = WH_MSG_CANCEL;
+            c.job.job_id = s->task->job_id;
+            c.cand_id = cand_id;
+            s_send(p, s, &c);
+        }
+    }
+}
+
+static int s_is_warm(const s_slot_t *s, const char *job_id)
+{
+    for (int i = 0; i < s->nwarm; i++)
+        if (strcmp(s->warm[i], job_id) == 0)
+            return 1;
+    return 0;
+}
+
+static int s_node_warm(const wh_pool_t *p, const s_slot_t *s, const char *job_id)
+{
+    for (const s_slot_t *o = p->slots; o; o = o->next)
+        if (o->node_id && s->node_id && strcmp(o->node_id, s->node_id) == 0 &&
+            s_is_warm(o, job_id))
+            return 1;
+    return 0;
+}
+
+static void s_mark_warm(s_slot_t *s, const char *job_id)
+{
+    if (s_is_warm(s, job_id))
+        return;
+    char **w = realloc(s->warm, (size_t)(s->nwarm + 1) * sizeof *w);
+    if (!w)
+        return;
+    s->warm = w;
+    s->warm[s->nwarm] = strdup(job_id);
+    if (s->warm[s->nwarm])
+        s->nwarm++;
+}
+
+/* Picks the job a free slot should serve: round-robin over jobs with queued
+ * work, but a job whose workspace is warm on this slot (or its node) wins
+ * over a cold one, so setups are not repeated needlessly. */
+static s_job_t *s_pick_job(wh_pool_t *p, s_slot_t *s)
+{
+    if (!p->jobs)
+        return NULL;
+    s_job_t *start = p->rr ? p->rr : p->jobs;
+    s_job_t *first_any = NULL, *first_warm = NULL;
+    s_job_t *j = start;
+    do {
+        if (j->head) {
+            if (!first_any)
+                first_any = j;
+            if (!first_warm && (s_is_warm(s, j->spec.job_id) || s_node_warm(p, s, j->spec.job_id)))
+                first_warm = j;
+        }
+        j = j->next ? j->next : p->jobs;
+    } while (j != start);
+    s_job_t *pick = first_warm ? first_warm : first_any;
+    if (pick)
+        p->rr = pick->next ? pick->next : p->jobs;
+    return pick;
+}
+
+static void s_dispatch(wh_pool_t *p)
+{
+    for (s_slot_t *s = p->slots; s; s = s->next) {
+        if (s->task)
+            continue;
+        s_job_t *j = s_pick_job(p, s);
+        if (!j)
+            return;
+        s_task_t *t = s_dequeue(j);
+        wh_msg_t m = {0};
+        m.type = WH_MSG_EVALUATE;
+        m.job = j->spec;
+        m.cand_id = t->cand_id;
+        m.content = t->content;
+        m.content_len = t->len;
+        m.baseline = t->baseline;
+        m.ref = j->ref;
+        int rc = s_send(p, s, &m);
+        if (rc) {
+            /* The slot is unreachable: put the task back and let the
+             * liveness check remove the slot. */
+            s_enqueue_front(j, t);
+            s->last_rx = 0;
+            continue;
+        }
+        t->slot = s;
+        s->task = t;
+        s_mark_warm(s, j->spec.job_id);
+        p->dispatched++;
+    }
+}
+
+static s_slot_t *s_slot_add(wh_pool_t *p, const void *ident, size_t len, const wh_msg_t *hello)
+{
+    s_slot_t *s = calloc(1, sizeof *s);
+    if (!s)
+        return NULL;
+    memcpy(s->ident, ident, len);
+    s->ident_len = len;
+    s->name = strndup((const char *)ident, len);
+    s->node_id = strdup(hello && hello->node_id ? hello->node_id : s->name);
+    s->last_rx = wh_now_ms();
+    /* append so that dispatch order follows arrival order */
+    s_slot_t **pp = &p->slots;
+    while (*pp)
+        pp = &(*pp)->next;
+    *pp = s;
+    wh_info("node slot %s joined", s->name);
+    return s;
+}
+
+static void s_handle(wh_pool_t *p, const uint8_t *ident, size_t ilen, wh_msg_t *m)
+{
+    s_slot_t *s = s_find_slot(p, ident, ilen);
+    switch (m->type) {
+    case WH_MSG_HELLO:
+        if (!s)
+            s = s_slot_add(p, ident, ilen, m);
+        else
+            s->last_rx = wh_now_ms();
+        break;
+    case WH_MSG_HEARTBEAT:
+        if (!s)
+            s = s_slot_add(p, ident, ilen, NULL);
+        if (s)
+            s->last_rx = wh_now_ms();
+        break;
+    case WH_MSG_BYE:
+        if (s)
+            s_slot_remove(p, s, "left");
+        break;
+    case WH_MSG_VERDICT: {
+        if (!s)
+            break;
+        s->last_rx = wh_now_ms();
+        s_task_t *t = s->task;
+        if (!t || t->cand_id != m->cand_id)
+            break;
+        s->task = NULL;
+        t->slot = NULL;
+        if (t->job && !t->cancelled)
+            t->job->fn(t->job->ctx, t->cand_id, m, s->name);
+        s_task_free(t);
+        break;
+    }
+    default:
+        if (p->other)
+            p->other(p->other_ctx, ident, ilen, m);
+        break;
+    }
+}
+
+int wh_pool_poll(wh_pool_t *p, int timeout_ms)
+{
+    s_dispatch(p);
+    zmq_pollitem_t it = {p->sock, 0, ZMQ_POLLIN, 0};
+    int rc = zmq_poll(&it, 1, timeout_ms);
+    if (rc < 0)
+        return -errno;
+    if (rc > 0) {
+        for (int budget = 0; budget < 1000; budget++) {
+            uint8_t ident[WH_WIRE_MAX_IDENT];
+            size_t ilen = sizeof ident;
+            wh_msg_t m = {0};
+            int r = wh_wire_recv_from(p->sock, ident, &ilen, &m, ZMQ_DONTWAIT);
+            if (r == -EAGAIN) {
+                wh_msg_clear(&m);
+                break;
+            }
+            if (r == 0)
+                s_handle(p, ident, ilen, &m);
+            else if (r != WH_EPROTO && r != WH_ETOOBIG) {
+                wh_msg_clear(&m);
+                break;
+            } else {
+                wh_warn("dropped a malformed message: %s", wh_strerror(r));
+            }
+            wh_msg_clear(&m);
+        }
+    }
+    uint64_t now = wh_now_ms();
+    for (s_slot_t *s = p->slots, *nx; s; s = nx) {
+        nx = s->next;
+        if (now - s->last_rx > 3u * p->hb_ms) {
+            s_slot_remove(p, s, "missed 3 heartbeats; declared dead");
+            continue;
+        }
+        if (now - s->last_tx >= p->hb_ms) {
+            wh_msg_t hb = {0};
+            hb.type = WH_MSG_HEARTBEAT;
+            if (s_send(p, s, &hb) == -EHOSTUNREACH)
+                s->last_rx = 0; /* gone: reaped next turn */
+        }
+    }
+    s_dispatch(p);
+    return 0;
+}
+
+int wh_pool_reply(wh_pool_t *p, const void *ident, size_t ident_len, const wh_msg_t *m)
+{
+    return wh_wire_send_to(p->sock, ident, ident_len, m, ZMQ_DONTWAIT);
+}
+
+void wh_pool_stats(const wh_pool_t *p, wh_pool_stats_t *o)
+{
+    memset(o, 0, sizeof *o);
+    for (const s_slot_t *s = p->slots; s; s = s->next) {
+        o->slots++;
+        o->busy += s->task != NULL;
+        int seen = 0;
+        for (const s_slot_t *q = p->slots; q != s; q = q->next)
+            seen |= strcmp(q->node_id, s->node_id) == 0;
+        o->nodes += !seen;
+    }
+    for (const s_job_t *j = p->jobs; j; j = j->next) {
+        o->jobs++;
+        o->queued += j->queued;
+    }
+    o->dispatched = p->dispatched;
+    o->requeued = p->requeued;
+    o->dead_slots = p->dead;
+}
+
+void wh_pool_describe(const wh_pool_t *p, wh_buf_t *b)
+{
+    wh_pool_stats_t st;
+    wh_pool_stats(p, &st);
+    wh_buf_printf(b, "nodes: %d  slots: %d (busy %d)  jobs: %d  queued: %d  dispatched: %llu  requeued: %llu  dead slots: %llu\n",
+                  st.nodes, st.slots, st.busy, st.jobs, st.queued,
+                  (unsigned long long)st.dispatched, (unsigned long long)st.requeued,
+                  (unsigned long long)st.dead_slots);
+    for (const s_slot_t *s = p->slots; s; s = s->next)
+        wh_buf_printf(b, "  slot %-40s %s\n", s->name,
+                      s->task ? (s->task->cancelled ? "cancelling" : "busy") : "idle");
+}

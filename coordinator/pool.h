@@ -1,0 +1,75 @@
+/*
+ * pool — the coordinator's view of the node slots: one ZeroMQ ROUTER that
+ * slots (and clients) connect to, the registry of live slots, the queue of
+ * candidates to judge per job, fair dispatch across jobs, heartbeats both
+ * ways, leases, requeue on a dead slot, cancellation. Only this module and
+ * the wire module touch sockets on the coordinator side.
+ *
+ * Liveness: every slot is sent a HEARTBEAT every hb_ms; any message from a
+ * slot counts as life and renews the lease of its candidate (slots send
+ * heartbeats while they build). A slot silent for 3 × hb_ms is dead: its
+ * candidate goes back to the front of its job's queue; a candidate that has
+ * lost its slot 3 times is answered InfraError.
+ *
+ * Dispatch: a free slot takes the next candidate of the next job in
+ * round-robin order, preferring jobs whose warm workspace this slot's node
+ * already holds. One owner thread.
+ */
+#ifndef WH_POOL_H
+#define WH_POOL_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wire.h"
+
+typedef struct wh_pool wh_pool_t;
+
+/* Called on the pool's thread when a verdict for (job, cand) arrives (or is
+ * synthesized: InfraError after 3 lost slots, code WH_EUNAVAIL). worker is
+ * the slot's name. */
+typedef void (*wh_pool_verdict_fn)(void *ctx, uint64_t cand_id, const wh_msg_t *v,
+                                   const char *worker);
+/* Called for messages that are not from slots (SUBMIT, STATUS_REQ, …). */
+typedef void (*wh_pool_other_fn)(void *ctx, const void *ident, size_t ident_len,
+                                 wh_msg_t *m);
+
+wh_pool_t *wh_pool_new(void *zctx, const char *bind, unsigned hb_ms, char **err);
+void wh_pool_destroy(wh_pool_t **p);
+/* The endpoint actually bound (tcp://…:port resolved). */
+const char *wh_pool_endpoint(const wh_pool_t *p);
+void wh_pool_on_other(wh_pool_t *p, wh_pool_other_fn fn, void *ctx);
+
+/* Registers a job (spec copied). */
+int wh_pool_add_job(wh_pool_t *p, const wh_job_spec_t *spec, wh_pool_verdict_fn fn, void *ctx);
+/* Forgets a job: cancels its queued and running candidates. */
+void wh_pool_remove_job(wh_pool_t *p, const char *job_id);
+/* Sets the reference fingerprint sent with the job's candidates. */
+int wh_pool_set_ref(wh_pool_t *p, const char *job_id, const wh_fp_t *ref);
+
+/* Queues one candidate (content copied). */
+int wh_pool_submit(wh_pool_t *p, const char *job_id, uint64_t cand_id,
+                   const void *content, size_t len, int baseline);
+/* Drops a queued candidate or asks its slot to stop it. */
+void wh_pool_cancel(wh_pool_t *p, const char *job_id, uint64_t cand_id);
+
+/* One turn of the loop: waits up to timeout_ms for messages, handles them,
+ * dispatches, sends heartbeats, reaps dead slots. */
+int wh_pool_poll(wh_pool_t *p, int timeout_ms);
+
+/* Sends a message to a client (for replies to SUBMIT/STATUS_REQ). */
+int wh_pool_reply(wh_pool_t *p, const void *ident, size_t ident_len, const wh_msg_t *m);
+
+typedef struct {
+    int slots;          /* live slots */
+    int busy;           /* slots judging a candidate */
+    int nodes;          /* distinct node ids among live slots */
+    int jobs;
+    int queued;
+    uint64_t dispatched, requeued, dead_slots;
+} wh_pool_stats_t;
+void wh_pool_stats(const wh_pool_t *p, wh_pool_stats_t *out);
+/* Human-readable table of nodes and slots, appended to b. */
+void wh_pool_describe(const wh_pool_t *p, wh_buf_t *b);
+
+#endif

@@ -1,0 +1,40 @@
+/*
+ * record — the run folder (DESIGN.md, "Run record"): one folder per run
+ * holding original/reduced snapshots, fingerprint.json, run.log,
+ * candidates.csv, summary.txt, summary.json and reports/. Everything is
+ * written as it happens (run.log and candidates.csv are appended and
+ * flushed per candidate), so a run that stops part-way keeps its record.
+ */
+#ifndef WH_RECORD_H
+#define WH_RECORD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include "wh_common.h"
+
+typedef struct wh_record wh_record_t;
+
+typedef struct {
+    int id;              /* candidate number, 1-based, canonical order */
+    int sweep, level, kept, total;
+    wh_verdict_t verdict;
+    int cached;          /* answered by the cache or an identical candidate */
+    const char *node;    /* slot that judged it, "-" when cached */
+    uint64_t ms;
+    const char *removed; /* description of the removed units, for run.log */
+    const char *note;    /* e.g. "same as cand_004", "cache", detail */
+    const char *report;  /* report file name under reports/, or NULL */
+} wh_cand_row_t;
+
+/* Creates OUT/<test>-<yyyymmdd-hhmmss>[-k]/. */
+wh_record_t *wh_record_open(const char *out, const char *test, char **err);
+void wh_record_close(wh_record_t **r);
+const char *wh_record_dir(const wh_record_t *r);
+
+void wh_record_log(wh_record_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+void wh_record_candidate(wh_record_t *r, const wh_cand_row_t *row);
+/* Writes name (relative to the run folder; folders created) atomically. */
+int wh_record_file(wh_record_t *r, const char *name, const void *data, size_t len);
+
+#endif

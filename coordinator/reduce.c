@@ -1,0 +1,764 @@
+/*
+ * reduce — one reduction job driven by verdict events. See reduce.h.
+ */
+#define _GNU_SOURCE
+#include "reduce.h"
+
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "engine.h"
+#include "record.h"
+#include "render.h"
+#include "tree.h"
+#include "workspace.h"
+
+typedef struct {
+    char key[65];
+    char *content;
+    size_t len;
+    int rep;            /* first identical candidate of this round */
+    wh_verdict_t v;
+    int from_cache;     /* answered by the verdict cache */
+    int submitted;
+    int evaluated;      /* judged by a node */
+    uint64_t eval_id;
+    char *node;
+    uint64_t ms;
+    char *report;
+    char *detail;
+} s_cand_t;
+
+enum { S_BASELINE, S_ROUNDS, S_DONE, S_FAILED };
+
+struct wh_reduction {
+    wh_job_t job;
+    wh_pool_t *pool;
+    wh_cache_t *cache;
+    wh_tree_t *tree;
+    wh_engine_t *engine;
+    wh_record_t *rec;
+    int quiet;
+    char snapshot[65];
+    char job_id[65];
+    wh_fp_t fp;
+    int state;
+    int status;
+    char *error;
+    uint64_t next_eval;
+    uint64_t baseline_id;
+    /* current round */
+    const wh_round_t *round;
+    s_cand_t *c;
+    int nc;
+    int last_sweep, last_level;
+    /* counters */
+    int candidates, evaluated, cached, extra, cancelled;
+    int verdicts[WH_V_COUNT];
+    uint64_t t0, wall_ms;
+    char *result_text;
+};
+
+static void s_out(wh_reduction_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static void s_out(wh_reduction_t *r, const char *fmt, ...)
+{
+    if (r->quiet)
+        return;
+    va_list ap;
+    va_start(ap, fmt);
+    vprintf(fmt, ap);
+    va_end(ap);
+    fflush(stdout);
+}
+
+static void s_clear_round(wh_reduction_t *r)
+{
+    for (int i = 0; i < r->nc; i++) {
+        free(r->c[i].content);
+        free(r->c[i].node);
+        free(r->c[i].report);
+        free(r->c[i].detail);
+    }
+    free(r->c);
+    r->c = NULL;
+    r->nc = 0;
+    r->round = NULL;
+}
+
+static void s_fail(wh_reduction_t *r, int status, char *msg)
+{
+    if (r->state == S_DONE || r->state == S_FAILED) {
+        free(msg);
+        return;
+    }
+    r->state = S_FAILED;
+    r->status = status;
+    r->error = msg ? msg : strdup("out of memory");
+    if (r->rec)
+        wh_record_log(r->rec, "error: %s", r->error);
+    wh_pool_remove_job(r->pool, r->job_id);
+}
+
+/* ---- fingerprint persistence: the baseline is cached like a verdict, so a
+ * rerun of the same job builds nothing at all ---- */
+
+static char *s_fp_to_json(const wh_fp_t *fp)
+{
+    wh_buf_t b = WH_BUF_INIT;
+    wh_fp_json(&b, fp);
+    return wh_buf_detach(&b);
+}
+
+static int s_fp_from_json(const char *s, wh_fp_t *fp)
+{
+    json_t *o = json_loads(s, 0, NULL);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return WH_EPARSE;
+    }
+    const char *t = json_string_value(json_object_get(o, "test"));
+    const char *k = json_string_value(json_object_get(o, "kind"));
+    const char *m = json_string_value(json_object_get(o, "message"));
+    const char *l = json_string_value(json_object_get(o, "location"));
+    fp->test = wh_strdup0(t);
+    fp->kind = wh_strdup0(k);
+    fp->message = wh_strdup0(m);
+    fp->location = wh_strdup0(l);
+    json_decref(o);
+    return 0;
+}
+
+/* ---- rounds ---- */
+
+static char *s_describe_removed(wh_reduction_t *r, const uint8_t *cand)
+{
+    const uint8_t *cur = wh_engine_removed(r->engine);
+    wh_buf_t b = WH_BUF_INIT;
+    int n = 0;
+    for (int i = 0; i < r->tree->n; i++) {
+        if (!cand[i] || cur[i])
+            continue;
+        int p = r->tree->units[i].parent;
+        if (p >= 0 && cand[p] && !cur[p])
+            continue; /* covered by its parent */
+        char *head = wh_tree_unit_head(r->tree, i, 48);
+        wh_buf_printf(&b, "%sL%u `%s`", n++ ? "; " : "", r->tree->units[i].line,
+                      head ? head : "?");
+        free(head);
+    }
+    if (!n)
+        wh_buf_puts(&b, "nothing");
+    return wh_buf_detach(&b);
+}
+
+static int s_prepare_round(wh_reduction_t *r)
+{
+    const wh_round_t *rd = r->round;
+    r->nc = rd->n_cand;
+    r->c = calloc((size_t)r->nc, sizeof *r->c);
+    if (!r->c)
+        return WH_ENOMEM;
+    const char **keys = calloc((size_t)r->nc, sizeof *keys);
+    wh_verdict_t *got = calloc((size_t)r->nc, sizeof *got);
+    int nk = 0;
+    int *kidx = calloc((size_t)r->nc, sizeof *kidx);
+    if (!keys || !got || !kidx) {
+        free(keys);
+        free(got);
+        free(kidx);
+        return WH_ENOMEM;
+    }
+    for (int i = 0; i < r->nc; i++) {
+        s_cand_t *c = &r->c[i];
+        c->content = wh_render(r->tree, rd->removed[i], &c->len);
+        if (!c->content) {
+            free(keys);
+            free(got);
+            free(kidx);
+            return WH_ENOMEM;
+        }
+        wh_cache_key(r->job_id, r->job.file, c->content, c->len, c->key);
+        c->rep = i;
+        for (int k = 0; k < i; k++)
+            if (r->c[k].rep == k && strcmp(r->c[k].key, c->key) == 0) {
+                c->rep = k;
+                break;
+            }
+        if (c->rep == i) {
+            keys[nk] = c->key;
+            kidx[nk++] = i;
+        }
+    }
+    /* One batched lookup for the whole round. */
+    if (nk)
+        wh_cache_mget(r->cache, keys, nk, got);
+    for (int k = 0; k < nk; k++) {
+        s_cand_t *c = &r->c[kidx[k]];
+        if (got[k] != WH_V_NONE && got[k] != WH_V_INFRA_ERROR) {
+            c->v = got[k];
+            c->from_cache = 1;
+        }
+    }
+    free(keys);
+    free(got);
+    free(kidx);
+    /* Queue the misses in canonical order: a single slot then judges
+     * exactly what the sequential algorithm would. */
+    for (int i = 0; i < r->nc; i++) {
+        s_cand_t *c = &r->c[i];
+        if (c->rep != i || c->v != WH_V_NONE)
+            continue;
+        c->eval_id = ++r->next_eval;
+        c->submitted = 1;
+        int rc = wh_pool_submit(r->pool, r->job_id, c->eval_id, c->content, c->len, 0);
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+static void s_header(wh_reduction_t *r)
+{
+    const wh_round_t *rd = r->round;
+    if (rd->sweep != r->last_sweep || rd->level != r->last_level) {
+        r->last_sweep = rd->sweep;
+        r->last_level = rd->level;
+        s_out(r, "Sweep %d, level %d: %d statements\n", rd->sweep, rd->level, rd->total);
+        wh_record_log(r->rec, "Sweep %d, level %d: %d statements", rd->sweep, rd->level,
+                      rd->total);
+    }
+}
+
+/* Records the canonical candidates 0..upto (inclusive) and the extras. */
+static void s_record_round(wh_reduction_t *r, int winner)
+{
+    const wh_round_t *rd = r->round;
+    int upto = winner >= 0 ? winner : r->nc - 1;
+    for (int i = 0; i < r->nc; i++) {
+        s_cand_t *c = &r->c[i];
+        s_cand_t *rep = &r->c[c->rep];
+        if (i > upto) {
+            if (c->rep == i && c->evaluated) {
+                r->extra++;
+                r->evaluated++;
+                wh_record_log(r->rec, "           extra: a candidate after the winner was judged "
+                              "in parallel: %s (cached for later)", wh_verdict_name(c->v));
+            } else if (c->rep == i && c->submitted && c->v == WH_V_NONE) {
+                r->cancelled++;
+            }
+            continue;
+        }
+        int id = ++r->candidates;
+        int cached = c->rep != i || c->from_cache;
+        if (cached)
+            r->cached++;
+        else
+            r->evaluated++;
+        r->verdicts[rep->v]++;
+        char *removed = s_describe_removed(r, rd->removed[i]);
+        char note[128] = "";
+        if (c->rep != i)
+            snprintf(note, sizeof note, "same candidate as an earlier one in this round");
+        else if (c->from_cache)
+            snprintf(note, sizeof note, "cache");
+        wh_cand_row_t row = {
+            .id = id, .sweep = rd->sweep, .level = rd->level, .kept = rd->kept[i],
+            .total = rd->total, .verdict = rep->v, .cached = cached,
+            .node = cached ? "-" : rep->node, .ms = cached ? 0 : rep->ms,
+            .removed = removed, .note = note[0] ? note : (rep->detail && !cached ? rep->detail : NULL),
+            .report = cached ? NULL : rep->report,
+        };
+        wh_record_candidate(r->rec, &row);
+        s_out(r, "[cand_%03d] keep %d/%d -> %s%s\n", id, rd->kept[i], rd->total,
+              wh_verdict_name(rep->v), cached ? "  (cached)" : "");
+        free(removed);
+    }
+}
+
+static void s_finish(wh_reduction_t *r);
+
+/* Runs the walk as far as the verdicts at hand allow. */
+static void s_advance(wh_reduction_t *r)
+{
+    while (r->state == S_ROUNDS) {
+        if (!r->round) {
+            r->round = wh_engine_round(r->engine);
+            if (!r->round) {
+                s_finish(r);
+                return;
+            }
+            s_header(r);
+            int rc = s_prepare_round(r);
+            if (rc) {
+                s_fail(r, 1, wh_strdup_printf("cannot prepare a round: %s", wh_strerror(rc)));
+                return;
+            }
+        }
+        wh_verdict_t *v = calloc(r->nc > 0 ? (size_t)r->nc : 1u, sizeof *v);
+        if (!v) {
+            s_fail(r, 1, NULL);
+            return;
+        }
+        for (int i = 0; i < r->nc; i++)
+            v[i] = r->c[r->c[i].rep].v;
+        int winner = -1;
+        int ready = wh_round_winner(v, r->nc, &winner);
+        free(v);
+        if (!ready)
+            return;
+        /* Cancel what the round no longer needs. */
+        for (int i = 0; i < r->nc; i++)
+            if (r->c[i].rep == i && r->c[i].submitted && r->c[i].v == WH_V_NONE)
+                wh_pool_cancel(r->pool, r->job_id, r->c[i].eval_id);
+        s_record_round(r, winner);
+        if (winner >= 0)
+            wh_record_log(r->rec, "           accepted cand_%03d", r->candidates);
+        s_clear_round(r);
+        wh_engine_resolve(r->engine, winner);
+    }
+}
+
+static void s_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *worker)
+{
+    wh_reduction_t *r = ctx;
+    if (r->state == S_BASELINE && id == r->baseline_id) {
+        const char *d = m->detail ? m->detail : "";
+        if (m->code == WH_ESETUP) {
+            s_fail(r, 3, wh_strdup_printf("setup failed for %s: %s", r->job.project, d));
+            return;
+        }
+        if (m->code == WH_EBUILD) {
+            s_fail(r, 3, wh_strdup_printf("original does not build: %s (%s)", r->job.file, d));
+            return;
+        }
+        if (m->code && m->code != WH_EBUILD) {
+            s_fail(r, 4, wh_strdup_printf("original run failed: %s", d));
+            return;
+        }
+        if (m->report_len)
+            wh_record_file(r->rec, "reports/original.report", m->report, m->report_len);
+        if (m->verdict == WH_V_INFRA_ERROR || (m->test_status == 0 && m->report_len == 0 && d[0])) {
+            s_fail(r, 3, wh_strdup_printf("report missing on the original run of %s: %s",
+                                          r->job.test, d));
+            return;
+        }
+        switch (m->test_status) {
+        case 0:
+            s_fail(r, 3, wh_strdup_printf("test '%s' not found in the report of the original run%s%s",
+                                          r->job.test, d[0] ? ": " : "", d));
+            return;
+        case 1:
+            s_fail(r, 3, wh_strdup_printf("original test passes: %s in %s", r->job.test,
+                                          r->job.file));
+            return;
+        case 3:
+            s_fail(r, 3, wh_strdup_printf("original test is skipped: %s", r->job.test));
+            return;
+        default:
+            break;
+        }
+        wh_fp_copy(&r->fp, &m->observed);
+        char *js = s_fp_to_json(&r->fp);
+        char fpkey[80];
+        snprintf(fpkey, sizeof fpkey, "fp:%s", r->job_id);
+        wh_cache_put_blob(r->cache, fpkey, js);
+        wh_record_file(r->rec, "fingerprint.json", js, strlen(js));
+        s_out(r, "Fingerprint: %s | %s | %s\n", r->fp.test ? r->fp.test : "",
+              r->fp.location ? r->fp.location : "", r->fp.message ? r->fp.message : "");
+        free(js);
+        wh_pool_set_ref(r->pool, r->job_id, &r->fp);
+        r->state = S_ROUNDS;
+        s_advance(r);
+        return;
+    }
+    if (r->state != S_ROUNDS || !r->c)
+        return;
+    for (int i = 0; i < r->nc; i++) {
+        s_cand_t *c = &r->c[i];
+        if (c->rep != i || !c->submitted || c->eval_id != id || c->v != WH_V_NONE)
+            continue;
+        c->v = m->verdict >= 1 && m->verdict < WH_V_COUNT ? (wh_verdict_t)m->verdict
+                                                          : WH_V_INFRA_ERROR;
+        c->evaluated = 1;
+        c->node = strdup(worker ? worker : "-");
+        c->ms = (uint64_t)m->build_ms + m->test_ms;
+        c->detail = wh_strdup0(m->detail);
+        if (m->report_len) {
+            c->report = wh_strdup_printf("e%04llu.report", (unsigned long long)id);
+            char *name = wh_strdup_printf("reports/%s", c->report);
+            wh_record_file(r->rec, name, m->report, m->report_len);
+            free(name);
+        }
+        /* InfraError is never cached: a retry may succeed. */
+        if (c->v != WH_V_INFRA_ERROR)
+            wh_cache_put(r->cache, c->key, c->v);
+        break;
+    }
+    s_advance(r);
+}
+
+/* ---- results ---- */
+
+static char *s_function_text(const wh_tree_t *t, const char *lines_true)
+{
+    /* The reduced test function for the console: from the line holding the
+     * function's signature (the line of '{', or the one before when '{' is
+     * alone on its line) to the closing '}', dropping lines that became
+     * blank. */
+    size_t b = t->body_begin, e = t->body_end;
+    size_t ls = b;
+    while (ls > 0 && t->text[ls - 1] != '\n')
+        ls--;
+    int brace_alone = 1;
+    for (size_t i = ls; i < b; i++)
+        if (t->text[i] != ' ' && t->text[i] != '\t')
+            brace_alone = 0;
+    if (brace_alone && ls > 0) {
+        ls--;
+        while (ls > 0 && t->text[ls - 1] != '\n')
+            ls--;
+    }
+    wh_buf_t out = WH_BUF_INIT;
+    size_t i = ls;
+    while (i < e) {
+        size_t j = i;
+        while (j < t->text_len && t->text[j] != '\n')
+            j++;
+        int was_blank = 1, now_blank = 1;
+        for (size_t k = i; k < j; k++) {
+            if (t->text[k] != ' ' && t->text[k] != '\t' && t->text[k] != '\r')
+                was_blank = 0;
+            if (lines_true[k] != ' ' && lines_true[k] != '\t' && lines_true[k] != '\r')
+                now_blank = 0;
+        }
+        if (!(now_blank && !was_blank)) {
+            wh_buf_append(&out, lines_true + i, j - i);
+            wh_buf_puts(&out, "\n");
+        }
+        i = j + 1;
+    }
+    return wh_buf_detach(&out);
+}
+
+static void s_json_measure(json_t *o, const char *k, double num, double den, double scale)
+{
+    if (den > 0)
+        json_object_set_new(o, k, json_real(num / den * scale));
+    else
+        json_object_set_new(o, k, json_null());
+}
+
+static void s_finish(wh_reduction_t *r)
+{
+    const uint8_t *rem = wh_engine_removed(r->engine);
+    const wh_tree_t *t = r->tree;
+    int tot = t->n, tree_b = 0, ntree_b = 0, tree_a = 0, ntree_a = 0;
+    for (int i = 0; i < t->n; i++) {
+        int is_tree = t->units[i].is_tree;
+        tree_b += is_tree;
+        ntree_b += !is_tree;
+        if (!rem[i]) {
+            tree_a += is_tree;
+            ntree_a += !is_tree;
+        }
+    }
+    int after = tree_a + ntree_a;
+    int ars = tot - after, atrs = tree_b - tree_a, antrs = ntree_b - ntree_a;
+    r->wall_ms = wh_now_ms() - r->t0;
+    const char *ext = wh_job_ext(&r->job);
+
+    size_t len = 0;
+    char *lines = wh_render(t, rem, &len);
+    size_t clen = 0;
+    char *compact = wh_render_compact(t, rem, &clen);
+    char *name = wh_strdup_printf("reduced.lines%s", ext);
+    if (lines)
+        wh_record_file(r->rec, name, lines, len);
+    free(name);
+    name = wh_strdup_printf("reduced%s", ext);
+    if (compact)
+        wh_record_file(r->rec, name, compact, clen);
+    free(name);
+    r->result_text = lines ? s_function_text(t, lines) : NULL;
+    free(lines);
+    free(compact);
+
+    json_t *o = json_object();
+    json_object_set_new(o, "test", json_string(t->test));
+    json_object_set_new(o, "file", json_string(r->job.file));
+    json_object_set_new(o, "project", json_string(r->job.project));
+    json_object_set_new(o, "algorithm", json_string(r->job.algo == WH_ALGO_DD ? "dd" : "hdd"));
+    json_object_set_new(o, "job_id", json_string(r->job_id));
+    json_object_set_new(o, "statements_before", json_integer(tot));
+    json_object_set_new(o, "statements_after", json_integer(after));
+    json_object_set_new(o, "tree_before", json_integer(tree_b));
+    json_object_set_new(o, "tree_after", json_integer(tree_a));
+    json_object_set_new(o, "nontree_before", json_integer(ntree_b));
+    json_object_set_new(o, "nontree_after", json_integer(ntree_a));
+    json_object_set_new(o, "sweeps", json_integer(wh_engine_sweeps(r->engine)));
+    json_object_set_new(o, "rounds", json_integer(wh_engine_rounds(r->engine)));
+    json_object_set_new(o, "candidates", json_integer(r->candidates));
+    json_object_set_new(o, "evaluated", json_integer(r->evaluated));
+    json_object_set_new(o, "cached", json_integer(r->cached));
+    json_object_set_new(o, "extra", json_integer(r->extra));
+    json_object_set_new(o, "cancelled", json_integer(r->cancelled));
+    json_t *vs = json_object();
+    for (int v = 1; v < WH_V_COUNT; v++)
+        json_object_set_new(vs, wh_verdict_name((wh_verdict_t)v), json_integer(r->verdicts[v]));
+    json_object_set_new(o, "verdicts", vs);
+    json_object_set_new(o, "wall_ms", json_integer((json_int_t)r->wall_ms));
+    json_object_set_new(o, "jobs", json_integer(r->job.jobs));
+    json_object_set_new(o, "cache", json_string(wh_cache_describe(r->cache)));
+    json_t *fp = json_object();
+    json_object_set_new(fp, "test", json_string(r->fp.test ? r->fp.test : ""));
+    json_object_set_new(fp, "kind", json_string(r->fp.kind ? r->fp.kind : ""));
+    json_object_set_new(fp, "message", json_string(r->fp.message ? r->fp.message : ""));
+    json_object_set_new(fp, "location", json_string(r->fp.location ? r->fp.location : ""));
+    json_object_set_new(o, "fingerprint", fp);
+    json_object_set_new(o, "ARS", json_integer(ars));
+    s_json_measure(o, "PRS", ars, tot, 100.0);
+    json_object_set_new(o, "ATRS", json_integer(atrs));
+    s_json_measure(o, "PTRS", atrs, tot, 100.0);
+    json_object_set_new(o, "ANTRS", json_integer(antrs));
+    s_json_measure(o, "PNTRS", antrs, tot, 100.0);
+    s_json_measure(o, "PrNTRS", antrs, ntree_b, 1.0);
+    s_json_measure(o, "PrTRS", atrs, tree_b, 1.0);
+    char *js = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (js) {
+        wh_record_file(r->rec, "summary.json", js, strlen(js));
+        free(js);
+    }
+    json_decref(o);
+
+    wh_buf_t s = WH_BUF_INIT;
+    wh_buf_printf(&s, "whittle run summary\n");
+    wh_buf_printf(&s, "test:        %s\nfile:        %s\nproject:     %s\nalgorithm:   %s\njob id:      %s\n",
+                  t->test, r->job.file, r->job.project, r->job.algo == WH_ALGO_DD ? "dd" : "hdd",
+                  r->job_id);
+    wh_buf_printf(&s, "fingerprint: %s | %s | %s\n", r->fp.test ? r->fp.test : "",
+                  r->fp.location ? r->fp.location : "", r->fp.message ? r->fp.message : "");
+    wh_buf_printf(&s, "statements:  %d -> %d (Tree %d -> %d, NonTree %d -> %d)\n", tot, after,
+                  tree_b, tree_a, ntree_b, ntree_a);
+    wh_buf_printf(&s, "sweeps: %d  rounds: %d  candidates: %d  evaluated: %d  cached: %d  extra: %d\n",
+                  wh_engine_sweeps(r->engine), wh_engine_rounds(r->engine), r->candidates,
+                  r->evaluated, r->cached, r->extra);
+    wh_buf_puts(&s, "verdicts:");
+    for (int v = 1; v < WH_V_COUNT; v++)
+        wh_buf_printf(&s, " %s=%d", wh_verdict_name((wh_verdict_t)v), r->verdicts[v]);
+    wh_buf_printf(&s, "\nwall time:   %llu ms  (node slots: %d, cache: %s)\n",
+                  (unsigned long long)r->wall_ms, r->job.jobs, wh_cache_describe(r->cache));
+    wh_buf_printf(&s, "measures (thesis 5.6; cross-check only): ARS=%d PRS=%.1f%% ATRS=%d PTRS=%.1f%% "
+                  "ANTRS=%d PNTRS=%.1f%%", ars, tot ? 100.0 * ars / tot : 0.0, atrs,
+                  tot ? 100.0 * atrs / tot : 0.0, antrs, tot ? 100.0 * antrs / tot : 0.0);
+    if (ntree_b)
+        wh_buf_printf(&s, " PrNTRS=%.3f", (double)antrs / ntree_b);
+    else
+        wh_buf_puts(&s, " PrNTRS=undefined");
+    if (tree_b)
+        wh_buf_printf(&s, " PrTRS=%.3f\n", (double)atrs / tree_b);
+    else
+        wh_buf_puts(&s, " PrTRS=undefined\n");
+    wh_record_file(r->rec, "summary.txt", s.buf, s.len);
+    wh_record_log(r->rec, "Final: %d -> %d statements. %d candidates: %d evaluated, %d from the cache.",
+                  tot, after, r->candidates, r->evaluated, r->cached);
+    s_out(r, "Final: %d -> %d statements. %d candidates: %d evaluated, %d from the cache. "
+          "%d rounds, %d sweeps, %llu ms.\n", tot, after, r->candidates, r->evaluated, r->cached,
+          wh_engine_rounds(r->engine), wh_engine_sweeps(r->engine),
+          (unsigned long long)r->wall_ms);
+    wh_buf_free(&s);
+    r->state = S_DONE;
+    r->status = 0;
+    wh_pool_remove_job(r->pool, r->job_id);
+}
+
+/* ---- lifecycle ---- */
+
+wh_reduction_t *wh_reduction_new(const wh_job_t *job, wh_pool_t *pool, wh_cache_t *cache,
+                                 int quiet, char **err)
+{
+    wh_reduction_t *r = calloc(1, sizeof *r);
+    if (!r) {
+        *err = strdup("out of memory");
+        return NULL;
+    }
+    r->t0 = wh_now_ms();
+    r->pool = pool;
+    r->cache = cache;
+    r->quiet = quiet;
+    r->last_sweep = r->last_level = -1;
+    /* a private copy of the job */
+    wh_job_init(&r->job);
+    r->job.project = wh_strdup0(job->project);
+    r->job.file = wh_strdup0(job->file);
+    r->job.test = wh_strdup0(job->test);
+    r->job.setup = wh_strdup0(job->setup);
+    r->job.build = wh_strdup0(job->build);
+    r->job.run = wh_strdup0(job->run);
+    r->job.framework = wh_strdup0(job->framework);
+    r->job.out = wh_strdup0(job->out);
+    r->job.cache = wh_strdup0(job->cache);
+    r->job.compdb = wh_strdup0(job->compdb);
+    r->job.algo = job->algo;
+    r->job.jobs = job->jobs;
+    r->job.build_timeout_ms = job->build_timeout_ms;
+    r->job.test_timeout_ms = job->test_timeout_ms;
+    r->job.setup_timeout_ms = job->setup_timeout_ms;
+    r->job.match = job->match;
+    if (job->nargs) {
+        r->job.args = calloc((size_t)job->nargs, sizeof(char *));
+        for (int i = 0; r->job.args && i < job->nargs; i++)
+            r->job.args[r->job.nargs++] = strdup(job->args[i]);
+    }
+
+    char *path = wh_path_join(r->job.project, r->job.file);
+    wh_tree_opts_t to = {r->job.compdb, (const char *const *)r->job.args, r->job.nargs};
+    int rc = wh_tree_load(path, r->job.test, &to, &r->tree, err);
+    free(path);
+    if (rc)
+        goto fail;
+    {
+        int *parent = malloc(sizeof(int) * (size_t)(r->tree->n ? r->tree->n : 1));
+        for (int i = 0; parent && i < r->tree->n; i++)
+            parent[i] = r->tree->units[i].parent;
+        r->engine = parent ? wh_engine_new(r->tree->n, parent, r->job.algo) : NULL;
+        free(parent);
+    }
+    if (!r->engine) {
+        *err = strdup("cannot create the reduction engine");
+        goto fail;
+    }
+    const char *excl[2] = {r->job.out, NULL};
+    rc = wh_workspace_hash(r->job.project, excl, r->snapshot, err);
+    if (rc)
+        goto fail;
+    wh_job_identity(&r->job, r->snapshot, r->job_id);
+    r->rec = wh_record_open(r->job.out, r->tree->test, err);
+    if (!r->rec)
+        goto fail;
+    char *name = wh_strdup_printf("original%s", wh_job_ext(&r->job));
+    wh_record_file(r->rec, name, r->tree->text, r->tree->text_len);
+    free(name);
+    char *jj = wh_job_to_json(&r->job);
+    if (jj) {
+        wh_record_file(r->rec, "job.json", jj, strlen(jj));
+        free(jj);
+    }
+    wh_record_log(r->rec, "whittle: reducing %s in %s (project %s), algorithm %s, job %s",
+                  r->tree->test, r->job.file, r->job.project,
+                  r->job.algo == WH_ALGO_DD ? "dd" : "hdd", r->job_id);
+
+    wh_job_spec_t spec = {0};
+    spec.job_id = r->job_id;
+    spec.snapshot_id = r->snapshot;
+    spec.project = r->job.project;
+    spec.test_file = r->job.file;
+    spec.test = r->job.test;
+    spec.setup_cmd = r->job.setup;
+    spec.build_cmd = r->job.build;
+    spec.run_cmd = r->job.run;
+    spec.framework = r->job.framework;
+    spec.build_timeout_ms = r->job.build_timeout_ms;
+    spec.test_timeout_ms = r->job.test_timeout_ms;
+    spec.setup_timeout_ms = r->job.setup_timeout_ms;
+    spec.match = (uint32_t)r->job.match;
+    char *ex[1] = {r->job.out};
+    spec.exclude = ex;
+    spec.n_exclude = 1;
+    rc = wh_pool_add_job(pool, &spec, s_on_verdict, r);
+    if (rc) {
+        *err = wh_strdup_printf("job %s is already running", r->job_id);
+        goto fail;
+    }
+
+    /* The fingerprint of this exact job may be known already. */
+    char fpkey[80];
+    snprintf(fpkey, sizeof fpkey, "fp:%s", r->job_id);
+    char *cached_fp = NULL;
+    if (wh_cache_get_blob(cache, fpkey, &cached_fp) == 0 && cached_fp &&
+        s_fp_from_json(cached_fp, &r->fp) == 0) {
+        wh_record_file(r->rec, "fingerprint.json", cached_fp, strlen(cached_fp));
+        wh_record_log(r->rec, "fingerprint from the cache: %s", cached_fp);
+        s_out(r, "Fingerprint (cached): %s | %s | %s\n", r->fp.test ? r->fp.test : "",
+              r->fp.location ? r->fp.location : "", r->fp.message ? r->fp.message : "");
+        free(cached_fp);
+        wh_pool_set_ref(pool, r->job_id, &r->fp);
+        r->state = S_ROUNDS;
+        s_advance(r);
+        return r;
+    }
+    free(cached_fp);
+    r->state = S_BASELINE;
+    r->baseline_id = ++r->next_eval;
+    rc = wh_pool_submit(pool, r->job_id, r->baseline_id, r->tree->text, r->tree->text_len, 1);
+    if (rc) {
+        *err = wh_strdup_printf("cannot queue the original run: %s", wh_strerror(rc));
+        goto fail;
+    }
+    return r;
+fail:
+    if (r->engine || r->tree)
+        wh_pool_remove_job(pool, r->job_id);
+    wh_reduction_destroy(&r);
+    return NULL;
+}
+
+void wh_reduction_destroy(wh_reduction_t **rp)
+{
+    wh_reduction_t *r = *rp;
+    if (!r)
+        return;
+    if (r->state != S_DONE && r->state != S_FAILED && r->pool)
+        wh_pool_remove_job(r->pool, r->job_id);
+    s_clear_round(r);
+    wh_engine_destroy(&r->engine);
+    wh_tree_destroy(&r->tree);
+    wh_record_close(&r->rec);
+    wh_fp_clear(&r->fp);
+    wh_job_clear(&r->job);
+    free(r->error);
+    free(r->result_text);
+    free(r);
+    *rp = NULL;
+}
+
+int wh_reduction_done(const wh_reduction_t *r)
+{
+    return r->state == S_DONE || r->state == S_FAILED;
+}
+
+int wh_reduction_status(const wh_reduction_t *r, const char **msg)
+{
+    if (msg)
+        *msg = r->error;
+    return r->status;
+}
+
+const char *wh_reduction_dir(const wh_reduction_t *r)
+{
+    return r->rec ? wh_record_dir(r->rec) : NULL;
+}
+
+const char *wh_reduction_result_text(const wh_reduction_t *r)
+{
+    return r->result_text;
+}
+
+const char *wh_reduction_job_id(const wh_reduction_t *r)
+{
+    return r->job_id;
+}
+
+void wh_reduction_progress(const wh_reduction_t *r, wh_buf_t *b)
+{
+    static const char *const st[] = {"fingerprinting", "reducing", "done", "failed"};
+    wh_buf_printf(b, "%s %s: %s, sweep %d level %d, %d candidates (%d evaluated, %d cached)",
+                  r->tree ? r->tree->test : "?", r->job.file, st[r->state],
+                  r->last_sweep < 0 ? 0 : r->last_sweep, r->last_level < 0 ? 0 : r->last_level,
+                  r->candidates, r->evaluated, r->cached);
+}
+
+void wh_reduction_abort(wh_reduction_t *r, const char *why)
+{
+    s_fail(r, 130, wh_strdup_printf("%s", why));
+}

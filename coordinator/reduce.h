@@ -1,0 +1,42 @@
+/*
+ * reduce — one reduction job driven as events: the round engine produces
+ * rounds, this module renders each candidate from the pristine text, answers
+ * what it can from the verdict cache (and from identical candidates in the
+ * same round), queues the rest on the pool, consumes verdicts in any order,
+ * resolves each round in canonical order (cancelling what it no longer
+ * needs), and writes the run record. Several reductions can share one pool
+ * (the coordinator daemon); the embedded default runs one.
+ *
+ * Runs on the pool's thread. libclang parsing happens in wh_reduction_new.
+ */
+#ifndef WH_REDUCE_H
+#define WH_REDUCE_H
+
+#include "cache.h"
+#include "job.h"
+#include "pool.h"
+
+typedef struct wh_reduction wh_reduction_t;
+
+/* Parses the test, hashes the project, opens the run folder, registers the
+ * job with the pool and queues the baseline (or takes the fingerprint from
+ * the cache). NULL and *err (one line) on failure. quiet: no console
+ * progress. */
+wh_reduction_t *wh_reduction_new(const wh_job_t *job, wh_pool_t *pool, wh_cache_t *cache,
+                                 int quiet, char **err);
+void wh_reduction_destroy(wh_reduction_t **r);
+
+/* 1 when finished (successfully or not). */
+int wh_reduction_done(const wh_reduction_t *r);
+/* 0 on success; else the exit status, with a one-line message. */
+int wh_reduction_status(const wh_reduction_t *r, const char **msg);
+const char *wh_reduction_dir(const wh_reduction_t *r);
+/* The reduced test function (compact), for the console. */
+const char *wh_reduction_result_text(const wh_reduction_t *r);
+/* "sweep 2 level 1: 34 candidates" — one line of progress. */
+void wh_reduction_progress(const wh_reduction_t *r, wh_buf_t *b);
+/* Aborts: cancels everything, keeps the record written so far. */
+void wh_reduction_abort(wh_reduction_t *r, const char *why);
+const char *wh_reduction_job_id(const wh_reduction_t *r);
+
+#endif

@@ -1,0 +1,520 @@
+/*
+ * whittle — the command line.
+ *
+ *   whittle inspect FILE --test NAME [-p BUILD_DIR] [--json] [-- FLAGS…]
+ *   whittle inspect FILE --list [-p BUILD_DIR] [--json]
+ *   whittle reduce --project DIR --file FILE --test NAME --run CMD [--setup CMD]
+ *                  [--build CMD] [--framework junit|cmocka|gtest|ctest]
+ *                  [--algorithm hdd|dd] [--jobs N] [--out DIR] [--cache SPEC]
+ *                  [--cluster tcp://HOST:PORT] [-- FLAGS…]
+ *   whittle submit --cluster tcp://HOST:PORT FAILURES.json
+ *   whittle status --cluster tcp://HOST:PORT
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <jansson.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "cache.h"
+#include "job.h"
+#include "pool.h"
+#include "reduce.h"
+#include "tree.h"
+#include "wire.h"
+#include "worker.h"
+
+static volatile sig_atomic_t s_interrupted;
+
+static void s_on_signal(int sig)
+{
+    (void)sig;
+    s_interrupted = 1;
+}
+
+static void s_usage(FILE *fp)
+{
+    fputs("usage: whittle inspect FILE (--test NAME | --list) [-p BUILD_DIR] [--json] [-- FLAGS...]\n"
+          "       whittle reduce --project DIR --file FILE --test NAME --run CMD [--setup CMD]\n"
+          "                      [--build CMD] [--framework junit|cmocka|gtest|ctest]\n"
+          "                      [--algorithm hdd|dd] [--jobs N] [--out DIR] [--cache SPEC]\n"
+          "                      [--match full|message|type] [--build-timeout S] [--test-timeout S]\n"
+          "                      [--setup-timeout S] [-p BUILD_DIR] [--cluster ENDPOINT] [-v] [-- FLAGS...]\n"
+          "       whittle submit --cluster ENDPOINT FAILURES.json\n"
+          "       whittle status --cluster ENDPOINT\n",
+          fp);
+}
+
+static int s_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+static int s_die(int code, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    fputs("whittle: error: ", stderr);
+    vfprintf(stderr, fmt, ap);
+    fputc('\n', stderr);
+    va_end(ap);
+    return code;
+}
+
+/* ---- inspect ---- */
+
+static int s_inspect(int argc, char **argv)
+{
+    const char *file = NULL, *test = NULL, *compdb = NULL;
+    int list = 0, json = 0;
+    const char **extra = NULL;
+    int nextra = 0;
+    for (int i = 0; i < argc; i++) {
+        const char *a = argv[i];
+        if (!strcmp(a, "--")) {
+            extra = (const char **)argv + i + 1;
+            nextra = argc - i - 1;
+            break;
+        } else if (!strcmp(a, "--test") && i + 1 < argc)
+            test = argv[++i];
+        else if ((!strcmp(a, "-p") || !strcmp(a, "--compdb")) && i + 1 < argc)
+            compdb = argv[++i];
+        else if (!strcmp(a, "--list"))
+            list = 1;
+        else if (!strcmp(a, "--json"))
+            json = 1;
+        else if (a[0] == '-' && a[1])
+            return s_die(2, "unknown option '%s' for inspect", a);
+        else if (!file)
+            file = a;
+        else
+            return s_die(2, "unexpected argument '%s'", a);
+    }
+    if (!file)
+        return s_die(2, "inspect needs a test file");
+    if (!list && !test)
+        return s_die(2, "inspect needs --test NAME or --list");
+    wh_tree_opts_t o = {compdb, extra, nextra};
+    char *err = NULL;
+    if (list) {
+        char **names = NULL;
+        int n = 0;
+        int rc = wh_tree_list(file, &o, &names, &n, &err);
+        if (rc) {
+            int code = s_die(1, "%s", err ? err : wh_strerror(rc));
+            free(err);
+            return code;
+        }
+        if (json) {
+            json_t *a = json_array();
+            for (int i = 0; i < n; i++)
+                json_array_append_new(a, json_string(names[i]));
+            json_t *obj = json_pack("{s:s,s:o}", "file", file, "tests", a);
+            char *s = json_dumps(obj, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+            puts(s);
+            free(s);
+            json_decref(obj);
+        } else {
+            for (int i = 0; i < n; i++)
+                puts(names[i]);
+        }
+        for (int i = 0; i < n; i++)
+            free(names[i]);
+        free(names);
+        return 0;
+    }
+    wh_tree_t *t = NULL;
+    int rc = wh_tree_load(file, test, &o, &t, &err);
+    if (rc) {
+        int code = s_die(1, "%s", err ? err : wh_strerror(rc));
+        free(err);
+        return code;
+    }
+    wh_tree_print(t, stdout, json);
+    wh_tree_destroy(&t);
+    return 0;
+}
+
+/* ---- reduce ---- */
+
+static unsigned s_secs(const char *s, const char *flag, int *bad)
+{
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (!end || *end || v <= 0 || v > 86400 * 7) {
+        fprintf(stderr, "whittle: error: %s wants a positive number of seconds, not '%s'\n", flag, s);
+        *bad = 1;
+        return 0;
+    }
+    return (unsigned)(v * 1000.0);
+}
+
+static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
+{
+    int bad = 0;
+    for (int i = 0; i < argc && !bad; i++) {
+        const char *a = argv[i];
+        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
+#define OPT(name, field)                     \
+    if (!strcmp(a, name)) {                  \
+        if (!v)                              \
+            return s_die(2, "%s needs a value", name); \
+        free(field);                         \
+        field = strdup(v);                   \
+        i++;                                 \
+        continue;                            \
+    }
+        OPT("--project", j->project)
+        OPT("--file", j->file)
+        OPT("--test", j->test)
+        OPT("--setup", j->setup)
+        OPT("--build", j->build)
+        OPT("--run", j->run)
+        OPT("--framework", j->framework)
+        OPT("--out", j->out)
+        OPT("--cache", j->cache)
+        OPT("-p", j->compdb)
+        OPT("--compdb", j->compdb)
+        OPT("--cluster", *cluster)
+#undef OPT
+        if (!strcmp(a, "--algorithm") && v) {
+            if (!strcmp(v, "hdd"))
+                j->algo = WH_ALGO_HDD;
+            else if (!strcmp(v, "dd"))
+                j->algo = WH_ALGO_DD;
+            else
+                return s_die(2, "unknown algorithm '%s' (known: hdd, dd)", v);
+            i++;
+        } else if (!strcmp(a, "--match") && v) {
+            if (!strcmp(v, "full"))
+                j->match = 0;
+            else if (!strcmp(v, "message"))
+                j->match = 1;
+            else if (!strcmp(v, "type"))
+                j->match = 2;
+            else
+                return s_die(2, "unknown match mode '%s' (known: full, message, type)", v);
+            i++;
+        } else if ((!strcmp(a, "--jobs") || !strcmp(a, "-j")) && v) {
+            char *end = NULL;
+            long n = strtol(v, &end, 10);
+            if (!end || *end || n < 1 || n > 1024)
+                return s_die(2, "--jobs wants a number from 1 to 1024, not '%s'", v);
+            j->jobs = (int)n;
+            i++;
+        } else if (!strcmp(a, "--build-timeout") && v) {
+            j->build_timeout_ms = s_secs(v, a, &bad);
+            i++;
+        } else if (!strcmp(a, "--test-timeout") && v) {
+            j->test_timeout_ms = s_secs(v, a, &bad);
+            i++;
+        } else if (!strcmp(a, "--setup-timeout") && v) {
+            j->setup_timeout_ms = s_secs(v, a, &bad);
+            i++;
+        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
+            j->verbose++;
+        } else if (!strcmp(a, "--")) {
+            j->args = calloc((size_t)(argc - i), sizeof(char *));
+            for (int k = i + 1; k < argc; k++)
+                j->args[j->nargs++] = strdup(argv[k]);
+            break;
+        } else {
+            return s_die(2, "unknown option '%s' for reduce (see whittle --help)", a);
+        }
+    }
+    return bad ? 2 : 0;
+}
+
+static int s_reduce_embedded(wh_job_t *j)
+{
+    int code = 0;
+    char *err = NULL;
+    void *zctx = zmq_ctx_new();
+    char ep[128];
+    snprintf(ep, sizeof ep, "inproc://whittle-%d", (int)getpid());
+    wh_pool_t *pool = wh_pool_new(zctx, ep, 1000, &err);
+    wh_cache_t *cache = NULL;
+    wh_reduction_t *r = NULL;
+    wh_node_t *node = NULL;
+    char *workdir = NULL;
+    if (!pool) {
+        code = s_die(4, "%s", err);
+        goto out;
+    }
+    cache = wh_cache_open(j->cache, &err);
+    if (!cache) {
+        code = s_die(2, "%s", err);
+        goto out;
+    }
+    r = wh_reduction_new(j, pool, cache, 0, &err);
+    if (!r) {
+        code = s_die(1, "%s", err);
+        goto out;
+    }
+    printf("Run folder: %s\n", wh_reduction_dir(r));
+    if (!wh_reduction_done(r)) {
+        workdir = wh_path_join(wh_reduction_dir(r), "work");
+        wh_node_opts_t no = {0};
+        no.endpoint = wh_pool_endpoint(pool);
+        no.node_id = "local";
+        no.slots = j->jobs;
+        no.workdir = workdir;
+        node = wh_node_start(zctx, &no, &err);
+        if (!node) {
+            code = s_die(4, "%s", err);
+            goto out;
+        }
+    }
+    while (!wh_reduction_done(r)) {
+        if (s_interrupted) {
+            wh_reduction_abort(r, "interrupted");
+            break;
+        }
+        wh_pool_poll(pool, 100);
+    }
+    const char *msg = NULL;
+    int st = wh_reduction_status(r, &msg);
+    if (st) {
+        code = s_die(st, "%s", msg ? msg : "reduction failed");
+        fprintf(stderr, "whittle: the run record is in %s\n", wh_reduction_dir(r));
+    } else {
+        printf("Reduced test (%s/reduced%s):\n%s", wh_reduction_dir(r), wh_job_ext(j),
+               wh_reduction_result_text(r) ? wh_reduction_result_text(r) : "");
+    }
+out:
+    wh_node_stop(&node);
+    if (workdir && code == 0 && !getenv("WHITTLE_KEEP_WORK"))
+        wh_rm_rf(workdir);
+    free(workdir);
+    wh_reduction_destroy(&r);
+    wh_cache_close(&cache);
+    wh_pool_destroy(&pool);
+    if (zctx)
+        zmq_ctx_term(zctx);
+    free(err);
+    return code;
+}
+
+/* ---- cluster client ---- */
+
+static void *s_client_connect(void *zctx, const char *endpoint)
+{
+    void *s = zmq_socket(zctx, ZMQ_DEALER);
+    int zero = 0;
+    zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
+    if (zmq_connect(s, endpoint) < 0) {
+        zmq_close(s);
+        return NULL;
+    }
+    return s;
+}
+
+/* Sends every job and waits for each job's final PROGRESS. Prints progress
+ * lines as they come. Returns the worst exit status. */
+static int s_cluster_run(const char *endpoint, char **jobs_json, int n)
+{
+    void *zctx = zmq_ctx_new();
+    void *s = s_client_connect(zctx, endpoint);
+    if (!s) {
+        zmq_ctx_term(zctx);
+        return s_die(2, "cannot connect to cluster '%s': %s", endpoint, zmq_strerror(errno));
+    }
+    for (int i = 0; i < n; i++) {
+        wh_msg_t m = {0};
+        m.type = WH_MSG_SUBMIT;
+        m.json = jobs_json[i];
+        m.cand_id = (uint64_t)i;
+        wh_wire_send(s, &m, 0);
+    }
+    int left = n, worst = 0;
+    uint64_t last = wh_now_ms();
+    while (left > 0 && !s_interrupted) {
+        zmq_pollitem_t it = {s, 0, ZMQ_POLLIN, 0};
+        int rc = zmq_poll(&it, 1, 500);
+        if (rc > 0) {
+            wh_msg_t m = {0};
+            if (wh_wire_recv(s, &m, ZMQ_DONTWAIT) == 0) {
+                last = wh_now_ms();
+                if (m.type == WH_MSG_PROGRESS) {
+                    if (m.final) {
+                        left--;
+                        if (m.code) {
+                            fprintf(stderr, "whittle: error: job %llu: %s\n",
+                                    (unsigned long long)m.cand_id, m.detail ? m.detail : "");
+                            if (m.code > worst)
+                                worst = m.code;
+                        } else {
+                            printf("%s", m.detail ? m.detail : "");
+                        }
+                    } else if (m.detail) {
+                        printf("[job %llu] %s\n", (unsigned long long)m.cand_id, m.detail);
+                    }
+                    fflush(stdout);
+                } else if (m.type == WH_MSG_HEARTBEAT) {
+                    /* the coordinator is alive */
+                }
+            }
+            wh_msg_clear(&m);
+        }
+        if (wh_now_ms() - last > 30000) {
+            worst = s_die(4, "cluster '%s' silent for 30 s; giving up (jobs keep running there)",
+                          endpoint);
+            break;
+        }
+    }
+    zmq_close(s);
+    zmq_ctx_term(zctx);
+    return worst;
+}
+
+static int s_reduce(int argc, char **argv)
+{
+    wh_job_t j;
+    wh_job_init(&j);
+    char *cluster = NULL, *err = NULL;
+    int code = s_parse_reduce(argc, argv, &j, &cluster);
+    if (code)
+        goto out;
+    if (wh_job_validate(&j, &err)) {
+        code = s_die(2, "%s", err);
+        goto out;
+    }
+    if (!cluster) {
+        code = s_reduce_embedded(&j);
+    } else {
+        /* Check the test exists here first: a typo should not cost a trip. */
+        char *path = wh_path_join(j.project, j.file);
+        wh_tree_opts_t to = {j.compdb, (const char *const *)j.args, j.nargs};
+        wh_tree_t *t = NULL;
+        int rc = wh_tree_load(path, j.test, &to, &t, &err);
+        free(path);
+        wh_tree_destroy(&t);
+        if (rc) {
+            code = s_die(1, "%s", err);
+            goto out;
+        }
+        char *js = wh_job_to_json(&j);
+        code = s_cluster_run(cluster, &js, 1);
+        free(js);
+    }
+out:
+    wh_job_clear(&j);
+    free(cluster);
+    free(err);
+    return code;
+}
+
+static int s_submit(int argc, char **argv)
+{
+    const char *cluster = NULL, *file = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--cluster") && i + 1 < argc)
+            cluster = argv[++i];
+        else if (argv[i][0] == '-')
+            return s_die(2, "unknown option '%s' for submit", argv[i]);
+        else
+            file = argv[i];
+    }
+    if (!cluster || !file)
+        return s_die(2, "submit needs --cluster ENDPOINT and a JSON file");
+    json_error_t je;
+    json_t *root = json_load_file(file, 0, &je);
+    if (!root)
+        return s_die(2, "cannot read failures file '%s': %s (line %d)", file, je.text, je.line);
+    if (!json_is_array(root)) {
+        json_decref(root);
+        return s_die(2, "failures file '%s' must hold a JSON array of jobs", file);
+    }
+    int n = (int)json_array_size(root);
+    char **jobs = calloc((size_t)(n ? n : 1), sizeof *jobs);
+    int code = 0;
+    for (int i = 0; i < n; i++) {
+        wh_job_t j;
+        wh_job_init(&j);
+        char *err = NULL;
+        if (wh_job_from_json(&j, json_array_get(root, (size_t)i), &err) ||
+            wh_job_validate(&j, &err)) {
+            code = s_die(2, "failures file '%s', job %d: %s", file, i, err);
+            free(err);
+            wh_job_clear(&j);
+            break;
+        }
+        jobs[i] = wh_job_to_json(&j);
+        wh_job_clear(&j);
+    }
+    json_decref(root);
+    if (!code)
+        code = s_cluster_run(cluster, jobs, n);
+    for (int i = 0; i < n; i++)
+        free(jobs[i]);
+    free(jobs);
+    return code;
+}
+
+static int s_status(int argc, char **argv)
+{
+    const char *cluster = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--cluster") && i + 1 < argc)
+            cluster = argv[++i];
+        else
+            return s_die(2, "unknown argument '%s' for status", argv[i]);
+    }
+    if (!cluster)
+        return s_die(2, "status needs --cluster ENDPOINT");
+    void *zctx = zmq_ctx_new();
+    void *s = s_client_connect(zctx, cluster);
+    int code = 0;
+    if (!s) {
+        code = s_die(2, "cannot connect to cluster '%s'", cluster);
+    } else {
+        wh_msg_t m = {0};
+        m.type = WH_MSG_STATUS_REQ;
+        wh_wire_send(s, &m, 0);
+        zmq_pollitem_t it = {s, 0, ZMQ_POLLIN, 0};
+        code = 4;
+        uint64_t t0 = wh_now_ms();
+        while (wh_now_ms() - t0 < 5000) {
+            if (zmq_poll(&it, 1, 500) > 0) {
+                wh_msg_t r = {0};
+                if (wh_wire_recv(s, &r, ZMQ_DONTWAIT) == 0 && r.type == WH_MSG_STATUS) {
+                    fputs(r.detail ? r.detail : "", stdout);
+                    code = 0;
+                    wh_msg_clear(&r);
+                    break;
+                }
+                wh_msg_clear(&r);
+            }
+        }
+        if (code)
+            s_die(code, "no answer from cluster '%s' within 5 s", cluster);
+        zmq_close(s);
+    }
+    zmq_ctx_term(zctx);
+    return code;
+}
+
+int main(int argc, char **argv)
+{
+    signal(SIGPIPE, SIG_IGN);
+    struct sigaction sa = {0};
+    sa.sa_handler = s_on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    if (getenv("WHITTLE_DEBUG"))
+        wh_log_set_level(WH_LOG_DEBUG);
+    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
+        s_usage(argc < 2 ? stderr : stdout);
+        return argc < 2 ? 2 : 0;
+    }
+    const char *cmd = argv[1];
+    if (!strcmp(cmd, "inspect"))
+        return s_inspect(argc - 2, argv + 2);
+    if (!strcmp(cmd, "reduce"))
+        return s_reduce(argc - 2, argv + 2);
+    if (!strcmp(cmd, "submit"))
+        return s_submit(argc - 2, argv + 2);
+    if (!strcmp(cmd, "status"))
+        return s_status(argc - 2, argv + 2);
+    s_usage(stderr);
+    return s_die(2, "unknown command '%s'", cmd);
+}

@@ -1,0 +1,108 @@
+/*
+ * whittle-node — a build node: N slot threads with warm workspaces that
+ * connect to a coordinator.
+ *
+ *   whittle-node --connect tcp://coord:7700 [--slots N] [--workdir DIR]
+ *                [--id NAME] [--max-disk SIZE] [--heartbeat MS]
+ */
+#define _GNU_SOURCE
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "wh_common.h"
+#include "worker.h"
+
+static volatile sig_atomic_t s_stop;
+
+static void s_on_signal(int sig)
+{
+    (void)sig;
+    s_stop = 1;
+}
+
+static int s_die(const char *msg, const char *arg)
+{
+    fprintf(stderr, "whittle-node: error: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
+    return 2;
+}
+
+static int s_parse_size(const char *s, uint64_t *out)
+{
+    char *end = NULL;
+    double v = strtod(s, &end);
+    if (!end || v <= 0)
+        return -1;
+    uint64_t mul = 1;
+    switch (*end) {
+    case 'k': case 'K': mul = 1ull << 10; end++; break;
+    case 'm': case 'M': mul = 1ull << 20; end++; break;
+    case 'g': case 'G': mul = 1ull << 30; end++; break;
+    case 't': case 'T': mul = 1ull << 40; end++; break;
+    default: break;
+    }
+    if (*end == 'B' || *end == 'b')
+        end++;
+    if (*end)
+        return -1;
+    *out = (uint64_t)(v * (double)mul);
+    return 0;
+}
+
+int main(int argc, char **argv)
+{
+    wh_node_opts_t o = {0};
+    o.slots = 1;
+    o.workdir = "/var/lib/whittle";
+    for (int i = 1; i < argc; i++) {
+        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+        if (!strcmp(a, "--connect") && v)
+            o.endpoint = argv[++i];
+        else if (!strcmp(a, "--slots") && v) {
+            o.slots = atoi(argv[++i]);
+            if (o.slots < 1 || o.slots > 1024)
+                return s_die("--slots wants 1..1024, not", v);
+        } else if (!strcmp(a, "--workdir") && v)
+            o.workdir = argv[++i];
+        else if (!strcmp(a, "--id") && v)
+            o.node_id = argv[++i];
+        else if (!strcmp(a, "--heartbeat") && v)
+            o.heartbeat_ms = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(a, "--max-disk") && v) {
+            if (s_parse_size(argv[++i], &o.max_disk))
+                return s_die("--max-disk wants a size like 20G, not", v);
+        } else if (!strcmp(a, "-v"))
+            wh_log_set_level(WH_LOG_INFO);
+        else if (!strcmp(a, "--help")) {
+            puts("usage: whittle-node --connect ENDPOINT [--slots N] [--workdir DIR] [--id NAME]\n"
+                 "                    [--max-disk SIZE] [--heartbeat MS] [-v]");
+            return 0;
+        } else
+            return s_die("unknown argument", a);
+    }
+    if (!o.endpoint)
+        return s_die("missing --connect ENDPOINT", NULL);
+    signal(SIGPIPE, SIG_IGN);
+    struct sigaction sa = {0};
+    sa.sa_handler = s_on_signal;
+    sigaction(SIGINT, &sa, NULL);
+    sigaction(SIGTERM, &sa, NULL);
+    void *zctx = zmq_ctx_new();
+    char *err = NULL;
+    wh_node_t *n = wh_node_start(zctx, &o, &err);
+    if (!n) {
+        fprintf(stderr, "whittle-node: error: %s\n", err ? err : "cannot start");
+        free(err);
+        zmq_ctx_term(zctx);
+        return 1;
+    }
+    fprintf(stderr, "whittle-node: %d slot(s) connected to %s, workspaces in %s\n", o.slots,
+            o.endpoint, o.workdir);
+    while (!s_stop)
+        usleep(100 * 1000);
+    wh_node_stop(&n);
+    zmq_ctx_term(zctx);
+    return 0;
+}

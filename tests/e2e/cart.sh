@@ -1,0 +1,64 @@
+#!/bin/bash
+# Figure 1.1 of the thesis in C: HDD ends at 4 statements (the coupon goes in
+# the second sweep), --algorithm dd at 6. The reduced test, built and run on
+# its own, fails with the original fingerprint; the project is untouched;
+# the answer is the same for 1, 2 and 4 slots.
+. "$(dirname "$0")/lib.sh"
+P="$T/cart"; cp -r "$FIX/cart" "$P"
+before=$(tree_digest "$P")
+args=(--project "$P" --file tests/test_cart.c --test test_added_item_is_in_cart
+      --setup "cmake -S . -B build -G Ninja >/dev/null && cmake --build build"
+      --build "cmake --build build" --run "build/test_cart" --framework cmocka)
+
+"$WHITTLE" reduce "${args[@]}" --out "$T/hdd" --cache memory: > "$T/hdd.out" 2>&1 || { cat "$T/hdd.out"; fail "hdd run"; }
+R=$(run_dir "$T/hdd")
+check_eq "hdd statements_before" "$(json "$R/summary.json" .statements_before)" 7
+check_eq "hdd statements_after" "$(json "$R/summary.json" .statements_after)" 4
+check_eq "hdd tree_after" "$(json "$R/summary.json" .tree_after)" 1
+check_eq "hdd sweeps" "$(json "$R/summary.json" .sweeps)" 3
+check_eq "hdd fingerprint message" "$(json "$R/summary.json" .fingerprint.message)" '"apple" != "appl"'
+check_eq "hdd fingerprint location" "$(json "$R/summary.json" .fingerprint.location)" "tests/test_cart.c:19"
+check_eq "hdd PrTRS" "$(json "$R/summary.json" .PrTRS)" 0
+want_body='static void test_added_item_is_in_cart(void **state)
+{
+    struct cart *cart = cart_new();
+    cart_add(cart, "apple");
+    for (size_t i = 0; i < cart_count(cart); i++) {
+        assert_string_equal("apple", cart_item(cart, i)->name);
+    }
+}'
+got_body=$(awk '/^static void test_added_item_is_in_cart/,/^}/' "$R/reduced.c")
+check_eq "hdd reduced test" "$got_body" "$want_body"
+# line-true: same number of lines, the failing assert on its original line
+check_eq "line-true line count" "$(wc -l < "$R/reduced.lines.c")" "$(wc -l < "$P/tests/test_cart.c")"
+check_eq "assert stays on line 19" "$(sed -n 19p "$R/reduced.lines.c" | tr -s ' ')" ' assert_string_equal("apple", cart_item(cart, i)->name);'
+for f in original.c reduced.c reduced.lines.c fingerprint.json run.log candidates.csv summary.txt summary.json; do
+    [ -s "$R/$f" ] && pass "record has $f" || fail "record lacks $f"
+done
+n_reports=$(ls "$R/reports" | wc -l)
+check_eq "one report per evaluated candidate (+ original)" "$n_reports" "$(( $(json "$R/summary.json" .evaluated) + 1 ))"
+check_eq "csv rows = candidates" "$(( $(wc -l < "$R/candidates.csv") - 1 ))" "$(json "$R/summary.json" .candidates)"
+
+# The reduced test on its own, in a fresh copy: fails with the fingerprint.
+V="$T/verify"; cp -r "$FIX/cart" "$V"; cp "$R/reduced.lines.c" "$V/tests/test_cart.c"
+(cd "$V" && cmake -S . -B build -G Ninja >/dev/null && cmake --build build >/dev/null) || fail "reduced test does not build on its own"
+(cd "$V" && CMOCKA_MESSAGE_OUTPUT=xml CMOCKA_XML_FILE="$T/verify.xml" build/test_cart >/dev/null 2>&1)
+grep -q '"apple" != "appl"' "$T/verify.xml" && grep -q 'tests/test_cart.c:19: error' "$T/verify.xml" \
+    && pass "reduced test fails with the original fingerprint" || fail "reduced test does not fail the same way"
+
+# Flat DD baseline: 6 statements.
+"$WHITTLE" reduce "${args[@]}" --algorithm dd --out "$T/dd" --cache memory: > "$T/dd.out" 2>&1 || { cat "$T/dd.out"; fail "dd run"; }
+R2=$(run_dir "$T/dd")
+check_eq "dd statements_after" "$(json "$R2/summary.json" .statements_after)" 6
+
+# Same answer, same verdict sequence, for 2 and 4 slots.
+seq1=$(cut -d, -f1-7 "$R/candidates.csv" | cut -d, -f1-6)
+for n in 2 4; do
+    "$WHITTLE" reduce "${args[@]}" --jobs $n --out "$T/j$n" --cache memory: > "$T/j$n.out" 2>&1 || { cat "$T/j$n.out"; fail "jobs $n run"; }
+    Rn=$(run_dir "$T/j$n")
+    cmp -s "$R/reduced.c" "$Rn/reduced.c" && pass "jobs $n: same reduced test" || fail "jobs $n: different reduced test"
+    check_eq "jobs $n: same candidate sequence and verdicts" "$(cut -d, -f1-6 "$Rn/candidates.csv")" "$seq1"
+done
+
+check_eq "project byte-identical after the runs" "$(tree_digest "$P")" "$before"
+finish

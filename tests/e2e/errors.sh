@@ -1,0 +1,59 @@
+#!/bin/bash
+# Every error of `whittle reduce` is one line that names the problem and the
+# input, with a non-zero exit; a test that hangs (and forks a sleeper) is
+# killed with its whole process group: nothing is left running.
+. "$(dirname "$0")/lib.sh"
+P="$T/headers"; cp -r "$FIX/headers" "$P"
+base=(--project "$P" --file tests/test_request.c --setup "make -s" --build "make -s"
+      --framework cmocka --out "$T/runs" --cache memory:)
+
+expect_error() { # name pattern args...
+    local name=$1 pat=$2; shift 2
+    "$WHITTLE" reduce "$@" > "$T/o" 2> "$T/e"; local rc=$?
+    local line; line=$(grep 'whittle: error:' "$T/e" | head -n1)
+    if [ $rc -ne 0 ] && echo "$line" | grep -q -- "$pat"; then
+        pass "$name: exit $rc: $line"
+    else
+        fail "$name: exit $rc, stderr: $(cat "$T/e")"
+    fi
+    [ "$(grep -c 'whittle: error:' "$T/e")" -eq 1 ] || fail "$name: more than one error line"
+}
+
+expect_error "original passes" "original test passes: test_missing_header_is_empty" \
+    "${base[@]}" --test test_missing_header_is_empty --run ./test_request
+expect_error "unknown test lists names" "test 'test_nope' not found.*test_should_read_headers.*test_missing_header_is_empty" \
+    "${base[@]}" --test test_nope --run ./test_request
+expect_error "setup fails" "setup failed.*exited 3" \
+    --project "$P" --file tests/test_request.c --test test_should_read_headers --setup "exit 3" \
+    --build "make -s" --run ./test_request --framework cmocka --out "$T/runs" --cache memory:
+N="$T/nobuild"; cp -r "$FIX/headers" "$N"; echo 'this is not C;' >> "$N/src/request.c"
+expect_error "original does not build" "original does not build" \
+    --project "$N" --file tests/test_request.c --test test_should_read_headers --setup true \
+    --build "make -s" --run ./test_request --framework cmocka --out "$T/runs" --cache memory:
+expect_error "report missing" "report missing on the original run" \
+    "${base[@]}" --test test_should_read_headers --run "true"
+expect_error "missing project" "project '/nonexistent' is not a folder" \
+    --project /nonexistent --file x.c --test t --run true
+expect_error "missing file" "test file 'nope.c' not found" \
+    --project "$P" --file nope.c --test t --run true
+expect_error "unknown framework" "unknown framework 'nunit'" \
+    "${base[@]}" --test test_should_read_headers --run true --framework nunit
+
+# A file that does not parse.
+B="$T/broken"; cp -r "$FIX/headers" "$B"
+printf 'static void test_bad(void **state)\n{\n    int x = ;\n}\n' > "$B/tests/test_bad.c"
+expect_error "file does not parse" "test_bad.c:3:.*error" \
+    --project "$B" --file tests/test_bad.c --test test_bad --run true --out "$T/runs" --cache memory:
+
+# A hanging test that forks a sleeper: the timeout kills the whole group.
+marker="whittle-e2e-sleeper-$$"
+expect_error "test timeout" "timed out" \
+    "${base[@]}" --test test_should_read_headers --test-timeout 1 \
+    --run "sh -c 'exec -a $marker sleep 300' & exec -a $marker sleep 300"
+sleep 0.5
+if pgrep -f "$marker" >/dev/null; then fail "sleepers left running: $(pgrep -af "$marker")"; pkill -f "$marker"; else pass "nothing left running after the timeout"; fi
+
+# Every failed run still left its record.
+n=$(ls -d "$T"/runs/*/ 2>/dev/null | wc -l)
+[ "$n" -ge 4 ] && pass "failed runs kept $n run folders" || fail "failed runs kept only $n run folders"
+finish

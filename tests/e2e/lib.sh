@@ -1,0 +1,37 @@
+# Shared helpers for whittle's end-to-end tests (sourced by each script).
+# Each test runs in its own temp folder; nothing is written to the repo.
+set -u
+WH_SOURCE_DIR=${WH_SOURCE_DIR:?set by ctest}
+WH_BINARY_DIR=${WH_BINARY_DIR:?set by ctest}
+WHITTLE="$WH_BINARY_DIR/coordinator/whittle"
+FIX="$WH_SOURCE_DIR/tests/fixtures"
+T=$(mktemp -d /tmp/whittle-e2e.XXXXXX)
+export WHITTLE_CACHE_DIR="$T/cache"
+FAILS=0
+cleanup() { rm -rf "$T"; }
+trap cleanup EXIT
+
+fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
+pass() { echo "ok   $*" >&2; }
+check_eq() { # name got want
+    if [ "$2" = "$3" ]; then pass "$1 = $3"; else fail "$1: got '$2', want '$3'"; fi
+}
+check_le() { # name got max
+    if [ "$2" -le "$3" ]; then pass "$1 = $2 <= $3"; else fail "$1: got $2, want <= $3"; fi
+}
+json() { # file jq-expression
+    jq -r "$2" "$1"
+}
+# A digest of every file under a folder (paths + contents), to prove a tree
+# is byte-identical before and after a run.
+tree_digest() {
+    (cd "$1" && find . -type f -o -type l | LC_ALL=C sort | while read -r f; do
+        printf '%s ' "$f"; if [ -L "$f" ]; then readlink "$f"; else sha256sum < "$f"; fi
+    done) | sha256sum | cut -c1-64
+}
+# The single run folder under an --out folder.
+run_dir() { ls -d "$1"/*/ | head -n1 | sed 's:/$::'; }
+finish() {
+    if [ "$FAILS" -ne 0 ]; then echo "$FAILS check(s) failed" >&2; exit 1; fi
+    echo "all checks passed" >&2; exit 0
+}

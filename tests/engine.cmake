@@ -1,0 +1,4 @@
+# The round engine and rendering: hand-built trees and oracle functions, no
+# libclang, sockets or builds.
+wh_add_test(test_engine SOURCES test_engine.c ref_hdd.c LIBS wh_engine)
+wh_add_test(test_render SOURCES test_render.c LIBS wh_engine)
