@@ -87,7 +87,8 @@ static void s_on_other(void *ctx, const void *ident, size_t ilen, wh_msg_t *m)
     wh_reduction_t *r = NULL;
     if (!o)
         err = strdup("submitted job is not valid JSON");
-    else if (wh_job_from_json(&j, o, &err) == 0 && wh_job_validate(&j, &err) == 0)
+    else if (wh_job_from_json(&j, o, &err) == 0 && wh_job_validate(&j, &err) == 0 &&
+             (wh_job_guess_includes(&j), 1))
         r = wh_reduction_new(&j, self->pool, self->cache, 1, &err);
     json_decref(o);
     wh_job_clear(&j);

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "job.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <jansson.h>
 #include <stdlib.h>
@@ -275,4 +276,58 @@ const char *wh_job_ext(const wh_job_t *j)
     const char *slash = strrchr(j->file, '/');
     const char *dot = strrchr(slash ? slash : j->file, '.');
     return dot ? dot : "";
+}
+
+/* Folders of the project (at most 4 deep, skipping .git, whittle-runs and
+ * build folders) that hold headers, as "-I<dir>" arguments. */
+static void s_scan_headers(const char *dir, int depth, char ***args, int *n)
+{
+    if (depth > 4)
+        return;
+    DIR *d = opendir(dir);
+    if (!d)
+        return;
+    int has_header = 0;
+    struct dirent *e;
+    char *cache = wh_path_join(dir, "CMakeCache.txt");
+    int is_build = cache && wh_is_file(cache);
+    free(cache);
+    if (is_build) {
+        closedir(d);
+        return;
+    }
+    while ((e = readdir(d))) {
+        const char *nm = e->d_name;
+        if (nm[0] == '.' || !strcmp(nm, "whittle-runs"))
+            continue;
+        char *sub = wh_path_join(dir, nm);
+        if (!sub)
+            continue;
+        if (wh_is_dir(sub)) {
+            s_scan_headers(sub, depth + 1, args, n);
+        } else {
+            const char *dot = strrchr(nm, '.');
+            if (dot && (!strcmp(dot, ".h") || !strcmp(dot, ".hh") || !strcmp(dot, ".hpp") ||
+                        !strcmp(dot, ".hxx")))
+                has_header = 1;
+        }
+        free(sub);
+    }
+    closedir(d);
+    if (has_header && *n < 64) {
+        char **a = realloc(*args, (size_t)(*n + 1) * sizeof *a);
+        if (a) {
+            *args = a;
+            a[*n] = wh_strdup_printf("-I%s", dir);
+            if (a[*n])
+                (*n)++;
+        }
+    }
+}
+
+void wh_job_guess_includes(wh_job_t *j)
+{
+    if (j->nargs || j->compdb || !j->project)
+        return;
+    s_scan_headers(j->project, 0, &j->args, &j->nargs);
 }

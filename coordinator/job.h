@@ -47,6 +47,12 @@ char *wh_job_to_json(const wh_job_t *j);
  * mode and timeouts. */
 void wh_job_identity(const wh_job_t *j, const char *snapshot, char out[65]);
 
+/* When neither compile flags (--) nor a compilation database folder (-p)
+ * were given, adds "-I" for every project folder that holds headers, so
+ * libclang finds the project's own headers; a compile_commands.json found
+ * next to the file still comes first. */
+void wh_job_guess_includes(wh_job_t *j);
+
 /* The file extension of j->file including the dot (".c"), or "". */
 const char *wh_job_ext(const wh_job_t *j);
 

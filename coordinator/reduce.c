@@ -338,9 +338,12 @@ static void s_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *
         }
         if (m->report_len)
             wh_record_file(r->rec, "reports/original.report", m->report, m->report_len);
-        if (m->verdict == WH_V_INFRA_ERROR || (m->test_status == 0 && m->report_len == 0 && d[0])) {
-            s_fail(r, 3, wh_strdup_printf("report missing on the original run of %s: %s",
-                                          r->job.test, d));
+        if (m->verdict == WH_V_INFRA_ERROR) {
+            if (strstr(d, "timed out"))
+                s_fail(r, 3, wh_strdup_printf("original run of %s: %s", r->job.test, d));
+            else
+                s_fail(r, 3, wh_strdup_printf("report missing on the original run of %s: %s",
+                                              r->job.test, d));
             return;
         }
         switch (m->test_status) {

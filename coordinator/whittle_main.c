@@ -378,6 +378,7 @@ static int s_reduce(int argc, char **argv)
         code = s_die(2, "%s", err);
         goto out;
     }
+    wh_job_guess_includes(&j);
     if (!cluster) {
         code = s_reduce_embedded(&j);
     } else {

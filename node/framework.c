@@ -28,6 +28,7 @@
  */
 #define _GNU_SOURCE
 #include "framework.h"
+#include "oracle.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -393,6 +394,17 @@ static int s_fail_cmocka(xmlNodePtr tc, xmlNodePtr fail, const char *console,
         while (end < n && text[end] == ' ')
             end++;
         memmove(text + start, text + end, n - end + 1);
+        /* cmocka's own "error: Failure!" says nothing about this failure;
+         * when the assert printed its values, they are the message. */
+        char *boiler = strstr(text, "error: Failure!");
+        if (boiler) {
+            memmove(boiler, boiler + 15, strlen(boiler + 15) + 1);
+            wh_fp_normalize_message(text);
+            if (!text[0]) {
+                free(text);
+                text = strdup("Failure!");
+            }
+        }
         fp->kind = strdup(s_fail_kind(fail));
         fp->location = loc;
         fp->message = text;

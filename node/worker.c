@@ -394,14 +394,16 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
         goto reply;
     }
     atomic_fetch_add(&n->evaluated, 1);
-    v.verdict = m->baseline ? WH_V_NONE : r.verdict;
+    /* For a baseline, wh_evaluate leaves the verdict NONE when the report
+     * was read, and says BuildFailed / InfraError when there is none. */
+    v.verdict = r.verdict;
     v.test_status = r.result.status;
     v.observed = r.result.fp;
     v.build_ms = (uint32_t)r.build_ms;
     v.test_ms = (uint32_t)r.test_ms;
     if (r.cancelled)
         v.code = WH_ECANCEL;
-    else if (!r.build_ok)
+    else if (r.verdict == WH_V_BUILD_FAILED)
         v.code = WH_EBUILD;
     detail = r.detail ? strdup(r.detail) : NULL;
     size_t rlen = 0;

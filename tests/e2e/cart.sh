@@ -17,7 +17,7 @@ check_eq "hdd statements_after" "$(json "$R/summary.json" .statements_after)" 4
 check_eq "hdd tree_after" "$(json "$R/summary.json" .tree_after)" 1
 check_eq "hdd sweeps" "$(json "$R/summary.json" .sweeps)" 3
 check_eq "hdd fingerprint message" "$(json "$R/summary.json" .fingerprint.message)" '"apple" != "appl"'
-check_eq "hdd fingerprint location" "$(json "$R/summary.json" .fingerprint.location)" "tests/test_cart.c:19"
+check_eq "hdd fingerprint location" "$(json "$R/summary.json" .fingerprint.location)" "test_cart.c:19"
 check_eq "hdd PrTRS" "$(json "$R/summary.json" .PrTRS)" 0
 want_body='static void test_added_item_is_in_cart(void **state)
 {

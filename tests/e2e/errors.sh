@@ -47,9 +47,10 @@ expect_error "file does not parse" "test_bad.c:3:.*error" \
 
 # A hanging test that forks a sleeper: the timeout kills the whole group.
 marker="whittle-e2e-sleeper-$$"
-expect_error "test timeout" "timed out" \
+cp "$(command -v sleep)" "$T/$marker"
+expect_error "test timeout" "timed out after 1000 ms" \
     "${base[@]}" --test test_should_read_headers --test-timeout 1 \
-    --run "sh -c 'exec -a $marker sleep 300' & exec -a $marker sleep 300"
+    --run "$T/$marker 300 & $T/$marker 301"
 sleep 0.5
 if pgrep -f "$marker" >/dev/null; then fail "sleepers left running: $(pgrep -af "$marker")"; pkill -f "$marker"; else pass "nothing left running after the timeout"; fi
 
