@@ -34,6 +34,9 @@ void wh_job_clear(wh_job_t *j)
     free(j->out);
     free(j->cache);
     free(j->compdb);
+    free(j->failure_regex);
+    free(j->pass_regex);
+    free(j->reference);
     for (int i = 0; i < j->nargs; i++)
         free(j->args[i]);
     free(j->args);
@@ -95,6 +98,22 @@ int wh_job_validate(wh_job_t *j, char **err)
     if (!wh_framework_find(j->framework))
         return s_fail(err, wh_strdup_printf("unknown framework '%s' (known: %s)", j->framework,
                                             wh_framework_names()));
+    if (j->repeat < 0 || j->repeat > 1000)
+        return s_fail(err, wh_strdup_printf("--repeat %d out of range 1..1000", j->repeat));
+    if (j->flaky_ok < 0 || (j->flaky_ok && j->flaky_ok > (j->repeat > 1 ? j->repeat : 1)))
+        return s_fail(err, wh_strdup_printf("--flaky-ok %d must be between 1 and --repeat (%d)",
+                                            j->flaky_ok, j->repeat > 1 ? j->repeat : 1));
+    if (j->keep_fault && !j->reference)
+        return s_fail(err, strdup("--keep-fault needs --reference DIR|GIT-REV"));
+    if (!strcmp(j->framework, "console") && !j->failure_regex)
+        return s_fail(err, strdup("the console framework needs --failure-regex"));
+    const wh_framework_t *fw = wh_framework_find(j->framework);
+    if (fw->check) {
+        wh_fw_opts_t fo = {j->failure_regex, j->pass_regex, NULL};
+        char *m = NULL;
+        if (fw->check(&fo, &m))
+            return s_fail(err, m ? m : strdup("bad framework options"));
+    }
     if (j->jobs < 1 || j->jobs > 1024)
         return s_fail(err, wh_strdup_printf("--jobs %d out of range 1..1024", j->jobs));
     if (!j->out)
@@ -146,7 +165,8 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
     static const char *const known[] = {
         "project", "file", "test", "setup", "build", "run", "framework", "algorithm",
         "out", "build_timeout", "test_timeout", "setup_timeout", "match", "args",
-        "compdb", "jobs", "cache", NULL};
+        "compdb", "jobs", "cache", "failure_regex", "pass_regex", "repeat", "flaky_ok",
+        "reference", "keep_fault", NULL};
     json_object_foreach(o, k, v) {
         int ok = 0;
         for (int i = 0; known[i]; i++)
@@ -167,6 +187,9 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
     rc = rc ? rc : s_get_str(o, "out", &j->out, err);
     rc = rc ? rc : s_get_str(o, "compdb", &j->compdb, err);
     rc = rc ? rc : s_get_str(o, "cache", &j->cache, err);
+    rc = rc ? rc : s_get_str(o, "failure_regex", &j->failure_regex, err);
+    rc = rc ? rc : s_get_str(o, "pass_regex", &j->pass_regex, err);
+    rc = rc ? rc : s_get_str(o, "reference", &j->reference, err);
     rc = rc ? rc : s_get_ms(o, "build_timeout", &j->build_timeout_ms, err);
     rc = rc ? rc : s_get_ms(o, "test_timeout", &j->test_timeout_ms, err);
     rc = rc ? rc : s_get_ms(o, "setup_timeout", &j->setup_timeout_ms, err);
@@ -218,6 +241,15 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
     json_t *jobs = json_object_get(o, "jobs");
     if (jobs && json_is_integer(jobs))
         j->jobs = (int)json_integer_value(jobs);
+    json_t *rep = json_object_get(o, "repeat");
+    if (rep && json_is_integer(rep))
+        j->repeat = (int)json_integer_value(rep);
+    json_t *fok = json_object_get(o, "flaky_ok");
+    if (fok && json_is_integer(fok))
+        j->flaky_ok = (int)json_integer_value(fok);
+    json_t *kf = json_object_get(o, "keep_fault");
+    if (kf)
+        j->keep_fault = json_is_true(kf);
     return 0;
 }
 
@@ -235,7 +267,16 @@ char *wh_job_to_json(const wh_job_t *j)
     S("out", j->out);
     S("compdb", j->compdb);
     S("cache", j->cache);
+    S("failure_regex", j->failure_regex);
+    S("pass_regex", j->pass_regex);
+    S("reference", j->reference);
 #undef S
+    if (j->repeat)
+        json_object_set_new(o, "repeat", json_integer(j->repeat));
+    if (j->flaky_ok)
+        json_object_set_new(o, "flaky_ok", json_integer(j->flaky_ok));
+    if (j->keep_fault)
+        json_object_set_new(o, "keep_fault", json_true());
     json_object_set_new(o, "algorithm", json_string(j->algo == WH_ALGO_DD ? "dd" : "hdd"));
     static const char *const modes[] = {"full", "message", "type"};
     json_object_set_new(o, "match", json_string(modes[j->match >= 0 && j->match < 3 ? j->match : 0]));
@@ -265,9 +306,15 @@ void wh_job_identity(const wh_job_t *j, const char *snapshot, char out[65])
     wh_sha256_field_str(h, j->framework);
     wh_sha256_field_str(h, j->file);
     wh_sha256_field_str(h, j->test);
-    char num[64];
-    snprintf(num, sizeof num, "%d/%u/%u", j->match, j->build_timeout_ms, j->test_timeout_ms);
+    wh_sha256_field_str(h, j->failure_regex);
+    wh_sha256_field_str(h, j->pass_regex);
+    char num[96];
+    snprintf(num, sizeof num, "%d/%u/%u/%d/%d/%d", j->match, j->build_timeout_ms,
+             j->test_timeout_ms, j->repeat, j->flaky_ok, j->keep_fault);
     wh_sha256_field_str(h, num);
+    /* With --keep-fault a verdict depends on the reference too. */
+    if (j->keep_fault)
+        wh_sha256_field_str(h, j->reference);
     wh_sha256_final_hex(&h, out);
 }
 

@@ -26,6 +26,12 @@ typedef struct {
     int nargs;
     unsigned build_timeout_ms, test_timeout_ms, setup_timeout_ms;
     int match;            /* wh_match_t */
+    char *failure_regex;  /* --failure-regex (console preset) */
+    char *pass_regex;     /* --pass-regex */
+    int repeat;           /* --repeat K: runs of the original and of each candidate */
+    int flaky_ok;         /* --flaky-ok R: Preserved when >= R of K runs preserve; 0 = all K */
+    char *reference;      /* --reference DIR|GIT-REV, resolved to a folder */
+    int keep_fault;       /* --keep-fault */
     int verbose;
 } wh_job_t;
 

@@ -608,6 +608,12 @@ wh_reduction_t *wh_reduction_new(const wh_job_t *job, wh_pool_t *pool, wh_cache_
     r->job.test_timeout_ms = job->test_timeout_ms;
     r->job.setup_timeout_ms = job->setup_timeout_ms;
     r->job.match = job->match;
+    r->job.failure_regex = wh_strdup0(job->failure_regex);
+    r->job.pass_regex = wh_strdup0(job->pass_regex);
+    r->job.reference = wh_strdup0(job->reference);
+    r->job.repeat = job->repeat;
+    r->job.flaky_ok = job->flaky_ok;
+    r->job.keep_fault = job->keep_fault;
     if (job->nargs) {
         r->job.args = calloc((size_t)job->nargs, sizeof(char *));
         for (int i = 0; r->job.args && i < job->nargs; i++)
@@ -665,6 +671,12 @@ wh_reduction_t *wh_reduction_new(const wh_job_t *job, wh_pool_t *pool, wh_cache_
     spec.test_timeout_ms = r->job.test_timeout_ms;
     spec.setup_timeout_ms = r->job.setup_timeout_ms;
     spec.match = (uint32_t)r->job.match;
+    spec.failure_regex = r->job.failure_regex;
+    spec.pass_regex = r->job.pass_regex;
+    spec.repeat = (uint32_t)r->job.repeat;
+    spec.flaky_ok = (uint32_t)r->job.flaky_ok;
+    spec.reference = r->job.reference;
+    spec.keep_fault = r->job.keep_fault;
     char *ex[1] = {r->job.out};
     spec.exclude = ex;
     spec.n_exclude = 1;

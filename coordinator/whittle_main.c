@@ -42,7 +42,9 @@ static void s_usage(FILE *fp)
           "                      [--build CMD] [--framework junit|cmocka|gtest|ctest]\n"
           "                      [--algorithm hdd|dd] [--jobs N] [--out DIR] [--cache SPEC]\n"
           "                      [--match full|message|type] [--build-timeout S] [--test-timeout S]\n"
-          "                      [--setup-timeout S] [-p BUILD_DIR] [--cluster ENDPOINT] [-v] [-- FLAGS...]\n"
+          "                      [--setup-timeout S] [-p BUILD_DIR] [--cluster ENDPOINT] [-v]\n"
+          "                      [--failure-regex RE] [--pass-regex RE] [--repeat K] [--flaky-ok R]\n"
+          "                      [--reference DIR|GIT-REV] [--keep-fault] [-- FLAGS...]\n"
           "       whittle submit --cluster ENDPOINT FAILURES.json\n"
           "       whittle status --cluster ENDPOINT\n",
           fp);
@@ -175,6 +177,9 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
         OPT("-p", j->compdb)
         OPT("--compdb", j->compdb)
         OPT("--cluster", *cluster)
+        OPT("--failure-regex", j->failure_regex)
+        OPT("--pass-regex", j->pass_regex)
+        OPT("--reference", j->reference)
 #undef OPT
         if (!strcmp(a, "--algorithm") && v) {
             if (!strcmp(v, "hdd"))
@@ -210,6 +215,18 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
         } else if (!strcmp(a, "--setup-timeout") && v) {
             j->setup_timeout_ms = s_secs(v, a, &bad);
             i++;
+        } else if ((!strcmp(a, "--repeat") || !strcmp(a, "--flaky-ok")) && v) {
+            char *end = NULL;
+            long n = strtol(v, &end, 10);
+            if (!end || *end || n < 1 || n > 1000)
+                return s_die(2, "%s wants a number from 1 to 1000, not '%s'", a, v);
+            if (!strcmp(a, "--repeat"))
+                j->repeat = (int)n;
+            else
+                j->flaky_ok = (int)n;
+            i++;
+        } else if (!strcmp(a, "--keep-fault")) {
+            j->keep_fault = 1;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             j->verbose++;
         } else if (!strcmp(a, "--")) {

@@ -602,8 +602,10 @@ static int s_read_with(s_fail_fn on_fail, const char *report_path, const char *c
 
 #define S_READER(name, fn)                                                                 \
     static int name(const char *report_path, const char *console, size_t console_len,     \
-                    const char *test, wh_test_result_t *out, char **err)                   \
+                    const char *test, const wh_fw_opts_t *opts, wh_test_result_t *out,     \
+                    char **err)                                                            \
     {                                                                                      \
+        (void)opts;                                                                        \
         return s_read_with(fn, report_path, console, console_len, test, out, err);         \
     }
 S_READER(s_read_junit, s_fail_junit)
@@ -616,23 +618,61 @@ static const char *const s_cmocka_env[] = {"CMOCKA_MESSAGE_OUTPUT=xml",
 static const char *const s_no_env[] = {NULL};
 
 static const wh_framework_t s_presets[] = {
-    {"junit", NULL, s_no_env, s_read_junit},
-    {"cmocka", NULL, s_cmocka_env, s_read_cmocka},
-    {"gtest", "--gtest_filter={test} --gtest_output=xml:{report}", s_no_env, s_read_gtest},
-    {"ctest", "-R '^{test}$' --output-junit {report}", s_no_env, s_read_ctest},
+    {"junit", NULL, s_no_env, s_read_junit, NULL},
+    {"cmocka", NULL, s_cmocka_env, s_read_cmocka, NULL},
+    {"gtest", "--gtest_filter={test} --gtest_output=xml:{report}", s_no_env, s_read_gtest, NULL},
+    {"ctest", "-R '^{test}$' --output-junit {report}", s_no_env, s_read_ctest, NULL},
 };
+
+typedef const wh_framework_t *(*s_provider_fn)(size_t *n);
+
+static char s_names[512];
+
+static void s_build_names(void)
+{
+    wh_buf_t b = WH_BUF_INIT;
+    for (size_t i = 0; i < sizeof s_presets / sizeof s_presets[0]; i++)
+        wh_buf_printf(&b, "%s%s", i ? ", " : "", s_presets[i].name);
+    s_provider_fn providers[] = {wh_fw_xunit_presets, wh_fw_console_presets};
+    for (size_t p = 0; p < sizeof providers / sizeof providers[0]; p++) {
+        if (!providers[p])
+            continue;
+        size_t n = 0;
+        const wh_framework_t *t = providers[p](&n);
+        for (size_t i = 0; t && i < n; i++)
+            wh_buf_printf(&b, ", %s", t[i].name);
+    }
+    snprintf(s_names, sizeof s_names, "%s", b.buf ? b.buf : "");
+    wh_buf_free(&b);
+}
+
+static const wh_framework_t *s_find_in(const wh_framework_t *t, size_t n, const char *name)
+{
+    for (size_t i = 0; t && i < n; i++)
+        if (strcmp(t[i].name, name) == 0)
+            return &t[i];
+    return NULL;
+}
 
 const wh_framework_t *wh_framework_find(const char *name)
 {
     if (!name)
         return NULL;
-    for (size_t i = 0; i < sizeof s_presets / sizeof s_presets[0]; i++)
-        if (strcmp(s_presets[i].name, name) == 0)
-            return &s_presets[i];
-    return NULL;
+    const wh_framework_t *f = s_find_in(s_presets, sizeof s_presets / sizeof s_presets[0], name);
+    s_provider_fn providers[] = {wh_fw_xunit_presets, wh_fw_console_presets};
+    for (size_t p = 0; !f && p < sizeof providers / sizeof providers[0]; p++) {
+        if (!providers[p])
+            continue;
+        size_t n = 0;
+        const wh_framework_t *t = providers[p](&n);
+        f = s_find_in(t, n, name);
+    }
+    return f;
 }
 
 const char *wh_framework_names(void)
 {
-    return "junit, cmocka, gtest, ctest";
+    static pthread_once_t once = PTHREAD_ONCE_INIT;
+    pthread_once(&once, s_build_names);
+    return s_names;
 }

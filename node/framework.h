@@ -27,6 +27,13 @@ typedef struct {
 
 void wh_test_result_clear(wh_test_result_t *r);
 
+/* Per-job options a reader may need. Any field may be NULL. */
+typedef struct {
+    const char *failure_regex;  /* console preset: POSIX ERE with named groups */
+    const char *pass_regex;
+    const char *root;           /* the workspace root, to make paths relative */
+} wh_fw_opts_t;
+
 typedef struct wh_framework {
     const char *name;
     /* Appended (after a space) to the user's run command; may be NULL. */
@@ -39,8 +46,18 @@ typedef struct wh_framework {
      * WH_EREPORT when there is no usable report at all, WH_EPARSE when the
      * report is malformed. */
     int (*read)(const char *report_path, const char *console, size_t console_len,
-                const char *test, wh_test_result_t *out, char **err);
+                const char *test, const wh_fw_opts_t *opts, wh_test_result_t *out,
+                char **err);
+    /* Checks the job's options before anything runs (e.g. a regex that does
+     * not compile); NULL = nothing to check. 0 or WH_EINVAL with *err. */
+    int (*check)(const wh_fw_opts_t *opts, char **err);
 } wh_framework_t;
+
+/* More presets live in their own files (fw_xunit.c, fw_console.c); each
+ * provides a table through one of these functions. They are weak: a build
+ * without the file simply has fewer presets. */
+const wh_framework_t *wh_fw_xunit_presets(size_t *n) __attribute__((weak));
+const wh_framework_t *wh_fw_console_presets(size_t *n) __attribute__((weak));
 
 /* The preset named name, or NULL. */
 const wh_framework_t *wh_framework_find(const char *name);

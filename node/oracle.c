@@ -382,7 +382,8 @@ int wh_evaluate(const wh_eval_spec_t *s, const char *content, size_t len, const 
     size_t console_len = 0;
     console = s_read_console(s->log_path, log_from, &console_len);
     char *err = NULL;
-    int rd = s->fw->read(s->report_path, console, console_len, s->test, &out->result, &err);
+    wh_fw_opts_t fo = {s->failure_regex, s->pass_regex, s->root};
+    int rd = s->fw->read(s->report_path, console, console_len, s->test, &fo, &out->result, &err);
     if (rd) {
         char how[64];
         s_how(&rr, how, sizeof how);

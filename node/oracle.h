@@ -41,6 +41,8 @@ typedef struct {
     unsigned test_timeout_ms;
     const char *report_path;   /* absolute path for {report}; removed before the run */
     const char *log_path;      /* build+run console log (truncated first); may be NULL */
+    const char *failure_regex; /* console preset options; may be NULL */
+    const char *pass_regex;
     wh_tick_fn tick;           /* heartbeats / cancellation; may be NULL */
     void *tick_arg;
 } wh_eval_spec_t;

@@ -383,6 +383,8 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
     es.test_timeout_ms = j->test_timeout_ms;
     es.report_path = report;
     es.log_path = log;
+    es.failure_regex = j->failure_regex;
+    es.pass_regex = j->pass_regex;
     es.tick = s_tick;
     es.tick_arg = s;
     rc = wh_evaluate(&es, (const char *)m->content, m->content_len,

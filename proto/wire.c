@@ -40,6 +40,9 @@ void wh_job_spec_clear(wh_job_spec_t *j)
     free(j->build_cmd);
     free(j->run_cmd);
     free(j->framework);
+    free(j->failure_regex);
+    free(j->pass_regex);
+    free(j->reference);
     for (int i = 0; i < j->n_exclude && j->exclude; i++)
         free(j->exclude[i]);
     free(j->exclude);
@@ -85,6 +88,9 @@ int wh_job_spec_copy(wh_job_spec_t *dst, const wh_job_spec_t *src)
     t.build_cmd = s_dup(src->build_cmd, &bad);
     t.run_cmd = s_dup(src->run_cmd, &bad);
     t.framework = s_dup(src->framework, &bad);
+    t.failure_regex = s_dup(src->failure_regex, &bad);
+    t.pass_regex = s_dup(src->pass_regex, &bad);
+    t.reference = s_dup(src->reference, &bad);
     t.exclude = NULL;
     t.n_exclude = 0;
     if (src->n_exclude > 0 && src->exclude) {
@@ -140,7 +146,8 @@ static int s_job_out(Whittle__JobSpec *o, const wh_job_spec_t *j)
 {
     if (!s_str_ok(j->job_id) || !s_str_ok(j->snapshot_id) || !s_str_ok(j->project) ||
         !s_str_ok(j->test_file) || !s_str_ok(j->test) || !s_str_ok(j->setup_cmd) ||
-        !s_str_ok(j->build_cmd) || !s_str_ok(j->run_cmd) || !s_str_ok(j->framework))
+        !s_str_ok(j->build_cmd) || !s_str_ok(j->run_cmd) || !s_str_ok(j->framework) ||
+        !s_str_ok(j->failure_regex) || !s_str_ok(j->pass_regex) || !s_str_ok(j->reference))
         return WH_ETOOBIG;
     if (j->n_exclude < 0 || (j->n_exclude > 0 && !j->exclude))
         return WH_EINVAL;
@@ -168,6 +175,13 @@ static int s_job_out(Whittle__JobSpec *o, const wh_job_spec_t *j)
     o->setup_timeout_ms = j->setup_timeout_ms;
     o->has_match = 1;
     o->match = j->match;
+    o->failure_regex = S_W(j->failure_regex);
+    o->pass_regex = S_W(j->pass_regex);
+    o->reference = S_W(j->reference);
+    o->has_repeat = o->has_flaky_ok = o->has_keep_fault = 1;
+    o->repeat = j->repeat;
+    o->flaky_ok = j->flaky_ok;
+    o->keep_fault = j->keep_fault != 0;
     o->n_exclude = (size_t)j->n_exclude;
     o->exclude = j->exclude;
     return 0;
@@ -226,6 +240,8 @@ int wh_msg_encode(const wh_msg_t *m, uint8_t **buf, size_t *len)
         eval.content.len = m->content_len;
         eval.has_baseline = 1;
         eval.baseline = m->baseline != 0;
+        eval.has_on_reference = 1;
+        eval.on_reference = m->on_reference != 0;
         eval.ref = &fp;
         env.body_case = WHITTLE__ENVELOPE__BODY_EVALUATE;
         env.evaluate = &eval;
@@ -491,6 +507,12 @@ static void s_job_in(s_dec_t *d, wh_job_spec_t *j, const Whittle__JobSpec *o)
     j->test_timeout_ms = o->test_timeout_ms;
     j->setup_timeout_ms = o->setup_timeout_ms;
     j->match = o->match;
+    j->failure_regex = s_str_in(d, o->failure_regex, "job.failure_regex");
+    j->pass_regex = s_str_in(d, o->pass_regex, "job.pass_regex");
+    j->reference = s_str_in(d, o->reference, "job.reference");
+    j->repeat = o->repeat;
+    j->flaky_ok = o->flaky_ok;
+    j->keep_fault = o->keep_fault != 0;
     if (o->n_exclude > WH_WIRE_MAX_EXCLUDE) {
         s_fail(d, WH_ETOOBIG, "job.exclude has %zu entries (cap %d)", o->n_exclude,
                WH_WIRE_MAX_EXCLUDE);
@@ -561,6 +583,7 @@ static void s_env_in(s_dec_t *d, wh_msg_t *m, const Whittle__Envelope *e)
         m->content = s_bytes_in(d, e->evaluate->has_content, &e->evaluate->content,
                                 WH_WIRE_MAX_CONTENT, "evaluate.content", &m->content_len);
         m->baseline = e->evaluate->baseline != 0;
+        m->on_reference = e->evaluate->on_reference != 0;
         s_fp_in(d, &m->ref, e->evaluate->ref, "evaluate.ref");
         break;
     case WH_MSG_VERDICT:

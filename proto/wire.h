@@ -52,6 +52,12 @@ typedef struct {
     uint32_t match;        /* wh_match_t */
     char **exclude;        /* absolute paths not to copy */
     int n_exclude;
+    char *failure_regex;   /* console preset */
+    char *pass_regex;
+    uint32_t repeat;       /* runs per candidate; 0/1 = once */
+    uint32_t flaky_ok;     /* Preserved when >= flaky_ok of repeat runs preserve; 0 = all */
+    char *reference;       /* project without the bug, or NULL */
+    int keep_fault;        /* Preserved also requires passing on the reference */
 } wh_job_spec_t;
 
 typedef struct {
@@ -65,6 +71,7 @@ typedef struct {
     uint8_t *content;        /* EVALUATE: the rendered test file */
     size_t content_len;
     int baseline;            /* EVALUATE: capture the fingerprint, no verdict */
+    int on_reference;        /* EVALUATE: run in the reference workspace */
     wh_fp_t ref;             /* EVALUATE: reference fingerprint */
     uint32_t verdict;        /* VERDICT: wh_verdict_t */
     uint32_t test_status;    /* VERDICT: wh_test_status_t */

@@ -33,7 +33,7 @@ static int s_read(const char *fw, const char *sample, const char *console_sample
         CHECK_EQ_INT(wh_read_file(cp, 1 << 20, &console, &clen), 0);
         free(cp);
     }
-    int rc = f->read(path, console, clen, test, out, &err);
+    int rc = f->read(path, console, clen, test, NULL, out, &err);
     if (rc)
         CHECK(err != NULL && !strchr(err, '\n'));
     else
@@ -292,15 +292,15 @@ static void test_bad_reports(void)
     const wh_framework_t *f = wh_framework_find("junit");
     wh_test_result_t r;
     char *err = NULL;
-    CHECK_EQ_INT(f->read(empty, NULL, 0, "a", &r, &err), WH_EREPORT);
+    CHECK_EQ_INT(f->read(empty, NULL, 0, "a", NULL, &r, &err), WH_EREPORT);
     CHECK(err && strstr(err, empty));
     free(err);
     err = NULL;
-    CHECK_EQ_INT(f->read(text, NULL, 0, "a", &r, &err), WH_EPARSE);
+    CHECK_EQ_INT(f->read(text, NULL, 0, "a", NULL, &r, &err), WH_EPARSE);
     CHECK(err && strstr(err, text));
     free(err);
     err = NULL;
-    CHECK_EQ_INT(f->read(NULL, NULL, 0, "a", &r, &err), WH_EREPORT);
+    CHECK_EQ_INT(f->read(NULL, NULL, 0, "a", NULL, &r, &err), WH_EREPORT);
     free(err);
     free(empty);
     free(text);
