@@ -5,3 +5,6 @@ foreach(t cart headers errors)
     ENVIRONMENT "WH_SOURCE_DIR=${PROJECT_SOURCE_DIR};WH_BINARY_DIR=${PROJECT_BINARY_DIR}"
     TIMEOUT 900 LABELS e2e)
 endforeach()
+
+# The coordinator path with simulated slots over real sockets.
+wh_add_test(test_sched SOURCES test_sched.c LIBS wh_coord)
