@@ -1,0 +1,26 @@
+#!/bin/sh
+# Entrypoint of the whittle node image.
+#   no arguments, or arguments starting with '-'  -> whittle-node with the settings
+#       below, the arguments appended (e.g. -v, --heartbeat 500)
+#   anything else                                  -> run it (e.g. `sh`)
+# Environment:
+#   WHITTLE_CONNECT   coordinator endpoint          (default tcp://coordinator:7700)
+#   WHITTLE_SLOTS     build slots; "auto" = nproc   (default 4)
+#   WHITTLE_MAX_DISK  cap on the workspaces' disk, e.g. 50G (default: no cap)
+#   WHITTLE_WORKDIR   workspaces folder             (default /var/lib/whittle, a volume)
+#   WHITTLE_NODE_ID   node name in run logs         (default: whittle-node's own)
+#   WHITTLE_VERBOSE=1 adds -v
+set -e
+if [ "$#" -gt 0 ] && [ "${1#-}" = "$1" ]; then
+    exec "$@"
+fi
+slots="${WHITTLE_SLOTS:-4}"
+[ "$slots" != auto ] || slots="$(nproc)"
+workdir="${WHITTLE_WORKDIR:-/var/lib/whittle}"
+mkdir -p "$workdir"
+set -- --connect "${WHITTLE_CONNECT:-tcp://coordinator:7700}" --slots "$slots" \
+       --workdir "$workdir" "$@"
+[ -z "${WHITTLE_MAX_DISK:-}" ] || set -- --max-disk "$WHITTLE_MAX_DISK" "$@"
+[ -z "${WHITTLE_NODE_ID:-}" ] || set -- --id "$WHITTLE_NODE_ID" "$@"
+[ "${WHITTLE_VERBOSE:-0}" = 0 ] || set -- -v "$@"
+exec /usr/local/bin/whittle-node "$@"

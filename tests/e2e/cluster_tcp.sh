@@ -1,0 +1,86 @@
+#!/bin/bash
+# The cluster over tcp on loopback: a coordinator, real whittle-node
+# processes, a real redis-server on a private port.
+#  - the same reduced test and the same candidate/verdict sequence for 1, 2,
+#    4 and 8 node slots over tcp as the embedded default;
+#  - with Redis: a second run of the same job builds nothing (evaluated = 0),
+#    and a different job on the same project (dd instead of hdd) is answered
+#    from the verdicts the first one stored;
+#  - `whittle status` shows the nodes, `whittle submit` runs several jobs.
+. "$(dirname "$0")/lib.sh"
+B="$WH_BINARY_DIR"
+PIDS=()
+stop_all() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=(); }
+trap 'stop_all; rm -rf "$T"' EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+P="$T/headers"; cp -r "$FIX/headers" "$P"
+args=(--project "$P" --file tests/test_request.c --test test_should_read_headers
+      --setup "make -s" --build "make -s" --run "./test_request" --framework cmocka)
+"$WHITTLE" reduce "${args[@]}" --out "$T/ref" --cache memory: > "$T/ref.out" 2>&1 || fail "embedded reference run"
+REF=$(run_dir "$T/ref")
+
+start_coord() { # cache-spec
+    local port; port=$(free_port)
+    EP="tcp://127.0.0.1:$port"
+    "$B/coordinator/whittle-coordinator" --bind "$EP" --cache "$1" -v > "$T/coord.$port.log" 2>&1 &
+    PIDS+=($!)
+    sleep 0.3
+}
+start_nodes() { # nodes slots-per-node
+    for n in $(seq 1 "$1"); do
+        "$B/node/whittle-node" --connect "$EP" --slots "$2" --workdir "$T/node$n-$RANDOM" --id "n$n" > "$T/node$n.log" 2>&1 &
+        PIDS+=($!)
+    done
+    for _ in $(seq 1 50); do
+        [ "$("$WHITTLE" status --cluster "$EP" | sed -n 's/^nodes: [0-9]*  slots: \([0-9]*\).*/\1/p')" = "$(( $1 * $2 ))" ] && return 0
+        sleep 0.1
+    done
+    fail "nodes did not join"
+}
+
+for cfg in "1 1" "1 2" "2 2" "2 4"; do
+    set -- $cfg
+    start_coord memory:
+    start_nodes "$1" "$2"
+    slots=$(( $1 * $2 ))
+    "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/tcp$slots" > "$T/tcp$slots.out" 2>&1 || { cat "$T/tcp$slots.out"; fail "tcp run with $slots slots"; }
+    R=$(run_dir "$T/tcp$slots")
+    check_eq "tcp $slots slots: reduced test" "$(cat "$R/reduced.c")" "$(cat "$REF/reduced.c")"
+    check_eq "tcp $slots slots: candidates and verdicts" "$(cut -d, -f1-6 "$R/candidates.csv")" "$(cut -d, -f1-6 "$REF/candidates.csv")"
+    stop_all
+done
+
+# Redis: a rerun builds nothing; another job shares the verdicts.
+RPORT=$(free_port)
+redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no > "$T/redis.log" 2>&1 &
+PIDS+=($!)
+for _ in $(seq 1 50); do redis-cli -p "$RPORT" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
+start_coord "redis://127.0.0.1:$RPORT/3"
+start_nodes 1 2
+"$WHITTLE" status --cluster "$EP" > "$T/status" && grep -q "nodes: 1  slots: 2" "$T/status" && grep -q "cache: redis" "$T/status" \
+    && pass "status shows the node and the Redis cache" || fail "status: $(cat "$T/status")"
+"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/r1" > "$T/r1.out" 2>&1 || fail "redis run 1"
+"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/r2" > "$T/r2.out" 2>&1 || fail "redis run 2"
+R1=$(run_dir "$T/r1"); R2=$(run_dir "$T/r2")
+check_eq "redis rerun: evaluated" "$(json "$R2/summary.json" .evaluated)" 0
+check_eq "redis rerun: same reduced test" "$(cat "$R2/reduced.c")" "$(cat "$R1/reduced.c")"
+nkeys=$(redis-cli -p "$RPORT" -n 3 --scan --pattern 'whittle:v1:verdict:*' | wc -l)
+check_eq "redis holds one verdict per distinct evaluated candidate" "$nkeys" "$(json "$R1/summary.json" .evaluated)"
+"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --algorithm dd --out "$T/r3" > "$T/r3.out" 2>&1 || fail "redis dd run"
+R3=$(run_dir "$T/r3")
+[ "$(json "$R3/summary.json" .cached)" -gt 0 ] && [ "$(json "$R3/summary.json" .evaluated)" -lt "$(json "$R3/summary.json" .candidates)" ] \
+    && pass "a different job (dd) shares $(json "$R3/summary.json" .cached) verdicts, evaluated $(json "$R3/summary.json" .evaluated)" \
+    || fail "dd job shared nothing: $(json "$R3/summary.json" '.cached, .evaluated')"
+
+# Many failures at once.
+cat > "$T/failures.json" <<JSON
+[ {"project": "$P", "file": "tests/test_request.c", "test": "test_should_read_headers", "setup": "make -s",
+   "build": "make -s", "run": "./test_request", "framework": "cmocka", "out": "$T/batch"},
+  {"project": "$P", "file": "tests/test_request.c", "test": "test_should_read_headers", "setup": "make -s",
+   "build": "make -s", "run": "./test_request", "framework": "cmocka", "out": "$T/batch", "algorithm": "dd"} ]
+JSON
+"$WHITTLE" submit --cluster "$EP" "$T/failures.json" > "$T/submit.out" 2>&1 || { cat "$T/submit.out"; fail "submit"; }
+check_eq "submit wrote one run folder per failure" "$(ls -d "$T"/batch/*/ | wc -l)" 2
+stop_all
+finish
