@@ -9,6 +9,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "framework.h"
 
@@ -47,6 +48,86 @@ static int s_fail(char **err, char *msg)
 {
     *err = msg ? msg : strdup("out of memory");
     return WH_EINVAL;
+}
+
+/* First line of a command's output, trimmed; NULL when it fails. */
+static char *s_popen_line(const char *cmd)
+{
+    FILE *p = popen(cmd, "r");
+    if (!p)
+        return NULL;
+    char buf[512] = "";
+    char *ok = fgets(buf, sizeof buf, p);
+    int st = pclose(p);
+    if (!ok || st != 0)
+        return NULL;
+    buf[strcspn(buf, "\r\n")] = '\0';
+    return strdup(buf);
+}
+
+static int s_shell_safe(const char *s)
+{
+    for (; *s; s++)
+        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
+              strchr("._-/~^@{}:+", *s)))
+            return 0;
+    return 1;
+}
+
+/* --reference is a folder, or a git revision of the project's repository,
+ * exported (read-only: `git archive`, never a worktree) into
+ * OUT/references/<commit>. */
+static int s_resolve_reference(wh_job_t *j, char **err)
+{
+    if (wh_is_dir(j->reference)) {
+        char *abs = wh_abspath(j->reference);
+        free(j->reference);
+        j->reference = abs;
+        return abs ? 0 : WH_ENOMEM;
+    }
+    if (!s_shell_safe(j->reference) || !s_shell_safe(j->project))
+        return s_fail(err, wh_strdup_printf("reference '%s' is neither a folder nor a git revision",
+                                            j->reference));
+    char *cmd = wh_strdup_printf("git -C '%s' rev-parse --verify --quiet '%s^{commit}' 2>/dev/null",
+                                 j->project, j->reference);
+    char *sha = cmd ? s_popen_line(cmd) : NULL;
+    free(cmd);
+    if (!sha)
+        return s_fail(err, wh_strdup_printf("reference '%s' is neither a folder nor a git revision "
+                                            "of %s", j->reference, j->project));
+    cmd = wh_strdup_printf("git -C '%s' rev-parse --show-prefix 2>/dev/null", j->project);
+    char *prefix = cmd ? s_popen_line(cmd) : NULL;
+    free(cmd);
+    char *dir = wh_strdup_printf("%s/references/%s%s%.*s", j->out, sha, prefix && *prefix ? "-" : "",
+                                 prefix ? (int)strcspn(prefix, "/") : 0, prefix ? prefix : "");
+    int rc = 0;
+    if (!wh_is_dir(dir)) {
+        char *tmp = wh_strdup_printf("%s.tmp%d", dir, (int)getpid());
+        wh_rm_rf(tmp);
+        rc = wh_mkdir_p(tmp);
+        cmd = wh_strdup_printf("git -C '%s' archive --format=tar '%s%s%s' | tar -x -C '%s'",
+                               j->project, sha, prefix && *prefix ? ":" : "",
+                               prefix ? prefix : "", tmp);
+        if (!rc && (system(cmd) != 0 || rename(tmp, dir) != 0))
+            rc = WH_EIO;
+        if (rc)
+            wh_rm_rf(tmp);
+        free(cmd);
+        free(tmp);
+    }
+    if (rc) {
+        s_fail(err, wh_strdup_printf("cannot export reference '%s' (%s) of %s into %s",
+                                     j->reference, sha, j->project, dir));
+        free(sha);
+        free(prefix);
+        free(dir);
+        return WH_EINVAL;
+    }
+    free(sha);
+    free(prefix);
+    free(j->reference);
+    j->reference = dir;
+    return 0;
 }
 
 int wh_job_validate(wh_job_t *j, char **err)
@@ -93,6 +174,13 @@ int wh_job_validate(wh_job_t *j, char **err)
     j->file = strdup(abs + pl + 1);
     free(abs);
 
+    if (!j->out)
+        j->out = strdup("whittle-runs");
+    char *out = wh_abspath(j->out);
+    if (!out)
+        return s_fail(err, NULL);
+    free(j->out);
+    j->out = out;
     if (!j->framework)
         j->framework = strdup("junit");
     if (!wh_framework_find(j->framework))
@@ -103,6 +191,11 @@ int wh_job_validate(wh_job_t *j, char **err)
     if (j->flaky_ok < 0 || (j->flaky_ok && j->flaky_ok > (j->repeat > 1 ? j->repeat : 1)))
         return s_fail(err, wh_strdup_printf("--flaky-ok %d must be between 1 and --repeat (%d)",
                                             j->flaky_ok, j->repeat > 1 ? j->repeat : 1));
+    if (j->reference) {
+        int rc = s_resolve_reference(j, err);
+        if (rc)
+            return rc;
+    }
     if (j->keep_fault && !j->reference)
         return s_fail(err, strdup("--keep-fault needs --reference DIR|GIT-REV"));
     if (!strcmp(j->framework, "console") && !j->failure_regex)
@@ -116,13 +209,6 @@ int wh_job_validate(wh_job_t *j, char **err)
     }
     if (j->jobs < 1 || j->jobs > 1024)
         return s_fail(err, wh_strdup_printf("--jobs %d out of range 1..1024", j->jobs));
-    if (!j->out)
-        j->out = strdup("whittle-runs");
-    char *out = wh_abspath(j->out);
-    if (!out)
-        return s_fail(err, NULL);
-    free(j->out);
-    j->out = out;
     return 0;
 }
 

@@ -23,6 +23,7 @@ typedef struct s_task {
     uint8_t *content;
     size_t len;
     int baseline;
+    int on_reference;
     int lost;              /* slots that died while holding it */
     int cancelled;
     s_slot_t *slot;        /* running on */
@@ -307,7 +308,7 @@ int wh_pool_set_ref(wh_pool_t *p, const char *job_id, const wh_fp_t *ref)
 }
 
 int wh_pool_submit(wh_pool_t *p, const char *job_id, uint64_t cand_id,
-                   const void *content, size_t len, int baseline)
+                   const void *content, size_t len, int flags)
 {
     s_job_t *j = s_find_job(p, job_id);
     if (!j)
@@ -320,7 +321,8 @@ int wh_pool_submit(wh_pool_t *p, const char *job_id, uint64_t cand_id,
     t->cand_id = cand_id;
     t->content = malloc(len ? len : 1);
     t->len = len;
-    t->baseline = baseline;
+    t->baseline = (flags & WH_TASK_BASELINE) != 0;
+    t->on_reference = (flags & WH_TASK_ON_REFERENCE) != 0;
     if (!t->job_id || !t->content) {
         s_task_free(t);
         return WH_ENOMEM;
@@ -432,6 +434,7 @@ static void s_dispatch(wh_pool_t *p)
         m.content = t->content;
         m.content_len = t->len;
         m.baseline = t->baseline;
+        m.on_reference = t->on_reference;
         m.ref = j->ref;
         int rc = s_send(p, s, &m);
         if (rc) {

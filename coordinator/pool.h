@@ -47,9 +47,13 @@ void wh_pool_remove_job(wh_pool_t *p, const char *job_id);
 /* Sets the reference fingerprint sent with the job's candidates. */
 int wh_pool_set_ref(wh_pool_t *p, const char *job_id, const wh_fp_t *ref);
 
-/* Queues one candidate (content copied). */
+enum {
+    WH_TASK_BASELINE = 1,      /* capture the fingerprint, no verdict */
+    WH_TASK_ON_REFERENCE = 2,  /* run in the reference workspace */
+};
+/* Queues one candidate (content copied); flags: WH_TASK_* bits. */
 int wh_pool_submit(wh_pool_t *p, const char *job_id, uint64_t cand_id,
-                   const void *content, size_t len, int baseline);
+                   const void *content, size_t len, int flags);
 /* Drops a queued candidate or asks its slot to stop it. */
 void wh_pool_cancel(wh_pool_t *p, const char *job_id, uint64_t cand_id);
 

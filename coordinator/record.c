@@ -77,7 +77,7 @@ wh_record_t *wh_record_open(const char *out, const char *test, char **err)
         wh_record_close(&r);
         return NULL;
     }
-    fprintf(r->csv, "candidate,sweep,level,kept,total,verdict,cached,node,ms,report\n");
+    fprintf(r->csv, "candidate,sweep,level,kept,total,verdict,cached,node,ms,report,runs,key\n");
     fflush(r->csv);
     return r;
 }
@@ -113,9 +113,12 @@ void wh_record_log(wh_record_t *r, const char *fmt, ...)
 
 void wh_record_candidate(wh_record_t *r, const wh_cand_row_t *c)
 {
-    fprintf(r->csv, "%d,%d,%d,%d,%d,%s,%d,%s,%llu,%s\n", c->id, c->sweep, c->level, c->kept,
+    char runs[32] = "";
+    if (c->runs)
+        snprintf(runs, sizeof runs, "%d/%d", c->agreeing, c->runs);
+    fprintf(r->csv, "%d,%d,%d,%d,%d,%s,%d,%s,%llu,%s,%s,%s\n", c->id, c->sweep, c->level, c->kept,
             c->total, wh_verdict_name(c->verdict), c->cached, c->node ? c->node : "-",
-            (unsigned long long)c->ms, c->report ? c->report : "");
+            (unsigned long long)c->ms, c->report ? c->report : "", runs, c->key ? c->key : "");
     fflush(r->csv);
     fprintf(r->log, "[cand_%03d] keep %d/%d -> %s%s%s%s  removed: %s\n", c->id, c->kept,
             c->total, wh_verdict_name(c->verdict), c->cached ? "  (cached)" : "",

@@ -25,6 +25,9 @@ typedef struct {
     const char *removed; /* description of the removed units, for run.log */
     const char *note;    /* e.g. "same as cand_004", "cache", detail */
     const char *report;  /* report file name under reports/, or NULL */
+    int runs;            /* test runs behind the verdict (--repeat); 0 when cached */
+    int agreeing;        /* runs that preserved */
+    const char *key;     /* the cache key */
 } wh_cand_row_t;
 
 /* Creates OUT/<test>-<yyyymmdd-hhmmss>[-k]/. */

@@ -28,9 +28,10 @@ typedef struct {
     uint64_t ms;
     char *report;
     char *detail;
+    int runs, agreeing;
 } s_cand_t;
 
-enum { S_BASELINE, S_ROUNDS, S_DONE, S_FAILED };
+enum { S_BASELINE, S_ROUNDS, S_DONE, S_FAILED, S_REFCHECK };
 
 struct wh_reduction {
     wh_job_t job;
@@ -48,6 +49,10 @@ struct wh_reduction {
     char *error;
     uint64_t next_eval;
     uint64_t baseline_id;
+    uint64_t refcheck_id;
+    char *fault;            /* "kept", "lost", or why the check could not tell */
+    char *fault_detail;
+    int flaky;              /* candidates whose runs disagreed (never cached) */
     /* current round */
     const wh_round_t *round;
     s_cand_t *c;
@@ -268,6 +273,8 @@ static void s_record_round(wh_reduction_t *r, int winner)
             .node = cached ? "-" : rep->node, .ms = cached ? 0 : rep->ms,
             .removed = removed, .note = note[0] ? note : (rep->detail && !cached ? rep->detail : NULL),
             .report = cached ? NULL : rep->report,
+            .runs = cached ? 0 : rep->runs, .agreeing = cached ? 0 : rep->agreeing,
+            .key = rep->key,
         };
         wh_record_candidate(r->rec, &row);
         s_out(r, "[cand_%03d] keep %d/%d -> %s%s\n", id, rd->kept[i], rd->total,
@@ -285,6 +292,23 @@ static void s_advance(wh_reduction_t *r)
         if (!r->round) {
             r->round = wh_engine_round(r->engine);
             if (!r->round) {
+                if (r->job.reference && !r->fault) {
+                    /* The fault-kept check (thesis 8.1, second item): the
+                     * reduced test must pass on the version without the bug. */
+                    size_t len = 0;
+                    char *txt = wh_render(r->tree, wh_engine_removed(r->engine), &len);
+                    r->refcheck_id = ++r->next_eval;
+                    r->state = S_REFCHECK;
+                    int rc = txt ? wh_pool_submit(r->pool, r->job_id, r->refcheck_id, txt, len,
+                                                  WH_TASK_ON_REFERENCE)
+                                 : WH_ENOMEM;
+                    free(txt);
+                    if (rc)
+                        s_fail(r, 4, wh_strdup_printf("cannot queue the reference check: %s",
+                                                      wh_strerror(rc)));
+                    s_out(r, "Checking the reduced test on the reference %s\n", r->job.reference);
+                    return;
+                }
                 s_finish(r);
                 return;
             }
@@ -361,6 +385,27 @@ static void s_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *
         default:
             break;
         }
+        int runs = m->runs ? (int)m->runs : 1;
+        int agree = m->agreeing_runs ? (int)m->agreeing_runs : 1;
+        if (runs > 1 && agree < runs) {
+            if (!r->job.flaky_ok) {
+                s_fail(r, 3, wh_strdup_printf("original test is flaky: it failed the same way in "
+                                              "%d of %d runs (%s); use --flaky-ok R to reduce it anyway",
+                                              agree, runs, d));
+                return;
+            }
+            if (agree < r->job.flaky_ok) {
+                s_fail(r, 3, wh_strdup_printf("original test failed the same way in only %d of %d runs, "
+                                              "below --flaky-ok %d (%s)", agree, runs,
+                                              r->job.flaky_ok, d));
+                return;
+            }
+            wh_record_log(r->rec, "original is flaky: %d of %d runs failed the same way (%s); "
+                          "accepting candidates that preserve in at least %d", agree, runs, d,
+                          r->job.flaky_ok);
+            s_out(r, "Original is flaky: %d of %d runs failed the same way; --flaky-ok %d\n",
+                  agree, runs, r->job.flaky_ok);
+        }
         wh_fp_copy(&r->fp, &m->observed);
         char *js = s_fp_to_json(&r->fp);
         char fpkey[80];
@@ -375,6 +420,26 @@ static void s_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *
         s_advance(r);
         return;
     }
+    if (r->state == S_REFCHECK && id == r->refcheck_id) {
+        const char *d = m->detail ? m->detail : "";
+        if (m->code == WH_ESETUP)
+            r->fault = wh_strdup_printf("unknown: setup failed on the reference (%s)", d);
+        else if (m->verdict == WH_V_BUILD_FAILED)
+            r->fault = strdup("unknown: the reduced test does not build on the reference");
+        else if (m->verdict == WH_V_INFRA_ERROR || m->code)
+            r->fault = wh_strdup_printf("unknown: %s", d);
+        else if (m->test_status == 1)
+            r->fault = strdup("kept");
+        else if (m->test_status == 2)
+            r->fault = strdup("lost");
+        else
+            r->fault = strdup("unknown: the test is not in the reference's report");
+        r->fault_detail = wh_strdup_printf("%s | %s | %s", m->observed.test ? m->observed.test : "",
+                                           m->observed.location ? m->observed.location : "",
+                                           m->observed.message ? m->observed.message : "");
+        s_finish(r);
+        return;
+    }
     if (r->state != S_ROUNDS || !r->c)
         return;
     for (int i = 0; i < r->nc; i++) {
@@ -387,14 +452,19 @@ static void s_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *
         c->node = strdup(worker ? worker : "-");
         c->ms = (uint64_t)m->build_ms + m->test_ms;
         c->detail = wh_strdup0(m->detail);
+        c->runs = (int)m->runs;
+        c->agreeing = (int)m->agreeing_runs;
         if (m->report_len) {
             c->report = wh_strdup_printf("e%04llu.report", (unsigned long long)id);
             char *name = wh_strdup_printf("reports/%s", c->report);
             wh_record_file(r->rec, name, m->report, m->report_len);
             free(name);
         }
-        /* InfraError is never cached: a retry may succeed. */
-        if (c->v != WH_V_INFRA_ERROR)
+        /* InfraError is never cached: a retry may succeed. Neither is a
+         * candidate whose repeated runs disagreed: flaky. */
+        int flaky = m->runs > 1 && m->agreeing_runs > 0 && m->agreeing_runs < m->runs;
+        r->flaky += flaky;
+        if (c->v != WH_V_INFRA_ERROR && !flaky)
             wh_cache_put(r->cache, c->key, c->v);
         break;
     }
@@ -519,6 +589,20 @@ static void s_finish(wh_reduction_t *r)
     json_object_set_new(fp, "message", json_string(r->fp.message ? r->fp.message : ""));
     json_object_set_new(fp, "location", json_string(r->fp.location ? r->fp.location : ""));
     json_object_set_new(o, "fingerprint", fp);
+    json_object_set_new(o, "flaky_candidates", json_integer(r->flaky));
+    if (r->job.repeat > 1)
+        json_object_set_new(o, "repeat", json_integer(r->job.repeat));
+    if (r->job.reference) {
+        json_t *f = json_object();
+        json_object_set_new(f, "reference", json_string(r->job.reference));
+        json_object_set_new(f, "keep_fault", json_boolean(r->job.keep_fault));
+        json_object_set_new(f, "status", json_string(r->fault ? r->fault : "unknown"));
+        json_object_set_new(f, "fault_kept", r->fault && !strcmp(r->fault, "kept") ? json_true()
+                                             : r->fault && !strcmp(r->fault, "lost") ? json_false()
+                                                                                    : json_null());
+        json_object_set_new(f, "on_reference", json_string(r->fault_detail ? r->fault_detail : ""));
+        json_object_set_new(o, "fault", f);
+    }
     json_object_set_new(o, "ARS", json_integer(ars));
     s_json_measure(o, "PRS", ars, tot, 100.0);
     json_object_set_new(o, "ATRS", json_integer(atrs));
@@ -562,6 +646,18 @@ static void s_finish(wh_reduction_t *r)
         wh_buf_printf(&s, " PrTRS=%.3f\n", (double)atrs / tree_b);
     else
         wh_buf_puts(&s, " PrTRS=undefined\n");
+    if (r->job.reference) {
+        const char *st = r->fault ? r->fault : "unknown";
+        const char *line = !strcmp(st, "kept")
+                               ? "fault kept: the reduced test passes on the reference"
+                           : !strcmp(st, "lost")
+                               ? "FAULT LOST: the reduced test fails on the reference too; it keeps "
+                                 "the failure but no longer reveals the fault (try --keep-fault)"
+                               : st;
+        wh_buf_printf(&s, "fault:       %s (reference %s)\n", line, r->job.reference);
+        s_out(r, "Fault check: %s\n", line);
+        wh_record_log(r->rec, "fault check: %s", line);
+    }
     wh_record_file(r->rec, "summary.txt", s.buf, s.len);
     wh_record_log(r->rec, "Final: %d -> %d statements. %d candidates: %d evaluated, %d from the cache.",
                   tot, after, r->candidates, r->evaluated, r->cached);
@@ -705,7 +801,8 @@ wh_reduction_t *wh_reduction_new(const wh_job_t *job, wh_pool_t *pool, wh_cache_
     free(cached_fp);
     r->state = S_BASELINE;
     r->baseline_id = ++r->next_eval;
-    rc = wh_pool_submit(pool, r->job_id, r->baseline_id, r->tree->text, r->tree->text_len, 1);
+    rc = wh_pool_submit(pool, r->job_id, r->baseline_id, r->tree->text, r->tree->text_len,
+                        WH_TASK_BASELINE);
     if (rc) {
         *err = wh_strdup_printf("cannot queue the original run: %s", wh_strerror(rc));
         goto fail;
@@ -733,6 +830,8 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     wh_job_clear(&r->job);
     free(r->error);
     free(r->result_text);
+    free(r->fault);
+    free(r->fault_detail);
     free(r);
     *rp = NULL;
 }
@@ -741,6 +840,7 @@ int wh_reduction_done(const wh_reduction_t *r)
 {
     return r->state == S_DONE || r->state == S_FAILED;
 }
+
 
 int wh_reduction_status(const wh_reduction_t *r, const char **msg)
 {
@@ -766,7 +866,8 @@ const char *wh_reduction_job_id(const wh_reduction_t *r)
 
 void wh_reduction_progress(const wh_reduction_t *r, wh_buf_t *b)
 {
-    static const char *const st[] = {"fingerprinting", "reducing", "done", "failed"};
+    static const char *const st[] = {"fingerprinting", "reducing", "done", "failed",
+                                     "checking the fault on the reference"};
     wh_buf_printf(b, "%s %s: %s, sweep %d level %d, %d candidates (%d evaluated, %d cached)",
                   r->tree ? r->tree->test : "?", r->job.file, st[r->state],
                   r->last_sweep < 0 ? 0 : r->last_sweep, r->last_level < 0 ? 0 : r->last_level,

@@ -315,7 +315,7 @@ int wh_crash_text(const char *console, size_t len)
                 ok = 1;
             /* After: end, " (core dumped)", or a space and the command. */
             const char *after = hit + tl;
-            if (ok && after < l + ll && *after != ' ' && *after != '\r')
+            if (ok && after < l + ll && *after != ' ' && *after != '\r' && *after != '(')
                 ok = 0;
             if (ok)
                 return map[k].sig;
@@ -421,7 +421,8 @@ static int s_project_path(const char *path, size_t n, const char *root, const ch
     if (n == 0)
         return 0;
     if (path[0] != '/')
-        return !(n >= 3 && memcmp(path, "../", 3) == 0) && !memmem(path, n, "libsanitizer", 12);
+        return !(n >= 3 && memcmp(path, "../", 3) == 0) && !memmem(path, n, "/../", 4) &&
+               !memmem(path, n, "libsanitizer", 12);
     const char *roots[2] = {root, real_root};
     int any_root = 0;
     for (int i = 0; i < 2; i++) {

@@ -765,6 +765,10 @@ static int s_read_criterion(const char *report_path, const char *console, size_t
             free(text);
         } else if (s_child(tc, "skipped") || (status && strcmp(status, "SKIPPED") == 0)) {
             rc = s_set_status(out, test, WH_TR_SKIPPED);
+        } else if (status && (strcmp(status, "FAILED") == 0 || strcmp(status, "ERRORED") == 0)) {
+            /* Failed without saying how (e.g. a nonzero exit of the test). */
+            rc = s_set_failed(out, test, strdup(status[0] == 'F' ? "assert" : "error"),
+                              strdup(""), strdup(""));
         } else {
             rc = s_set_status(out, test, WH_TR_PASSED);
         }

@@ -15,6 +15,8 @@
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
+#include <limits.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -26,10 +28,228 @@
 /* Characters of a message quoted in a one-line detail. */
 #define S_DETAIL_MSG 160
 
+/* ---- message normalization ---- */
+
+static int s_word_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_';
+}
+
+static int s_path_char(char c)
+{
+    return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '-' || c == '/' ||
+           c == '+' || c == '~' || c == '@' || c == '%';
+}
+
+/* Decodes one XML entity at p ("&lt;", "&#60;", "&#x3c;") into b; returns
+ * the bytes consumed, 0 when p is not an entity. */
+static size_t s_entity(const char *p, wh_buf_t *b)
+{
+    static const struct {
+        const char *name;
+        char c;
+    } named[] = {{"&lt;", '<'}, {"&gt;", '>'}, {"&amp;", '&'}, {"&quot;", '"'}, {"&apos;", '\''}};
+    for (size_t i = 0; i < sizeof named / sizeof named[0]; i++) {
+        size_t n = strlen(named[i].name);
+        if (strncmp(p, named[i].name, n) == 0) {
+            wh_buf_append(b, &named[i].c, 1);
+            return n;
+        }
+    }
+    if (p[1] != '#')
+        return 0;
+    int hex = p[2] == 'x' || p[2] == 'X';
+    const char *d = p + 2 + hex, *e = d;
+    unsigned long cp = 0;
+    while (hex ? isxdigit((unsigned char)*e) : isdigit((unsigned char)*e)) {
+        cp = cp * (hex ? 16 : 10) +
+             (unsigned long)(isdigit((unsigned char)*e) ? *e - '0' : (tolower((unsigned char)*e) - 'a' + 10));
+        if (cp > 0x10FFFF)
+            return 0;
+        e++;
+    }
+    if (e == d || *e != ';' || cp == 0)
+        return 0;
+    unsigned char u[4];
+    size_t n;
+    if (cp < 0x80)
+        u[0] = (unsigned char)cp, n = 1;
+    else if (cp < 0x800)
+        u[0] = (unsigned char)(0xC0 | (cp >> 6)), u[1] = (unsigned char)(0x80 | (cp & 0x3F)), n = 2;
+    else if (cp < 0x10000)
+        u[0] = (unsigned char)(0xE0 | (cp >> 12)), u[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F)),
+        u[2] = (unsigned char)(0x80 | (cp & 0x3F)), n = 3;
+    else
+        u[0] = (unsigned char)(0xF0 | (cp >> 18)), u[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3F)),
+        u[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3F)), u[3] = (unsigned char)(0x80 | (cp & 0x3F)),
+        n = 4;
+    wh_buf_append(b, u, n);
+    return (size_t)(e + 1 - p);
+}
+
+/* Bytes of an ANSI escape sequence at p (CSI "ESC [ … final", OSC
+ * "ESC ] … BEL|ESC \\", or a two-byte "ESC x"), 0 when none. */
+static size_t s_ansi(const char *p)
+{
+    if (p[0] != '\033')
+        return 0;
+    if (p[1] == '[') {
+        const char *q = p + 2;
+        while (*q >= 0x20 && *q <= 0x3F)
+            q++;
+        return *q >= 0x40 && *q <= 0x7E ? (size_t)(q + 1 - p) : (size_t)(q - p);
+    }
+    if (p[1] == ']') {
+        const char *q = p + 2;
+        while (*q && *q != '\a' && !(q[0] == '\033' && q[1] == '\\'))
+            q++;
+        return (size_t)(q - p) + (*q == '\a' ? 1 : *q ? 2 : 0);
+    }
+    return p[1] ? 2 : 1;
+}
+
+/* "root/" (or root at a word end) at p: its length, else 0. */
+static size_t s_root_at(const char *p, const char *root)
+{
+    if (!root || !*root)
+        return 0;
+    size_t rl = strlen(root);
+    while (rl > 1 && root[rl - 1] == '/')
+        rl--;
+    if (rl < 2 || strncmp(p, root, rl) != 0)
+        return 0;
+    if (p[rl] == '/')
+        return rl + 1;
+    return s_path_char(p[rl]) ? 0 : rl;
+}
+
+/* A duration at p ("12 ms", "0.034s", "12.3 sec"): its length, else 0. */
+static size_t s_duration(const char *p)
+{
+    static const char *const units[] = {"seconds", "second", "secs", "sec", "ms", "us", "ns",
+                                        "\xc2\xb5s", "min", "s", NULL};
+    const char *q = p;
+    while (isdigit((unsigned char)*q))
+        q++;
+    if (q == p)
+        return 0;
+    if (*q == '.' && isdigit((unsigned char)q[1])) {
+        q++;
+        while (isdigit((unsigned char)*q))
+            q++;
+    }
+    if (*q == ' ')
+        q++;
+    for (const char *const *u = units; *u; u++) {
+        size_t n = strlen(*u);
+        if (strncmp(q, *u, n) == 0 && !s_word_char(q[n]))
+            return (size_t)(q + n - p);
+    }
+    return 0;
+}
+
+char *wh_fp_normalized(const char *msg, const char *root)
+{
+    wh_buf_t a = WH_BUF_INIT, b = WH_BUF_INIT;
+    const char *m = msg ? msg : "";
+    char real_root[PATH_MAX];
+    const char *rr = root && realpath(root, real_root) && strcmp(real_root, root) ? real_root : NULL;
+    int rc = wh_buf_puts(&a, "");
+    /* 1. Entities and escape sequences: what the text says, not how it was
+     * transported or coloured. */
+    for (const char *p = m; *p && !rc;) {
+        size_t n = 0;
+        if (*p == '&' && (n = s_entity(p, &a)) != 0)
+            p += n;
+        else if ((n = s_ansi(p)) != 0)
+            p += n;
+        else
+            rc = wh_buf_append(&a, p++, 1);
+    }
+    /* 2. Masks for what differs from run to run and from slot to slot. */
+    rc = rc ? rc : wh_buf_puts(&b, "");
+    for (const char *p = a.buf ? a.buf : ""; *p && !rc;) {
+        char prev = p > a.buf ? p[-1] : ' ';
+        size_t n;
+        if ((n = s_root_at(p, root)) != 0 || (n = s_root_at(p, rr)) != 0) {
+            if (!s_path_char(prev) || prev == '/') {
+                p += n;
+                continue;
+            }
+        }
+        if (*p == '/' && !s_path_char(prev) &&
+            (strncmp(p, "/tmp/", 5) == 0 || strncmp(p, "/var/tmp/", 9) == 0)) {
+            const char *e = p, *last = p;
+            while (s_path_char(*e)) {
+                if (*e == '/')
+                    last = e;
+                e++;
+            }
+            p = last + 1;
+            continue;
+        }
+        if (p[0] == '=' && p[1] == '=' && isdigit((unsigned char)p[2])) {
+            const char *e = p + 2;
+            while (isdigit((unsigned char)*e))
+                e++;
+            if (e[0] == '=' && e[1] == '=') {
+                rc = wh_buf_puts(&b, "==PID==");
+                p = e + 2;
+                continue;
+            }
+        }
+        if (p[0] == '0' && (p[1] == 'x' || p[1] == 'X') && !s_word_char(prev)) {
+            const char *e = p + 2;
+            while (isxdigit((unsigned char)*e))
+                e++;
+            if (e - p - 2 >= 8) {
+                rc = wh_buf_puts(&b, "0x\xe2\x80\xa6");
+                p = e;
+                continue;
+            }
+        }
+        if (isdigit((unsigned char)*p) && !s_word_char(prev) && prev != '.' &&
+            (n = s_duration(p)) != 0) {
+            rc = wh_buf_puts(&b, "<time>");
+            p += n;
+            continue;
+        }
+        rc = wh_buf_append(&b, p++, 1);
+    }
+    wh_buf_free(&a);
+    if (rc) {
+        wh_buf_free(&b);
+        return NULL;
+    }
+    /* 3. Whitespace. */
+    char *out = wh_buf_detach(&b);
+    char *w = out;
+    int pending_space = 0;
+    for (const char *r = out; *r; r++) {
+        if (isspace((unsigned char)*r)) {
+            pending_space = w != out;
+            continue;
+        }
+        if (pending_space)
+            *w++ = ' ';
+        pending_space = 0;
+        *w++ = *r;
+    }
+    *w = '\0';
+    return out;
+}
+
 void wh_fp_normalize_message(char *msg)
 {
     if (!msg)
         return;
+    char *n = wh_fp_normalized(msg, NULL);
+    if (n && strlen(n) <= strlen(msg)) {
+        strcpy(msg, n);
+        free(n);
+        return;
+    }
+    free(n);
     char *w = msg;
     int pending_space = 0;
     for (const char *r = msg; *r; r++) {
@@ -224,6 +444,74 @@ static void s_how(const wh_run_result_t *r, char *buf, size_t n)
         snprintf(buf, n, "exited %d", r->exit_code);
 }
 
+/* A signal the test died of: its own (the shell exec'ed it), or one a shell
+ * reported as 128+N for the signals that mean a crash. Read only to name a
+ * crash when there is no report, never to judge a result. */
+static int s_crash_signal(const wh_run_result_t *r)
+{
+    if (r->signaled)
+        return r->term_signal;
+    int sig = r->exit_code - 128;
+    switch (sig) {
+    case SIGSEGV:
+    case SIGABRT:
+    case SIGBUS:
+    case SIGFPE:
+    case SIGILL:
+    case SIGTRAP:
+    case SIGSYS:
+        return sig;
+    default:
+        return 0;
+    }
+}
+
+/* "NAME=<options>" for a sanitizer runtime: whittle's defaults, or, when
+ * the user's environment already sets NAME, theirs with only log_path and
+ * halt_on_error forced (later options win in the runtimes' parser). */
+static char *s_san_env(const char *name, const char *defaults, const char *log)
+{
+    const char *user = getenv(name);
+    /* The runtimes split options at ':' and blanks; quote a path with them. */
+    int quote = strpbrk(log, ": \t") != NULL;
+    const char *q = quote ? "\"" : "";
+    if (user && *user)
+        return wh_strdup_printf("%s=%s:log_path=%s%s%s:halt_on_error=1", name, user, q, log, q);
+    return wh_strdup_printf("%s=log_path=%s%s%s:%s", name, q, log, q, defaults);
+}
+
+/* Appends text to the console log, so the run record shows it. */
+static void s_log_append(const char *path, const char *text, size_t len)
+{
+    if (!path || !len)
+        return;
+    int fd = open(path, O_WRONLY | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (fd < 0)
+        return;
+    for (size_t off = 0; off < len;) {
+        ssize_t n = write(fd, text + off, len - off);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        off += (size_t)n;
+    }
+    close(fd);
+}
+
+/* Replaces r with a FAILED result for test with the given identity. */
+static int s_set_failed(wh_test_result_t *r, const char *test, const char *kind,
+                        const char *location, const char *message)
+{
+    wh_test_result_clear(r);
+    r->status = WH_TR_FAILED;
+    r->fp.test = strdup(test);
+    r->fp.kind = strdup(kind);
+    r->fp.location = strdup(location ? location : "");
+    r->fp.message = strdup(message ? message : "");
+    return r->fp.test && r->fp.kind && r->fp.location && r->fp.message ? 0 : WH_ENOMEM;
+}
+
 static int s_cancelled(const wh_eval_spec_t *s)
 {
     return s->tick && s->tick(s->tick_arg);
@@ -242,8 +530,11 @@ int wh_evaluate(const wh_eval_spec_t *s, const char *content, size_t len, const 
 
     int rc = 0;
     char *path = NULL, *run = NULL, *suffix = NULL, *cmd = NULL, *console = NULL;
+    char *san = NULL;
     char **env = NULL;
-    size_t n_env = 0;
+    size_t n_env = 0, n_extra = 0;
+    wh_buf_t san_raw = WH_BUF_INIT;
+    wh_fp_t san_fp = {0};
 
     /* 1. The candidate, with an mtime strictly after the previous one. */
     if (!(path = wh_path_join(s->root, s->test_file))) {
@@ -336,16 +627,34 @@ int wh_evaluate(const wh_eval_spec_t *s, const char *content, size_t len, const 
     cmd = suffix && *suffix ? wh_strdup_printf("%s %s", run, suffix) : strdup(run);
     for (const char *const *e = s->fw->env; e && *e; e++)
         n_env++;
-    env = calloc(n_env + 3, sizeof *env);
-    if (!cmd || !env) {
+    /* Sanitizer reports go to "<root>.san.<pid>", beside the workspace like
+     * the report, where a stale one can be removed before the run and the
+     * new ones found after it; never into the console, where a harness's
+     * own output could interleave with them. */
+    {
+        size_t rl = strlen(s->root);
+        while (rl > 1 && s->root[rl - 1] == '/')
+            rl--;
+        san = wh_strdup_printf("%.*s.san", (int)rl, s->root);
+    }
+    n_extra = 4 + n_env;
+    env = calloc(n_extra + 1, sizeof *env);
+    if (!cmd || !env || !san) {
         rc = WH_ENOMEM;
         goto out;
     }
+    wh_san_remove(san); /* best effort: a leftover is only misread if it stays */
     env[0] = wh_strdup_printf("WHITTLE_TEST=%s", s->test);
     env[1] = wh_strdup_printf("WHITTLE_REPORT=%s", s->report_path);
+    env[2] = s_san_env("ASAN_OPTIONS",
+                       "halt_on_error=1:abort_on_error=0:symbolize=1:detect_leaks=0", san);
+    env[3] = s_san_env("UBSAN_OPTIONS",
+                       "halt_on_error=1:abort_on_error=0:symbolize=1:print_stacktrace=1:"
+                       "report_error_type=1",
+                       san);
     for (size_t i = 0; i < n_env; i++)
-        env[2 + i] = wh_expand(s->fw->env[i], s->test, s->report_path);
-    for (size_t i = 0; i < n_env + 2; i++)
+        env[4 + i] = wh_expand(s->fw->env[i], s->test, s->report_path);
+    for (size_t i = 0; i < n_extra; i++)
         if (!env[i]) {
             rc = WH_ENOMEM;
             goto out;
@@ -384,6 +693,35 @@ int wh_evaluate(const wh_eval_spec_t *s, const char *content, size_t len, const 
     char *err = NULL;
     wh_fw_opts_t fo = {s->failure_regex, s->pass_regex, s->root};
     int rd = s->fw->read(s->report_path, console, console_len, s->test, &fo, &out->result, &err);
+
+    /* 5b. How the test died, when it died: a sanitizer report overrides
+     * the framework's (an aborting runtime usually kills the report
+     * anyway); a signal without any report is a crash, not an
+     * infrastructure error. */
+    int sf = wh_san_collect(san, s->root, &san_fp, &san_raw);
+    s_log_append(s->log_path, san_raw.buf, san_raw.len);
+    int sig = s_crash_signal(&rr);
+    if (sf > 0) {
+        if ((rc = s_set_failed(&out->result, s->test, san_fp.kind, san_fp.location,
+                               san_fp.message)) != 0)
+            goto out;
+        rd = 0;
+    } else if (rd && rd != WH_ENOMEM && sig) {
+        char *kind = wh_crash_kind(sig);
+        rc = kind ? s_set_failed(&out->result, s->test, kind, "", "") : WH_ENOMEM;
+        free(kind);
+        if (rc)
+            goto out;
+        rd = 0;
+    } else if (!rd && sig && wh_fw_reads_console(s->fw) &&
+               out->result.status != WH_TR_FAILED) {
+        /* A console reader saw no failure text, but the process died. */
+        char *kind = wh_crash_kind(sig);
+        rc = kind ? s_set_failed(&out->result, s->test, kind, "", "") : WH_ENOMEM;
+        free(kind);
+        if (rc)
+            goto out;
+    }
     if (rd) {
         char how[64];
         s_how(&rr, how, sizeof how);
@@ -397,7 +735,15 @@ int wh_evaluate(const wh_eval_spec_t *s, const char *content, size_t len, const 
         goto out;
     }
     free(err);
-    wh_fp_normalize_message(out->result.fp.message);
+    if (out->result.fp.message) {
+        char *norm = wh_fp_normalized(out->result.fp.message, s->root);
+        if (!norm) {
+            rc = WH_ENOMEM;
+            goto out;
+        }
+        free(out->result.fp.message);
+        out->result.fp.message = norm;
+    }
 
     /* 6. Judge. */
     if (!ref) {
@@ -428,9 +774,12 @@ int wh_evaluate(const wh_eval_spec_t *s, const char *content, size_t len, const 
 
 out:
     if (env)
-        for (size_t i = 0; i < n_env + 2; i++)
+        for (size_t i = 0; i < n_extra; i++)
             free(env[i]);
     free(env);
+    wh_fp_clear(&san_fp);
+    wh_buf_free(&san_raw);
+    free(san);
     free(console);
     free(cmd);
     free(suffix);

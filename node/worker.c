@@ -164,11 +164,13 @@ static int s_tick(void *arg)
 /* The warm-workspace key: the project snapshot, the setup command and the
  * test file. Different tests of one file share it; candidates rewrite the
  * test file each time, so sharing is safe. */
-static void s_ws_key(const wh_job_spec_t *j, char out[65])
+static void s_ws_key(const wh_job_spec_t *j, const char *project, char out[65])
 {
     wh_sha256_t *h = wh_sha256_new();
-    wh_sha256_field_str(h, j->snapshot_id ? j->snapshot_id : j->project);
-    wh_sha256_field_str(h, j->project);
+    /* The snapshot id names the buggy project's content; a reference
+     * workspace is keyed by its path alone. */
+    wh_sha256_field_str(h, project == j->project && j->snapshot_id ? j->snapshot_id : "");
+    wh_sha256_field_str(h, project);
     wh_sha256_field_str(h, j->setup_cmd);
     wh_sha256_field_str(h, j->test_file);
     wh_sha256_final_hex(&h, out);
@@ -242,12 +244,12 @@ static void s_evict(wh_node_t *n, const char *keep)
 
 /* Makes sure the slot's workspace for job j exists and is set up. Returns 0,
  * or a negative code with *detail set (WH_ESETUP when setup failed). */
-static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, char **root,
-                              char **detail)
+static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *project,
+                              char **root, char **detail)
 {
     wh_node_t *n = s->node;
     char key[65];
-    s_ws_key(j, key);
+    s_ws_key(j, project, key);
     char *dir = wh_strdup_printf("%s/ws/%s/slot-%d", n->workdir, key, s->index);
     char *mark = dir ? wh_path_join(dir, S_READY_MARK) : NULL;
     char *log = dir ? wh_strdup_printf("%s.setup.log", dir) : NULL;
@@ -271,9 +273,9 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, char **root,
         goto out;
     }
     char *err = NULL;
-    rc = wh_workspace_copy(j->project, dir, (const char *const *)j->exclude, &err);
+    rc = wh_workspace_copy(project, dir, (const char *const *)j->exclude, &err);
     if (rc) {
-        *detail = wh_strdup_printf("cannot copy project %s: %s", j->project,
+        *detail = wh_strdup_printf("cannot copy project %s: %s", project,
                                    err ? err : wh_strerror(rc));
         free(err);
         goto out;
@@ -335,6 +337,87 @@ static int s_read_tail(const char *path, size_t cap, char **out, size_t *len)
     return 0;
 }
 
+/* One judged run set in one workspace: the first run builds, the others
+ * (--repeat) only run the test again. */
+typedef struct {
+    wh_eval_result_t *r;   /* K results */
+    int k;                 /* runs done */
+    char *root, *report, *log;
+} s_runs_t;
+
+static void s_runs_clear(s_runs_t *x)
+{
+    for (int i = 0; x->r && i < x->k; i++)
+        wh_eval_result_clear(&x->r[i]);
+    free(x->r);
+    free(x->root);
+    free(x->report);
+    free(x->log);
+    memset(x, 0, sizeof *x);
+}
+
+/* Runs content K times in the workspace of project. 0, or a negative code
+ * with *detail when the workspace could not be prepared/written. */
+static int s_run_set(s_slot_t *s, const wh_job_spec_t *j, const wh_framework_t *fw,
+                     const char *project, const uint8_t *content, size_t len,
+                     const wh_fp_t *ref, int want, s_runs_t *x, char **detail)
+{
+    int rc = s_ensure_workspace(s, j, project, &x->root, detail);
+    if (rc)
+        return rc;
+    x->report = wh_strdup_printf("%s.report", x->root);
+    x->log = wh_strdup_printf("%s.console.log", x->root);
+    x->r = calloc((size_t)want, sizeof *x->r);
+    if (!x->report || !x->log || !x->r)
+        return WH_ENOMEM;
+    wh_eval_spec_t es = {0};
+    es.root = x->root;
+    es.test_file = j->test_file;
+    es.build_cmd = j->build_cmd;
+    es.run_cmd = j->run_cmd;
+    es.fw = fw;
+    es.test = j->test;
+    es.build_timeout_ms = j->build_timeout_ms;
+    es.test_timeout_ms = j->test_timeout_ms;
+    es.report_path = x->report;
+    es.log_path = x->log;
+    es.failure_regex = j->failure_regex;
+    es.pass_regex = j->pass_regex;
+    es.tick = s_tick;
+    es.tick_arg = s;
+    for (int i = 0; i < want; i++) {
+        if (i > 0)
+            es.build_cmd = NULL; /* built once; the repeats only run */
+        rc = wh_evaluate(&es, (const char *)content, len, ref, (wh_match_t)j->match, &x->r[i]);
+        if (rc) {
+            *detail = wh_strdup_printf("cannot write %s in the workspace: %s", j->test_file,
+                                       wh_strerror(rc));
+            return rc;
+        }
+        x->k++;
+        atomic_fetch_add(&s->node->evaluated, i == 0);
+        /* A build failure, an infrastructure error or a cancel ends the set:
+         * repeating cannot change them. */
+        if (x->r[i].cancelled || !x->r[i].build_ok || x->r[i].verdict == WH_V_INFRA_ERROR ||
+            x->r[i].verdict == WH_V_BUILD_FAILED)
+            break;
+    }
+    return 0;
+}
+
+static void s_attach_report(s_runs_t *x, wh_msg_t *v, uint8_t **rep)
+{
+    size_t rlen = 0;
+    /* The framework's report when there is one; else (a build failure, a
+     * crash before the report was written) the console log, so the run
+     * record shows why. Both capped. */
+    if (wh_read_file(x->report, WH_WIRE_MAX_REPORT, (char **)rep, &rlen) == 0 ||
+        s_read_tail(x->log, WH_WIRE_MAX_REPORT, (char **)rep, &rlen) == 0) {
+        v->report = *rep;
+        v->report_len = rlen;
+    }
+}
+
 static void s_evaluate(s_slot_t *s, wh_msg_t *m)
 {
     wh_node_t *n = s->node;
@@ -344,9 +427,10 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
     v.job.job_id = j->job_id;
     v.cand_id = m->cand_id;
     v.verdict = WH_V_INFRA_ERROR;
-    char *detail = NULL, *root = NULL, *report = NULL, *log = NULL, *busy = NULL;
+    char *detail = NULL, *busy = NULL;
     uint8_t *rep = NULL;
-    wh_eval_result_t r = {0};
+    s_runs_t x = {0}, xr = {0};
+    wh_buf_t why = WH_BUF_INIT;
 
     s->cur_job = j->job_id;
     s->cur_cand = m->cand_id;
@@ -358,65 +442,142 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
         v.code = WH_EINVAL;
         goto reply;
     }
-    if (!j->project || !j->test_file || !j->run_cmd || !j->test) {
+    if (!j->project || !j->test_file || !j->run_cmd || !j->test ||
+        ((m->on_reference || j->keep_fault) && !j->reference)) {
         detail = strdup("incomplete job spec");
         v.code = WH_EPROTO;
         goto reply;
     }
-    int rc = s_ensure_workspace(s, j, &root, &detail);
+    const char *project = m->on_reference ? j->reference : j->project;
+    /* The baseline and the fault-kept check run once per repeat; a
+     * reference check is a single run. */
+    int want = m->on_reference ? 1 : (j->repeat > 1 ? (int)j->repeat : 1);
+    const wh_fp_t *ref = (m->baseline || m->on_reference) ? NULL : &m->ref;
+    int rc = s_run_set(s, j, fw, project, m->content, m->content_len, ref, want, &x, &detail);
     if (rc) {
         v.code = rc;
         goto reply;
     }
-    busy = wh_path_join(root, ".whittle-busy");
+    busy = wh_path_join(x.root, ".whittle-busy");
     wh_write_file(busy, "", 0);
-    report = wh_strdup_printf("%s.report", root);
-    log = wh_strdup_printf("%s.console.log", root);
-    wh_eval_spec_t es = {0};
-    es.root = root;
-    es.test_file = j->test_file;
-    es.build_cmd = j->build_cmd;
-    es.run_cmd = j->run_cmd;
-    es.fw = fw;
-    es.test = j->test;
-    es.build_timeout_ms = j->build_timeout_ms;
-    es.test_timeout_ms = j->test_timeout_ms;
-    es.report_path = report;
-    es.log_path = log;
-    es.failure_regex = j->failure_regex;
-    es.pass_regex = j->pass_regex;
-    es.tick = s_tick;
-    es.tick_arg = s;
-    rc = wh_evaluate(&es, (const char *)m->content, m->content_len,
-                     m->baseline ? NULL : &m->ref, (wh_match_t)j->match, &r);
-    if (rc) {
-        detail = wh_strdup_printf("cannot write %s in the workspace: %s", j->test_file,
-                                  wh_strerror(rc));
-        v.code = rc;
+    wh_eval_result_t *r0 = &x.r[0];
+    v.build_ms = (uint32_t)r0->build_ms;
+    for (int i = 0; i < x.k; i++)
+        v.test_ms += (uint32_t)x.r[i].test_ms;
+    v.runs = (uint32_t)x.k;
+    int cancelled = 0;
+    for (int i = 0; i < x.k; i++)
+        cancelled |= x.r[i].cancelled;
+    if (cancelled) {
+        v.code = WH_ECANCEL;
+        detail = strdup("cancelled");
         goto reply;
     }
-    atomic_fetch_add(&n->evaluated, 1);
-    /* For a baseline, wh_evaluate leaves the verdict NONE when the report
-     * was read, and says BuildFailed / InfraError when there is none. */
-    v.verdict = r.verdict;
-    v.test_status = r.result.status;
-    v.observed = r.result.fp;
-    v.build_ms = (uint32_t)r.build_ms;
-    v.test_ms = (uint32_t)r.test_ms;
-    if (r.cancelled)
-        v.code = WH_ECANCEL;
-    else if (r.verdict == WH_V_BUILD_FAILED)
-        v.code = WH_EBUILD;
-    detail = r.detail ? strdup(r.detail) : NULL;
-    size_t rlen = 0;
-    /* The framework's report when there is one; else (a build failure, a
-     * crash before the report was written) the console log, so the run
-     * record shows why. Both capped. */
-    if (wh_read_file(report, WH_WIRE_MAX_REPORT, (char **)&rep, &rlen) == 0 ||
-        s_read_tail(log, WH_WIRE_MAX_REPORT, (char **)&rep, &rlen) == 0) {
-        v.report = rep;
-        v.report_len = rlen;
+    if (r0->verdict == WH_V_BUILD_FAILED || r0->verdict == WH_V_INFRA_ERROR) {
+        /* No test result: for a baseline this says why (no build, no report). */
+        v.verdict = r0->verdict;
+        v.code = r0->verdict == WH_V_BUILD_FAILED ? WH_EBUILD : 0;
+        v.test_status = r0->result.status;
+        v.observed = r0->result.fp;
+        detail = r0->detail ? strdup(r0->detail) : NULL;
+        s_attach_report(&x, &v, &rep);
+        goto reply;
     }
+    if (ref == NULL) {
+        /* Baseline or reference check: report the most common outcome and
+         * how many runs agree with it (the coordinator decides whether the
+         * original is stable enough). */
+        int best = 0, best_n = 0, any_failed = 0;
+        for (int i = 0; i < x.k; i++)
+            any_failed |= x.r[i].result.status == WH_TR_FAILED;
+        for (int i = 0; i < x.k; i++) {
+            /* The fingerprint is a failure's: when some runs failed, the
+             * most common failure wins over passes. */
+            if (any_failed && x.r[i].result.status != WH_TR_FAILED)
+                continue;
+            int same = 0;
+            for (int k = 0; k < x.k; k++)
+                same += x.r[k].result.status == x.r[i].result.status &&
+                        (x.r[i].result.status != WH_TR_FAILED ||
+                         wh_fp_match(&x.r[i].result.fp, &x.r[k].result.fp, (wh_match_t)j->match));
+            if (same > best_n) {
+                best = i;
+                best_n = same;
+            }
+        }
+        v.verdict = WH_V_NONE;
+        v.test_status = x.r[best].result.status;
+        v.observed = x.r[best].result.fp;
+        v.agreeing_runs = (uint32_t)best_n;
+        if (x.k > 1) {
+            int passed = 0, failed = 0, missing = 0;
+            for (int i = 0; i < x.k; i++) {
+                passed += x.r[i].result.status == WH_TR_PASSED;
+                failed += x.r[i].result.status == WH_TR_FAILED;
+                missing += x.r[i].result.status == WH_TR_MISSING || x.r[i].result.status == WH_TR_SKIPPED;
+            }
+            wh_buf_printf(&why, "%d runs: %d gave this outcome; %d failed, %d passed, %d missing",
+                          x.k, best_n, failed, passed, missing);
+            detail = wh_buf_detach(&why);
+        } else {
+            detail = r0->detail ? strdup(r0->detail) : NULL;
+        }
+        s_attach_report(&x, &v, &rep);
+        goto reply;
+    }
+    /* A candidate: definite mode (every run preserves) unless --flaky-ok. */
+    int p = 0, first_other = -1;
+    for (int i = 0; i < x.k; i++) {
+        if (x.r[i].verdict == WH_V_PRESERVED)
+            p++;
+        else if (first_other < 0)
+            first_other = i;
+    }
+    int need = j->flaky_ok ? (int)j->flaky_ok : want;
+    v.agreeing_runs = (uint32_t)p;
+    if (p >= need && x.k == want) {
+        v.verdict = WH_V_PRESERVED;
+        v.observed = x.r[first_other < 0 ? 0 : (p ? (x.r[0].verdict == WH_V_PRESERVED ? 0 : first_other) : 0)].result.fp;
+    } else {
+        int o = first_other < 0 ? 0 : first_other;
+        v.verdict = x.r[o].verdict;
+        v.test_status = x.r[o].result.status;
+        v.observed = x.r[o].result.fp;
+    }
+    if (v.verdict == WH_V_PRESERVED)
+        v.test_status = WH_TR_FAILED;
+    if (want > 1)
+        wh_buf_printf(&why, "%d of %d runs preserved; ", p, x.k);
+    if (r0->detail)
+        wh_buf_puts(&why, r0->detail);
+    s_attach_report(&x, &v, &rep);
+    /* --keep-fault: the failure must also be the fault's: the candidate
+     * has to pass on the reference version. */
+    if (v.verdict == WH_V_PRESERVED && j->keep_fault) {
+        char *d2 = NULL;
+        rc = s_run_set(s, j, fw, j->reference, m->content, m->content_len, NULL, 1, &xr, &d2);
+        if (rc) {
+            v.verdict = WH_V_INFRA_ERROR;
+            v.code = rc;
+            wh_buf_printf(&why, "; reference: %s", d2 ? d2 : wh_strerror(rc));
+        } else if (xr.r[0].cancelled) {
+            v.verdict = WH_V_INFRA_ERROR;
+            v.code = WH_ECANCEL;
+        } else if (xr.r[0].verdict == WH_V_BUILD_FAILED) {
+            v.verdict = WH_V_BUILD_FAILED;
+            wh_buf_puts(&why, "; does not build on the reference");
+        } else if (xr.r[0].verdict == WH_V_INFRA_ERROR) {
+            v.verdict = WH_V_INFRA_ERROR;
+            wh_buf_printf(&why, "; reference run: %s", xr.r[0].detail ? xr.r[0].detail : "failed");
+        } else if (xr.r[0].result.status != WH_TR_PASSED) {
+            v.verdict = WH_V_DIFFERENT_FAILURE;
+            wh_buf_puts(&why, "; preserved, but it fails on the reference too: the fault is lost");
+        } else {
+            wh_buf_puts(&why, "; passes on the reference: the fault is kept");
+        }
+        free(d2);
+    }
+    detail = wh_buf_detach(&why);
 reply:
     v.detail = detail;
     if (!atomic_load(&n->stop))
@@ -424,11 +585,10 @@ reply:
     if (busy)
         unlink(busy);
     s->cur_job = NULL;
-    wh_eval_result_clear(&r);
+    s_runs_clear(&x);
+    s_runs_clear(&xr);
+    wh_buf_free(&why);
     free(detail);
-    free(root);
-    free(report);
-    free(log);
     free(busy);
     free(rep);
 }

@@ -268,6 +268,9 @@ int wh_msg_encode(const wh_msg_t *m, uint8_t **buf, size_t *len)
         verdict.report.len = m->report_len;
         verdict.has_code = 1;
         verdict.code = m->code;
+        verdict.has_runs = verdict.has_agreeing_runs = 1;
+        verdict.runs = m->runs;
+        verdict.agreeing_runs = m->agreeing_runs;
         if (!s_str_ok(m->job.job_id))
             return WH_ETOOBIG;
         verdict.job_id = S_W(m->job.job_id);
@@ -599,6 +602,8 @@ static void s_env_in(s_dec_t *d, wh_msg_t *m, const Whittle__Envelope *e)
         m->report = s_bytes_in(d, e->verdict->has_report, &e->verdict->report,
                                WH_WIRE_MAX_REPORT, "verdict.report", &m->report_len);
         m->code = e->verdict->code;
+        m->runs = e->verdict->runs;
+        m->agreeing_runs = e->verdict->agreeing_runs;
         m->job.job_id = s_str_in(d, e->verdict->job_id, "verdict.job_id");
         break;
     case WH_MSG_CANCEL:

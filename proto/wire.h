@@ -78,6 +78,8 @@ typedef struct {
     wh_fp_t observed;        /* VERDICT */
     char *detail;            /* VERDICT / BYE / STATUS / PROGRESS: one line or text */
     uint32_t build_ms, test_ms;
+    uint32_t runs;           /* VERDICT: test runs behind it (--repeat) */
+    uint32_t agreeing_runs;  /* VERDICT: runs that preserved / matched the reported fingerprint */
     uint8_t *report;         /* VERDICT: the report file, capped */
     size_t report_len;
     /* SUBMIT: a JSON job description (same fields as `whittle reduce`) */
@@ -91,7 +93,7 @@ typedef struct {
  *   HELLO      node_id, slot, slots
  *   EVALUATE   job, cand_id, content/content_len, baseline, ref
  *   VERDICT    cand_id, job.job_id, verdict, test_status, observed, detail,
- *              build_ms, test_ms, report/report_len, code
+ *              build_ms, test_ms, report/report_len, code, runs, agreeing_runs
  *   CANCEL     cand_id, job.job_id
  *   HEARTBEAT  node_id, slot, cand_id
  *   BYE        node_id, detail

@@ -1,6 +1,7 @@
 # Framework presets for Check, CUnit, Criterion and Unity (node/fw_xunit.c):
 # the report readers on saved reports, and whittle reducing one fixture
 # project per framework.
+
 wh_add_test(test_fw_xunit SOURCES test_fw_xunit.c LIBS wh_oracle)
 foreach(fw check cunit criterion unity)
   add_test(NAME e2e_fw_${fw} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/fw_${fw}.sh)

@@ -46,7 +46,8 @@ static int s_read(const char *fw, const char *sample, const char *console_sample
 
 static void test_presets(void)
 {
-    CHECK_EQ_STR(wh_framework_names(), "junit, cmocka, gtest, ctest");
+    /* The built-in four come first; presets from other files follow. */
+    CHECK(strncmp(wh_framework_names(), "junit, cmocka, gtest, ctest", 27) == 0);
     CHECK(wh_framework_find("nope") == NULL);
     CHECK(wh_framework_find(NULL) == NULL);
     const char *names[] = {"junit", "cmocka", "gtest", "ctest"};
