@@ -69,7 +69,9 @@ FAILS=0
 cleanup() {
     local rc=$? p ns
     trap - EXIT INT TERM
-    for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; done
+    # `timeout` leads its own process group: kill the group, so that a run
+    # in the root namespace (reference, client) dies with its children
+    for p in "${PIDS[@]}"; do kill -9 -- "-$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; done
     # anything still running inside our namespaces was started by this test
     # (builds orphaned by the killed node, …)
     for ns in "${CREATED_NS[@]}"; do
@@ -97,6 +99,10 @@ die() { echo "FAIL: $*" >&2; exit 1; }
 check_eq() { if [ "$2" = "$3" ]; then pass "$1 = $3"; else fail "$1: got '$2', want '$3'"; fi; }
 now_ns() { date +%s%N; }
 run_dir() { ls -d "$1"/*/ 2>/dev/null | head -n1 | sed 's:/$::'; }
+# Runs a command in the background and waits for it, so that a signal to
+# this script runs the cleanup at once (bash delays traps until a foreground
+# command ends).
+bg_wait() { "$@" & local p=$!; PIDS+=("$p"); wait "$p"; }
 in_ns() { local ns=$1; shift; ip netns exec "$ns" "$@"; }
 status() { in_ns "$NS_CL" timeout 10 "$WHITTLE" status --cluster "$EP" 2>/dev/null; }
 wait_for() { # seconds description command...
@@ -110,6 +116,13 @@ wait_for() { # seconds description command...
 }
 
 # ---- topology ----
+# Namespaces left by an earlier run of this test that was SIGKILLed (no trap
+# then): their owner pid is gone. Empty and delete them.
+for ns in $(ip netns list 2>/dev/null | awk '{print $1}' | grep -E '^wh-(br|coord|redis|node1|node2|cli)-[0-9]+$'); do
+    kill -0 "${ns##*-}" 2>/dev/null && continue
+    for p in $(ip netns pids "$ns" 2>/dev/null); do kill -9 "$p" 2>/dev/null; done
+    ip netns del "$ns" 2>/dev/null && echo "removed stale namespace $ns" >&2
+done
 if ! ip netns add "$NS_BR" 2>"$T/netns.err"; then
     skip "ip netns add not permitted: $(cat "$T/netns.err")"
 fi
@@ -142,7 +155,7 @@ args=(--project "$P" --file tests/test_cart.c --test test_added_item_is_in_cart
 export WH_SHIM_FILE=tests/test_cart.c
 ORIG_HASH=$(sha256sum < "$P/tests/test_cart.c" | cut -c1-16)
 PATH="$T/shim:$PATH" WH_EVAL_LOG="$T/ref-evals.log" WH_NODE_TAG=ref \
-    timeout 300 "$WHITTLE" reduce "${args[@]}" --jobs 1 --cache memory: --out "$T/ref" \
+    bg_wait timeout 300 "$WHITTLE" reduce "${args[@]}" --jobs 1 --cache memory: --out "$T/ref" \
     > "$T/ref.out" 2>&1 || { cat "$T/ref.out" >&2; die "reference run failed"; }
 REF=$(run_dir "$T/ref")
 pass "reference run: $(jq -r '"\(.statements_before) -> \(.statements_after) statements, \(.candidates) candidates, \(.evaluated) evaluated"' "$REF/summary.json")"
@@ -309,7 +322,7 @@ wait "$N2_PID" 2>/dev/null
 wait_for 15 "only node1's slots left" \
     sh -c "ip netns exec $NS_CL '$WHITTLE' status --cluster $EP 2>/dev/null | grep -q 'nodes: 1  slots: 2 '"
 H="$T/headers"; cp -r "$FIX/headers" "$H"
-in_ns "$NS_CL" timeout 300 "$WHITTLE" reduce --cluster "$EP" --project "$H" --file tests/test_request.c \
+bg_wait ip netns exec "$NS_CL" timeout 300 "$WHITTLE" reduce --cluster "$EP" --project "$H" --file tests/test_request.c \
     --test test_should_read_headers --setup "make -s" --build "make -s" --run "./test_request" \
     --framework cmocka --out "$T/h" > "$T/headers.out" 2>&1 || { cat "$T/headers.out" >&2; fail "headers run on the restarted node1"; }
 RH=$(run_dir "$T/h")

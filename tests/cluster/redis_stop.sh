@@ -25,7 +25,9 @@ FAILS=0
 cleanup() {
     local rc=$? p
     trap - EXIT INT TERM
-    for p in "${PIDS[@]}"; do kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
+    # `timeout` leads its own process group: kill the group (the run and
+    # its builds), then the process itself
+    for p in "${PIDS[@]}"; do kill -9 -- "-$p" 2>/dev/null; kill -9 "$p" 2>/dev/null; wait "$p" 2>/dev/null; done
     if [ "$rc" -ne 0 ] && [ -f "$T/run.out" ]; then echo "---- run.out (tail)" >&2; tail -n 20 "$T/run.out" >&2; fi
     if [ -n "${WH_KEEP:-}" ]; then echo "kept $T" >&2; else rm -rf "$T"; fi
     exit "$rc"
@@ -36,6 +38,7 @@ fail() { echo "FAIL: $*" >&2; FAILS=$((FAILS + 1)); }
 pass() { echo "ok   $*" >&2; }
 die() { echo "FAIL: $*" >&2; exit 1; }
 check_eq() { if [ "$2" = "$3" ]; then pass "$1 = $3"; else fail "$1: got '$2', want '$3'"; fi; }
+bg_wait() { "$@" & local p=$!; PIDS+=("$p"); wait "$p"; }
 run_dir() { ls -d "$1"/*/ 2>/dev/null | head -n1 | sed 's:/$::'; }
 
 wh_write_shims "$T/shim"
@@ -45,7 +48,7 @@ args=(--project "$P" --file tests/test_request.c --test test_should_read_headers
       --setup "make -s" --build "make -s" --run "./test_request" --framework cmocka --jobs 2)
 
 # ---- reference: no Redis ----
-WH_EVAL_LOG="$T/ref-evals.log" timeout 300 "$WHITTLE" reduce "${args[@]}" --cache memory: --out "$T/ref" \
+WH_EVAL_LOG="$T/ref-evals.log" bg_wait timeout 300 "$WHITTLE" reduce "${args[@]}" --cache memory: --out "$T/ref" \
     > "$T/ref.out" 2>&1 || { cat "$T/ref.out" >&2; die "reference run failed"; }
 REF=$(run_dir "$T/ref")
 pass "reference run: $(jq -r '"\(.statements_after) statements left, \(.candidates) candidates"' "$REF/summary.json")"
