@@ -47,6 +47,8 @@ struct s_slot {
     char *node_id;
     uint64_t last_rx, last_tx;
     s_task_t *task;
+    uint64_t phantom;      /* a candidate the slot is still judging for a task we no
+                              longer hold (it was declared dead and came back) */
     char **warm;           /* job ids this slot has judged (warm workspaces) */
     int nwarm;
     s_slot_t *next;
@@ -166,6 +168,8 @@ static void s_slot_remove(wh_pool_t *p, s_slot_t *s, const char *why)
             s_task_free(t);
         } else {
             p->requeued++;
+            wh_info("requeue job %.12s cand %llu (slot %s lost it; loss %d)", t->job_id,
+                    (unsigned long long)t->cand_id, s->name, t->lost);
             s_enqueue_front(t->job, t);
         }
     }
@@ -421,7 +425,7 @@ static s_job_t *s_pick_job(wh_pool_t *p, s_slot_t *s)
 static void s_dispatch(wh_pool_t *p)
 {
     for (s_slot_t *s = p->slots; s; s = s->next) {
-        if (s->task)
+        if (s->task || s->phantom)
             continue;
         s_job_t *j = s_pick_job(p, s);
         if (!j)
@@ -448,6 +452,8 @@ static void s_dispatch(wh_pool_t *p)
         s->task = t;
         s_mark_warm(s, j->spec.job_id);
         p->dispatched++;
+        wh_info("dispatch job %.12s cand %llu%s to %s", j->spec.job_id,
+                (unsigned long long)t->cand_id, t->lost ? " (again)" : "", s->name);
     }
 }
 
@@ -481,10 +487,19 @@ static void s_handle(wh_pool_t *p, const uint8_t *ident, size_t ilen, wh_msg_t *
             s->last_rx = wh_now_ms();
         break;
     case WH_MSG_HEARTBEAT:
-        if (!s)
-            s = s_slot_add(p, ident, ilen, NULL);
-        if (s)
+        if (!s) {
+            /* A slot we declared dead is back (a network cut, not a crash).
+             * If it is still judging the candidate we requeued, it is not
+             * free until that one ends. */
+            s = s_slot_add(p, ident, ilen, m);
+            if (s && m->cand_id)
+                s->phantom = m->cand_id;
+        }
+        if (s) {
             s->last_rx = wh_now_ms();
+            if (s->phantom && !m->cand_id)
+                s->phantom = 0;
+        }
         break;
     case WH_MSG_BYE:
         if (s)
@@ -494,11 +509,22 @@ static void s_handle(wh_pool_t *p, const uint8_t *ident, size_t ilen, wh_msg_t *
         if (!s)
             break;
         s->last_rx = wh_now_ms();
+        if (s->phantom && s->phantom == m->cand_id) {
+            s->phantom = 0; /* its old candidate ended; requeued long ago */
+            break;
+        }
         s_task_t *t = s->task;
         if (!t || t->cand_id != m->cand_id)
             break;
         s->task = NULL;
         t->slot = NULL;
+        if (m->code == WH_EPROTO && t->job && !t->cancelled) {
+            /* The slot refused the candidate (it was busy): not a verdict.
+             * Give the candidate to someone else. */
+            p->requeued++;
+            s_enqueue_front(t->job, t);
+            break;
+        }
         if (t->job && !t->cancelled)
             t->job->fn(t->job->ctx, t->cand_id, m, s->name);
         s_task_free(t);

@@ -4,7 +4,7 @@
  *   whittle inspect FILE --test NAME [-p BUILD_DIR] [--json] [-- FLAGS…]
  *   whittle inspect FILE --list [-p BUILD_DIR] [--json]
  *   whittle reduce --project DIR --file FILE --test NAME --run CMD [--setup CMD]
- *                  [--build CMD] [--framework junit|cmocka|gtest|ctest]
+ *                  [--build CMD] [--framework NAME]
  *                  [--algorithm hdd|dd] [--jobs N] [--out DIR] [--cache SPEC]
  *                  [--cluster tcp://HOST:PORT] [-- FLAGS…]
  *   whittle submit --cluster tcp://HOST:PORT FAILURES.json
@@ -20,6 +20,7 @@
 #include <zmq.h>
 
 #include "cache.h"
+#include "framework.h"
 #include "job.h"
 #include "pool.h"
 #include "reduce.h"
@@ -39,7 +40,7 @@ static void s_usage(FILE *fp)
 {
     fputs("usage: whittle inspect FILE (--test NAME | --list) [-p BUILD_DIR] [--json] [-- FLAGS...]\n"
           "       whittle reduce --project DIR --file FILE --test NAME --run CMD [--setup CMD]\n"
-          "                      [--build CMD] [--framework junit|cmocka|gtest|ctest]\n"
+          "                      [--build CMD] [--framework NAME]\n"
           "                      [--algorithm hdd|dd] [--jobs N] [--out DIR] [--cache SPEC]\n"
           "                      [--match full|message|type] [--build-timeout S] [--test-timeout S]\n"
           "                      [--setup-timeout S] [-p BUILD_DIR] [--cluster ENDPOINT] [-v]\n"
@@ -48,6 +49,7 @@ static void s_usage(FILE *fp)
           "       whittle submit --cluster ENDPOINT FAILURES.json\n"
           "       whittle status --cluster ENDPOINT\n",
           fp);
+    fprintf(fp, "frameworks: %s\n", wh_framework_names());
 }
 
 static int s_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));

@@ -353,6 +353,8 @@ static char *s_token(const char *s, const char *end)
  * options that do not print it in the summary. */
 static char *s_ubsan_class(const char *t, const char *end)
 {
+    if (!t || !end || end <= t)
+        return strdup("runtime-error");
     static const struct {
         const char *prefix, *name;
     } map[] = {
@@ -380,16 +382,15 @@ static char *s_ubsan_class(const char *t, const char *end)
         {"addition of unsigned offset", "pointer-overflow"},
         {"subtraction of unsigned offset", "pointer-overflow"},
     };
+    size_t tl = (size_t)(end - t);
     for (size_t i = 0; i < sizeof map / sizeof map[0]; i++) {
         size_t n = strlen(map[i].prefix);
-        if ((size_t)(end - t) >= n && memcmp(t, map[i].prefix, n) == 0)
+        if (tl >= n && memcmp(t, map[i].prefix, n) == 0)
             return strdup(map[i].name);
     }
-    if ((size_t)(end - t) >= 8 && memcmp(t, "load of ", 8) == 0 && memmem(t, (size_t)(end - t), "'bool'", 6))
-        return strdup("bool");
-    if ((size_t)(end - t) >= 8 && memcmp(t, "load of ", 8) == 0)
-        return strdup("enum");
-    if (memmem(t, (size_t)(end - t), "outside the range of representable values", 41))
+    if (tl >= 8 && memcmp(t, "load of ", 8) == 0)
+        return strdup(memmem(t, tl, "'bool'", 6) ? "bool" : "enum");
+    if (memmem(t, tl, "outside the range of representable values", 41))
         return strdup("float-cast-overflow");
     /* Otherwise the leading words, up to a number, quote or colon. */
     wh_buf_t b = WH_BUF_INIT;

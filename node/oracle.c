@@ -700,18 +700,28 @@ int wh_evaluate(const wh_eval_spec_t *s, const char *content, size_t len, const 
      * infrastructure error. */
     int sf = wh_san_collect(san, s->root, &san_fp, &san_raw);
     s_log_append(s->log_path, san_raw.buf, san_raw.len);
+    wh_san_remove(san); /* kept in the console log; nothing left beside the workspace */
+    if (sf == 0 && console) {
+        /* A runtime that ignores log_path (gcc's UBSan inside ASan) reports
+         * on stderr. */
+        sf = wh_san_parse(console, console_len, s->root, &san_fp);
+    }
     int sig = s_crash_signal(&rr);
     if (sf > 0) {
         if ((rc = s_set_failed(&out->result, s->test, san_fp.kind, san_fp.location,
-                               san_fp.message)) != 0)
+                               san_fp.message)) != 0) {
+            free(err);
             goto out;
+        }
         rd = 0;
     } else if (rd && rd != WH_ENOMEM && sig) {
         char *kind = wh_crash_kind(sig);
         rc = kind ? s_set_failed(&out->result, s->test, kind, "", "") : WH_ENOMEM;
         free(kind);
-        if (rc)
+        if (rc) {
+            free(err);
             goto out;
+        }
         rd = 0;
     } else if (!rd && sig && wh_fw_reads_console(s->fw) &&
                out->result.status != WH_TR_FAILED) {
@@ -719,8 +729,10 @@ int wh_evaluate(const wh_eval_spec_t *s, const char *content, size_t len, const 
         char *kind = wh_crash_kind(sig);
         rc = kind ? s_set_failed(&out->result, s->test, kind, "", "") : WH_ENOMEM;
         free(kind);
-        if (rc)
+        if (rc) {
+            free(err);
             goto out;
+        }
     }
     if (rd) {
         char how[64];

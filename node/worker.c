@@ -107,6 +107,11 @@ static void s_heartbeat_if_due(s_slot_t *s)
     if (now - s->last_tx >= s->node->hb_ms) {
         wh_msg_t hb = {0};
         hb.type = WH_MSG_HEARTBEAT;
+        /* Say what we are working on: a coordinator that lost us and hears
+         * from us again must not take us for an idle slot. */
+        hb.node_id = s->node->node_id;
+        hb.slot = (uint32_t)s->index;
+        hb.cand_id = s->cur_job ? s->cur_cand : 0;
         s_send(s, &hb);
     }
 }

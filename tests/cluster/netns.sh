@@ -167,7 +167,7 @@ PIDS+=($!)
 wait_for 20 "redis answers across the bridge" \
     sh -c "ip netns exec $NS_CL redis-cli -h $IP_RE -p 6390 ping 2>/dev/null | grep -q PONG" || exit 1
 ip netns exec "$NS_CO" "$COORD" --bind "$EP" --cache "redis://$IP_RE:6390/0" -v > "$T/coord.log" 2>&1 &
-COORD_PID=$!; PIDS+=($COORD_PID)
+COORD_PID=$!; PIDS+=("$COORD_PID")
 start_node() { # n tag [env…]
     local n=$1 tag=$2; shift 2
     ip netns exec "wh-node$n-$S" env PATH="$T/shim:$PATH" WH_EVAL_LOG="$T/evals.log" WH_NODE_TAG="$tag" "$@" \
@@ -186,7 +186,7 @@ wait_for 30 "4 slots joined (2 per node)" sh -c "[ \$(ip netns exec $NS_CL '$WHI
 
 ip netns exec "$NS_CL" timeout 300 "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/cl" \
     > "$T/client.out" 2>&1 &
-CLIENT=$!; PIDS+=($CLIENT)
+CLIENT=$!; PIDS+=("$CLIENT")
 
 # ---- kill node1 mid-run ----
 K=

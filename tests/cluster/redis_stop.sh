@@ -55,13 +55,13 @@ pass "reference run: $(jq -r '"\(.statements_after) statements left, \(.candidat
 
 # ---- a private redis-server on loopback ----
 PORT=
-for try in 1 2 3 4 5; do
+for _ in 1 2 3 4 5; do
     port=$(( 20000 + (RANDOM * 7 + $$) % 30000 ))
     redis-cli -p "$port" ping >/dev/null 2>&1 && continue   # taken
     redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --dir "$T" \
         > "$T/redis.log" 2>&1 &
     rpid=$!
-    for i in $(seq 50); do
+    for _ in $(seq 50); do
         redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break
         kill -0 "$rpid" 2>/dev/null || break
         sleep 0.1

@@ -1,3 +1,4 @@
+# shellcheck shell=bash
 # Sourced by the cluster tests. Writes transparent wrappers for build tools
 # (cmake, make) into $1: they run the real tool with the same arguments, and
 # when WH_EVAL_LOG is set they append one line before and one after every

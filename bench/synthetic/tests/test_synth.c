@@ -1,19 +1,23 @@
 /*
- * test_synth.c - the failing test of whittle's synthetic benchmark fixture.
+ * test_synth.c - the failing tests of whittle's synthetic benchmark fixture:
+ * test_synth (56 statements on 4 levels; the scaling benchmark) and
+ * test_synth_small (19 statements; the --quick smoke run).
  *
- * Nothing here is compiled for the benchmark: the fixture's build.sh and
- * run.sh judge a candidate from the markers written *inside* its statements
- * (a marker outside a statement's extent would survive its removal):
+ * Nothing here is compiled for the benchmark: the fixture's judge (judge.c:
+ * its build and run commands) decides from the markers written *inside*
+ * the statements of each `void test_...(void)` body (a marker outside a
+ * statement's extent would survive the statement's removal):
  *
  *   decl:NAME      the statement declares NAME
  *   use:A,B        the statement uses A and B; a candidate that keeps a use
  *                  of a name whose declaration it removed does not build
- *   R1 .. R7       statements the failure needs; with FAIL and all of them
- *                  the failure is preserved; with FAIL and some missing the
- *                  assert fails with another value (a different failure)
- *   FAIL           the failing assert; without it the test passes
- *   G1 / X1        X1 dereferences what G1 points at; X1 without G1 is a
- *                  crash (a different failure of another kind)
+ *   R1, R2, ...    statements the failure needs
+ *   FAIL=K         the failing assert, which needs R1 .. RK: with all of
+ *                  them the failure is preserved; with some missing the
+ *                  assert fails with another value (a different failure);
+ *                  without FAIL the test passes
+ *   G1 / X1        X1 writes through the pointer G1 sets; X1 without G1 is
+ *                  a crash (a different failure of another kind)
  *
  * The code is still a plausible, compilable C test (cc -fsyntax-only
  * accepts it), so that libclang builds a real statement tree from it.
@@ -57,7 +61,6 @@ void test_synth(void)
 
     memset(/*use:recs*/ recs, 0, sizeof recs);
     seed = /*use:seed*/ mix(seed, 3);
-    note(/*use:a,b*/ a + b);
     total = /*R1 use:total,a*/ a * 10;
     for (int i = 0; i < 6; i++) {
         recs[i].id = /*use:recs*/ i + 1;
@@ -80,14 +83,12 @@ void test_synth(void)
             }
             seed ^= /*use:seed*/ j;
         }
-        note(/*use:b,c*/ b - c);
     } else {
         total = /*use:total*/ -1;
         note(/*use:total*/ total);
     }
     p = /*G1 use:p,recs*/ &recs[0].w;
     *p /*X1 use:p*/ += 1;
-    note(/*use:recs*/ recs[0].w);
     while (/*use:c*/ c > 0) {
         c -= /*use:c*/ 1;
         note(/*use:c*/ c);
@@ -121,13 +122,40 @@ void test_synth(void)
             }
         }
     }
-    note(/*use:c*/ c);
     total += /*R7 use:total,seed*/ (seed & 0) - 1;
-    check_eq(42, /*FAIL use:total*/ total, "total");
+    check_eq(42, /*FAIL=7 use:total*/ total, "total");
+}
+
+void test_synth_small(void)
+{
+    int /*decl:x*/ x = 2;
+    int /*decl:y*/ y = /*use:x*/ x * 3;
+    int /*decl:sum*/ sum = 0;
+    int /*decl:q*/ q = 9;
+
+    note(/*use:x,y*/ x + y);
+    sum = /*R1 use:sum,x*/ x * 20;
+    for (int i = 0; i < 3; i++) {
+        note(i);
+        if (i == 2) {
+            sum += /*R2 use:sum,y*/ y - 5;
+            note(/*use:sum*/ sum);
+        }
+        q -= /*use:q*/ i;
+    }
+    note(/*use:q*/ q);
+    if (/*use:q*/ q > 100) {
+        sum = /*use:sum*/ 0;
+    }
+    note(/*use:y*/ y);
+    sum += /*R3 use:sum*/ 0;
+    check_eq(42, /*FAIL=3 use:sum*/ sum, "sum");
+    note(/*use:sum,q*/ sum + q);
 }
 
 int main(void)
 {
     test_synth();
+    test_synth_small();
     return g_nlog > 0 ? 0 : 1;
 }

@@ -1,0 +1,151 @@
+#!/usr/bin/env bash
+# scaling.sh — wall time of one reduction against the number of node slots.
+#
+# Reduces the synthetic fixture (bench/synthetic: test_synth, 56 statements,
+# whose "build" takes a fixed LATENCY in a real process per candidate) on a fresh
+# loopback cluster per slot count (whittle-coordinator with an in-memory
+# cache + whittle-node processes), then in the embedded mode (--jobs N), and
+# prints one row per run:
+#
+#   wall      the coordinator's wall time of the reduction (summary.json)
+#   speedup   wall of 1 slot / this wall (same mode)
+#   rounds    the critical path: rounds never run in parallel
+#   evaluated candidates judged by a node (parallel runs judge extras)
+#   bound     evaluated / rounds; on the 1-slot row this is T1/T∞, the
+#             highest speedup any number of slots can reach
+#   ideal     rounds x LATENCY, the wall time with unlimited slots and a
+#             zero-cost coordinator (DESIGN.md, "The round engine")
+#   eff       ideal / wall
+#   cand_ms   mean node-side time of one judged candidate (latency + the
+#             process starts + file writes), a noise gauge
+#   limit_s   rounds x cand_ms of the mode's 1-slot run: the same limit
+#             with the latency a candidate really has on this machine
+#
+# and asserts that every run gives the same reduced test, the same number of
+# rounds, and judges the same candidates the sequential walk judges
+# (evaluated - extra is constant).
+#
+# usage: bench/scaling.sh [--quick] [--latency MS] [--slots "1 2 4 8 16 32"]
+#                         [--jobs "1 4 16"] [--procs N] [--build-dir DIR]
+#                         [--test NAME] [--csv FILE] [--keep]
+#   --quick    latency 50 ms, slots 1 2 4, no embedded runs, and the
+#              fixture's 19-statement test_synth_small (< 60 s)
+#   --procs N  at most N whittle-node processes per cluster (default 4):
+#              32 slots = 4 processes x 8 slots, 2 slots = 2 x 1
+#   --jobs ""  skips the embedded runs
+source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
+
+LAT_MS=200
+SLOTS="1 2 4 8 16 32"
+JOBS="1 4 16"
+PROCS=4
+BUILD_DIR=
+CSV=
+TEST=test_synth
+while [ $# -gt 0 ]; do
+    case $1 in
+    --quick) LAT_MS=50; SLOTS="1 2 4"; JOBS=""; TEST=test_synth_small ;;
+    --test) TEST=${2:?}; shift ;;
+    --latency) LAT_MS=${2:?}; shift ;;
+    --slots) SLOTS=${2:?}; shift ;;
+    --jobs) JOBS=${2?}; shift ;;
+    --procs) PROCS=${2:?}; shift ;;
+    --build-dir) BUILD_DIR=${2:?}; shift ;;
+    --csv) CSV=${2:?}; shift ;;
+    --keep) BENCH_KEEP=1 ;;
+    -h|--help) sed -n '2,/^source/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
+    *) bench_die "unknown argument '$1'" ;;
+    esac
+    shift
+done
+bench_trap
+WB=$(bench_find_build "$BUILD_DIR") || bench_die "no build with whittle, whittle-coordinator and whittle-node (give --build-dir)"
+command -v jq >/dev/null || bench_die "jq is needed to read summary.json"
+JUDGE=$(bench_judge)
+LAT_S=$(awk -v m="$LAT_MS" 'BEGIN { printf "%.3f", m / 1000 }')
+
+# One reduction. mode = cluster|embedded, n = slots or jobs. Appends a row
+# to ROWS and checks it against the first run.
+ROWS=()
+FAILED=0
+REF_DIR= REF_ROUNDS= REF_SEQ=
+declare -A WALL1 MS1
+run_one() {
+    local mode=$1 n=$2 name="$1-$2" out="$BENCH_TMP/out-$1-$2" procs=1 layout
+    local args=(reduce --project "$BENCH_FIX" --file tests/test_synth.c --test "$TEST"
+        --setup true --build "$JUDGE build $LAT_S" --run "$JUDGE run" --framework junit
+        --out "$out" --cache memory:)
+    if [ "$mode" = cluster ]; then
+        procs=$((n < PROCS ? n : PROCS))
+        bench_cluster_start "$name" "$n" "$procs"
+        args+=(--cluster "$CL_EP")
+        layout="${procs}x$((n / procs))$([ $((n % procs)) -ne 0 ] && echo +)"
+    else
+        args+=(--jobs "$n")
+        layout="in-proc"
+    fi
+    local t0 t1 rc=0
+    t0=$(bench_now_ms)
+    "$WB/coordinator/whittle" "${args[@]}" >"$BENCH_TMP/$name.client.log" 2>&1 || rc=$?
+    t1=$(bench_now_ms)
+    [ "$mode" = cluster ] && bench_cluster_stop
+    local d
+    d=$(bench_run_dir "$out")
+    if [ $rc -ne 0 ] || [ -z "$d" ] || [ ! -f "$d/summary.json" ]; then
+        bench_log "FAIL: $name: whittle exited $rc (log: $BENCH_TMP/$name.client.log)"
+        tail -n 5 "$BENCH_TMP/$name.client.log" >&2
+        BENCH_KEEP=1 FAILED=1
+        return 0
+    fi
+    local s="$d/summary.json" wall rounds evaluated extra cached cand
+    read -r wall rounds evaluated extra cached cand < <(jq -r '[.wall_ms, .rounds, .evaluated, .extra, .cached, .candidates] | @tsv' "$s")
+    local ms; ms=$(bench_mean_ms "$d/candidates.csv")
+    if [ -z "$REF_DIR" ]; then
+        REF_DIR=$d REF_ROUNDS=$rounds REF_SEQ=$((evaluated - extra))
+    else
+        if ! cmp -s "$REF_DIR/reduced.c" "$d/reduced.c"; then
+            bench_log "FAIL: $name: reduced.c differs from the first run's"
+            diff "$REF_DIR/reduced.c" "$d/reduced.c" >&2
+            BENCH_KEEP=1 FAILED=1
+        fi
+        [ "$rounds" = "$REF_ROUNDS" ] || { bench_log "FAIL: $name: $rounds rounds, first run had $REF_ROUNDS"; FAILED=1; }
+        [ $((evaluated - extra)) = "$REF_SEQ" ] ||
+            { bench_log "FAIL: $name: evaluated - extra = $((evaluated - extra)), first run had $REF_SEQ"; FAILED=1; }
+    fi
+    [ -z "${WALL1[$mode]:-}" ] && WALL1[$mode]=$wall MS1[$mode]=$ms
+    ROWS+=("$mode $n $layout $wall $((t1 - t0)) ${WALL1[$mode]} $rounds $evaluated $extra $cached $cand $ms ${MS1[$mode]}")
+    bench_log "  $name: wall $wall ms, $rounds rounds, $evaluated evaluated ($extra extra), $ms ms/candidate"
+}
+
+bench_log "whittle scaling benchmark: latency $LAT_MS ms, slots: $SLOTS, embedded jobs: ${JOBS:-none}"
+bench_log "build $WB; $(nproc) cores; load average $(cut -d' ' -f1-3 /proc/loadavg)"
+T_START=$(bench_now_ms)
+for n in $SLOTS; do run_one cluster "$n"; done
+for n in $JOBS; do run_one embedded "$n"; done
+T_END=$(bench_now_ms)
+
+# The table.
+hdr="mode slots layout wall_s client_s speedup rounds evaluated extra cached bound ideal_s eff cand_ms limit_s"
+{
+    echo "$hdr"
+    for r in "${ROWS[@]}"; do
+        set -- $r
+        awk -v mode="$1" -v n="$2" -v lay="$3" -v wall="$4" -v client="$5" -v w1="$6" \
+            -v rounds="$7" -v ev="$8" -v extra="$9" -v cached="${10}" -v ms="${12}" -v ms1="${13}" -v lat="$LAT_MS" 'BEGIN {
+            ideal = rounds * lat
+            printf "%s %d %s %.1f %.1f %.2f %d %d %d %d %.2f %.1f %.2f %d %.1f\n", mode, n, lay,
+                wall / 1000, client / 1000, w1 / wall, rounds, ev, extra, cached,
+                ev / rounds, ideal / 1000, ideal / wall, ms, rounds * ms1 / 1000 }'
+    done
+} >"$BENCH_TMP/table"
+[ -n "$CSV" ] && tr ' ' ',' <"$BENCH_TMP/table" >"$CSV"
+echo
+echo "scaling: $TEST, latency $LAT_MS ms per candidate (fixed sleep in a real process), $(nproc) cores,"
+echo "fixture $(jq -r '"\(.statements_before) -> \(.statements_after) statements"' "$REF_DIR/summary.json" 2>/dev/null),"
+echo "load average at the end $(cut -d' ' -f1-3 /proc/loadavg), total $(( (T_END - T_START) / 1000 )) s"
+column -t "$BENCH_TMP/table"
+if [ "$FAILED" -ne 0 ]; then
+    echo "FAILED: runs disagree or failed (records kept in $BENCH_TMP)" >&2
+    exit 1
+fi
+echo "all runs gave the same reduced test (sha256 $(sha256sum <"$REF_DIR/reduced.c" | cut -c1-12)), the same $REF_ROUNDS rounds, and judged the $REF_SEQ candidates of the sequential walk"
