@@ -37,6 +37,8 @@ struct s_job {
     void *ctx;
     s_task_t *head, *tail;
     int queued;
+    int running;           /* candidates on slots now */
+    uint64_t served;       /* candidates dispatched so far */
     s_job_t *next;
 };
 
@@ -159,6 +161,8 @@ static void s_slot_remove(wh_pool_t *p, s_slot_t *s, const char *why)
     s_task_t *t = s->task;
     if (t) {
         t->slot = NULL;
+        if (t->job)
+            t->job->running--;
         if (!t->job || t->cancelled) {
             s_task_free(t);
         } else if (++t->lost >= S_MAX_LOST) {
@@ -397,29 +401,35 @@ static void s_mark_warm(s_slot_t *s, const char *job_id)
         s->nwarm++;
 }
 
-/* Picks the job a free slot should serve: round-robin over jobs with queued
- * work, but a job whose workspace is warm on this slot (or its node) wins
- * over a cold one, so setups are not repeated needlessly. */
+/* Picks the job a free slot should serve. Fair share first: the job with
+ * the fewest candidates on slots now, then the fewest served so far; among
+ * equals, a job whose workspace is warm on this slot (or its node) wins, so
+ * setups are not repeated needlessly; then round-robin order. */
 static s_job_t *s_pick_job(wh_pool_t *p, s_slot_t *s)
 {
     if (!p->jobs)
         return NULL;
     s_job_t *start = p->rr ? p->rr : p->jobs;
-    s_job_t *first_any = NULL, *first_warm = NULL;
+    s_job_t *best = NULL;
+    int best_warm = 0;
     s_job_t *j = start;
     do {
         if (j->head) {
-            if (!first_any)
-                first_any = j;
-            if (!first_warm && (s_is_warm(s, j->spec.job_id) || s_node_warm(p, s, j->spec.job_id)))
-                first_warm = j;
+            int warm = s_is_warm(s, j->spec.job_id) || s_node_warm(p, s, j->spec.job_id);
+            int better = !best || j->running < best->running ||
+                         (j->running == best->running &&
+                          (j->served < best->served ||
+                           (j->served == best->served && warm && !best_warm)));
+            if (better) {
+                best = j;
+                best_warm = warm;
+            }
         }
         j = j->next ? j->next : p->jobs;
     } while (j != start);
-    s_job_t *pick = first_warm ? first_warm : first_any;
-    if (pick)
-        p->rr = pick->next ? pick->next : p->jobs;
-    return pick;
+    if (best)
+        p->rr = best->next ? best->next : p->jobs;
+    return best;
 }
 
 static void s_dispatch(wh_pool_t *p)
@@ -450,6 +460,8 @@ static void s_dispatch(wh_pool_t *p)
         }
         t->slot = s;
         s->task = t;
+        j->running++;
+        j->served++;
         s_mark_warm(s, j->spec.job_id);
         p->dispatched++;
         wh_info("dispatch job %.12s cand %llu%s to %s", j->spec.job_id,
@@ -518,6 +530,8 @@ static void s_handle(wh_pool_t *p, const uint8_t *ident, size_t ilen, wh_msg_t *
             break;
         s->task = NULL;
         t->slot = NULL;
+        if (t->job)
+            t->job->running--;
         if (m->code == WH_EPROTO && t->job && !t->cancelled) {
             /* The slot refused the candidate (it was busy): not a verdict.
              * Give the candidate to someone else. */

@@ -278,7 +278,16 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *p
         goto out;
     }
     char *err = NULL;
-    rc = wh_workspace_copy(project, dir, (const char *const *)j->exclude, &err);
+    /* The wire gives a counted list; the copy wants it NULL-terminated. */
+    const char **excl = calloc((size_t)j->n_exclude + 1, sizeof *excl);
+    if (!excl) {
+        rc = WH_ENOMEM;
+        goto out;
+    }
+    for (int i = 0; i < j->n_exclude; i++)
+        excl[i] = j->exclude[i];
+    rc = wh_workspace_copy(project, dir, excl, &err);
+    free(excl);
     if (rc) {
         *detail = wh_strdup_printf("cannot copy project %s: %s", project,
                                    err ? err : wh_strerror(rc));

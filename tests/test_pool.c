@@ -1,0 +1,243 @@
+/*
+ * test_pool — liveness rules of the coordinator's slot pool, with real
+ * ZeroMQ sockets and hand-driven slots:
+ *  - a slot silent for 3 heartbeats is dead and its candidate is requeued
+ *    on another slot;
+ *  - a slot that comes back (a network cut, not a crash) while still
+ *    judging the old candidate is not given new work until that ends, and
+ *    its late verdict is not taken;
+ *  - a candidate that loses its slot 3 times is answered InfraError;
+ *  - jobs share the slots in turn.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zmq.h>
+
+#include "pool.h"
+#include "wh_test.h"
+#include "wire.h"
+
+typedef struct {
+    int n;
+    uint64_t cand[16];
+    wh_verdict_t v[16];
+    char worker[16][64];
+} s_got_t;
+
+static void s_on_verdict(void *ctx, uint64_t cand, const wh_msg_t *m, const char *worker)
+{
+    s_got_t *g = ctx;
+    if (g->n < 16) {
+        g->cand[g->n] = cand;
+        g->v[g->n] = (wh_verdict_t)m->verdict;
+        snprintf(g->worker[g->n], sizeof g->worker[0], "%s", worker);
+        g->n++;
+    }
+}
+
+static void *s_slot(void *zctx, const char *ep, const char *id)
+{
+    void *s = zmq_socket(zctx, ZMQ_DEALER);
+    int zero = 0;
+    zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
+    zmq_setsockopt(s, ZMQ_ROUTING_ID, id, strlen(id));
+    zmq_connect(s, ep);
+    wh_msg_t h = {0};
+    h.type = WH_MSG_HELLO;
+    h.node_id = (char *)id;
+    wh_wire_send(s, &h, 0);
+    return s;
+}
+
+/* Polls the pool for ms, keeping `alive` slots alive with heartbeats
+ * (cand_id = what they are judging) and collecting EVALUATEs they get. */
+static int s_pump(wh_pool_t *p, int ms, void **alive, uint64_t *busy, int n, uint64_t *got_eval)
+{
+    int evals = 0;
+    uint64_t t0 = wh_now_ms();
+    while ((int)(wh_now_ms() - t0) < ms) {
+        wh_pool_poll(p, 10);
+        for (int i = 0; i < n; i++) {
+            if (!alive[i])
+                continue;
+            wh_msg_t m = {0};
+            while (wh_wire_recv(alive[i], &m, ZMQ_DONTWAIT) == 0) {
+                if (m.type == WH_MSG_EVALUATE) {
+                    evals++;
+                    if (got_eval)
+                        got_eval[i] = m.cand_id;
+                    busy[i] = m.cand_id;
+                }
+                wh_msg_clear(&m);
+            }
+            wh_msg_clear(&m);
+            wh_msg_t hb = {0};
+            hb.type = WH_MSG_HEARTBEAT;
+            hb.cand_id = busy[i];
+            wh_wire_send(alive[i], &hb, ZMQ_DONTWAIT);
+        }
+    }
+    return evals;
+}
+
+static void s_verdict(void *sock, uint64_t cand, wh_verdict_t v)
+{
+    wh_msg_t m = {0};
+    m.type = WH_MSG_VERDICT;
+    m.cand_id = cand;
+    m.verdict = v;
+    wh_wire_send(sock, &m, 0);
+}
+
+static void test_dead_slot_requeue_and_return(void)
+{
+    void *zctx = zmq_ctx_new();
+    char *err = NULL;
+    wh_pool_t *p = wh_pool_new(zctx, "tcp://127.0.0.1:*", 100, &err);
+    CHECK(p != NULL);
+    s_got_t got = {0};
+    wh_job_spec_t spec = {0};
+    spec.job_id = "job-a";
+    spec.project = "/p";
+    spec.test_file = "t.c";
+    spec.test = "t";
+    spec.run_cmd = "true";
+    CHECK_EQ_INT(wh_pool_add_job(p, &spec, s_on_verdict, &got), 0);
+
+    void *a = s_slot(zctx, wh_pool_endpoint(p), "a");
+    void *slots[2] = {a, NULL};
+    uint64_t busy[2] = {0, 0}, ev[2] = {0, 0};
+    s_pump(p, 100, slots, busy, 2, ev);
+    CHECK_EQ_INT(wh_pool_submit(p, "job-a", 7, "x", 1, 0), 0);
+    s_pump(p, 100, slots, busy, 2, ev);
+    CHECK_EQ_INT(ev[0], 7);
+
+    /* a goes silent (a network cut): dead after 3 heartbeats, 7 requeued */
+    slots[0] = NULL;
+    s_pump(p, 450, slots, busy, 2, ev);
+    wh_pool_stats_t st;
+    wh_pool_stats(p, &st);
+    CHECK_EQ_INT(st.slots, 0);
+    CHECK_EQ_INT(st.requeued, 1);
+    CHECK_EQ_INT(st.queued, 1);
+
+    /* a comes back, still judging 7, and b joins: 7 must go to b only */
+    void *b = s_slot(zctx, wh_pool_endpoint(p), "b");
+    slots[0] = a;
+    slots[1] = b;
+    ev[0] = ev[1] = 0;
+    s_pump(p, 200, slots, busy, 2, ev);
+    CHECK_EQ_INT(ev[1], 7);
+    CHECK_EQ_INT(ev[0], 0);
+    /* a's late verdict for 7 is not taken */
+    s_verdict(a, 7, WH_V_TEST_PASSED);
+    busy[0] = 0;
+    s_pump(p, 100, slots, busy, 2, ev);
+    CHECK_EQ_INT(got.n, 0);
+    /* a is free again and gets new work; b's verdict for 7 is the one */
+    CHECK_EQ_INT(wh_pool_submit(p, "job-a", 8, "y", 1, 0), 0);
+    s_pump(p, 100, slots, busy, 2, ev);
+    CHECK_EQ_INT(ev[0], 8);
+    s_verdict(b, 7, WH_V_PRESERVED);
+    s_pump(p, 100, slots, busy, 2, ev);
+    CHECK_EQ_INT(got.n, 1);
+    CHECK_EQ_INT(got.cand[0], 7);
+    CHECK_EQ_INT(got.v[0], WH_V_PRESERVED);
+    CHECK(strncmp(got.worker[0], "b", 1) == 0);
+
+    zmq_close(a);
+    zmq_close(b);
+    wh_pool_destroy(&p);
+    zmq_ctx_term(zctx);
+}
+
+static void test_three_losses_is_infra_error(void)
+{
+    void *zctx = zmq_ctx_new();
+    char *err = NULL;
+    wh_pool_t *p = wh_pool_new(zctx, "inproc://pool-losses", 100, &err);
+    s_got_t got = {0};
+    wh_job_spec_t spec = {0};
+    spec.job_id = "job-b";
+    spec.project = "/p";
+    spec.test_file = "t.c";
+    spec.test = "t";
+    spec.run_cmd = "true";
+    wh_pool_add_job(p, &spec, s_on_verdict, &got);
+    wh_pool_submit(p, "job-b", 3, "z", 1, 0);
+    for (int round = 0; round < 3; round++) {
+        char id[16];
+        snprintf(id, sizeof id, "s%d", round);
+        void *s = s_slot(zctx, "inproc://pool-losses", id);
+        void *slots[1] = {s};
+        uint64_t busy[1] = {0}, ev[1] = {0};
+        s_pump(p, 100, slots, busy, 1, ev);
+        CHECK_EQ_INT(ev[0], 3);
+        zmq_close(s); /* dies holding it */
+        slots[0] = NULL;
+        s_pump(p, 450, slots, busy, 1, NULL);
+    }
+    CHECK_EQ_INT(got.n, 1);
+    CHECK_EQ_INT(got.v[0], WH_V_INFRA_ERROR);
+    wh_pool_destroy(&p);
+    zmq_ctx_term(zctx);
+}
+
+static void test_jobs_take_turns(void)
+{
+    void *zctx = zmq_ctx_new();
+    char *err = NULL;
+    wh_pool_t *p = wh_pool_new(zctx, "inproc://pool-fair", 1000, &err);
+    s_got_t g1 = {0}, g2 = {0};
+    wh_job_spec_t spec = {0};
+    spec.project = "/p";
+    spec.test_file = "t.c";
+    spec.test = "t";
+    spec.run_cmd = "true";
+    spec.job_id = "j1";
+    wh_pool_add_job(p, &spec, s_on_verdict, &g1);
+    spec.job_id = "j2";
+    wh_pool_add_job(p, &spec, s_on_verdict, &g2);
+    for (uint64_t c = 1; c <= 4; c++) {
+        wh_pool_submit(p, "j1", c, "a", 1, 0);
+        wh_pool_submit(p, "j2", 100 + c, "b", 1, 0);
+    }
+    void *s = s_slot(zctx, "inproc://pool-fair", "only");
+    /* one slot: judge 4 candidates one at a time; each job must get 2 */
+    int j1 = 0, j2 = 0;
+    for (int k = 0; k < 4; k++) {
+        wh_msg_t m = {0};
+        uint64_t t0 = wh_now_ms();
+        int have = 0;
+        while (!have && wh_now_ms() - t0 < 2000) {
+            wh_pool_poll(p, 10);
+            if (wh_wire_recv(s, &m, ZMQ_DONTWAIT) == 0 && m.type == WH_MSG_EVALUATE)
+                have = 1;
+            else
+                wh_msg_clear(&m);
+        }
+        CHECK(have);
+        if (m.job.job_id && !strcmp(m.job.job_id, "j1"))
+            j1++;
+        else
+            j2++;
+        s_verdict(s, m.cand_id, WH_V_TEST_PASSED);
+        wh_msg_clear(&m);
+    }
+    CHECK_EQ_INT(j1, 2);
+    CHECK_EQ_INT(j2, 2);
+    zmq_close(s);
+    wh_pool_destroy(&p);
+    zmq_ctx_term(zctx);
+}
+
+int main(void)
+{
+    RUN_TEST(test_dead_slot_requeue_and_return);
+    RUN_TEST(test_three_losses_is_infra_error);
+    RUN_TEST(test_jobs_take_turns);
+    TEST_MAIN_END();
+}
