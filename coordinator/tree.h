@@ -120,7 +120,7 @@ void wh_tree_totals(const wh_tree_t *t, wh_tree_totals_t *out);
 char *wh_tree_unit_head(const wh_tree_t *t, int i, size_t max);
 
 /* Head length used by wh_tree_print. */
-#define WH_TREE_HEAD_MAX 60
+#define WH_TREE_HEAD_MAX 67 /* as in the thesis's Figure 3.1 */
 
 /* "expr", "decl", "macro", "if", "for", "while", "do", "switch", "block",
  * "try", "range_for", "lambda", "other" (static string). */

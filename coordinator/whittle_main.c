@@ -66,6 +66,9 @@ static int s_die(int code, const char *fmt, ...)
 
 /* ---- inspect ---- */
 
+static int s_inspect_run(const char *file, const char *test, int list, int json,
+                         const wh_tree_opts_t *op, char **errp);
+
 static int s_inspect(int argc, char **argv)
 {
     const char *file = NULL, *test = NULL, *compdb = NULL;
@@ -97,8 +100,48 @@ static int s_inspect(int argc, char **argv)
         return s_die(2, "inspect needs a test file");
     if (!list && !test)
         return s_die(2, "inspect needs --test NAME or --list");
+    /* Without flags, find the project root above the file (a folder with
+     * a build file or .git) and let libclang see its header folders. */
+    wh_job_t guess;
+    wh_job_init(&guess);
+    if (!compdb && !nextra) {
+        char *dir = wh_abspath(file);
+        for (int up = 0; dir && up < 5; up++) {
+            char *slash = strrchr(dir, '/');
+            if (!slash || slash == dir)
+                break;
+            *slash = '\0';
+            static const char *const marks[] = {".git", "CMakeLists.txt", "Makefile", "meson.build",
+                                                "configure", NULL};
+            int found = 0;
+            for (int k = 0; marks[k] && !found; k++) {
+                char *m = wh_path_join(dir, marks[k]);
+                found = m && (wh_is_file(m) || wh_is_dir(m));
+                free(m);
+            }
+            if (found) {
+                guess.project = strdup(dir);
+                wh_job_guess_includes(&guess);
+                break;
+            }
+        }
+        free(dir);
+        extra = (const char **)guess.args;
+        nextra = guess.nargs;
+    }
     wh_tree_opts_t o = {compdb, extra, nextra};
     char *err = NULL;
+    int code = s_inspect_run(file, test, list, json, &o, &err);
+    wh_job_clear(&guess);
+    return code;
+}
+
+static int s_inspect_run(const char *file, const char *test, int list, int json,
+                         const wh_tree_opts_t *op, char **errp)
+{
+    wh_tree_opts_t o = *op;
+    char *err = NULL;
+    (void)errp;
     if (list) {
         char **names = NULL;
         int n = 0;

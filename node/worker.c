@@ -320,6 +320,9 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *p
         }
     }
     rc = wh_write_file(mark, "ready\n", 6);
+    /* The new workspace counts too: bring the total back under the cap. */
+    if (!rc)
+        s_evict(n, dir);
 out:
     if (!rc) {
         *root = dir;

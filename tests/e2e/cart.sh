@@ -10,6 +10,20 @@ args=(--project "$P" --file tests/test_cart.c --test test_added_item_is_in_cart
       --setup "cmake -S . -B build -G Ninja >/dev/null && cmake --build build"
       --build "cmake --build build" --run "build/test_cart" --framework cmocka)
 
+# inspect: the hierarchy as in the thesis's Figure 3.1, and the test list
+want_tree='Statement hierarchy for test_added_item_is_in_cart:
+L0 [NonTree] struct cart *cart = cart_new();
+L0 [NonTree] struct coupon *coupon = coupon_new("SAVE10");
+L0 [NonTree] cart_add(cart, "apple");
+L0 [Tree] for (size_t i = 0; i < cart_count(cart); i++) {
+  L1 [NonTree] cart_apply(cart, coupon);
+  L1 [NonTree] assert_string_equal("apple", cart_item(cart, i)->name);
+L0 [NonTree] assert_int_equal(1, cart_count(cart));
+Totals: 7 statements | NonTree (#NTN): 6 | Tree (#TN): 1 | deepest level: 1'
+check_eq "inspect" "$("$WHITTLE" inspect "$P/tests/test_cart.c" --test test_added_item_is_in_cart 2>&1)" "$want_tree"
+check_eq "inspect --list" "$("$WHITTLE" inspect "$P/tests/test_cart.c" --list 2>&1 | tr '\n' ' ')" "test_added_item_is_in_cart test_empty_cart_has_no_items "
+check_eq "inspect --json totals" "$("$WHITTLE" inspect "$P/tests/test_cart.c" --test test_added_item_is_in_cart --json | jq -c .totals)" '{"statements":7,"nontree":6,"tree":1,"deepest":1}'
+
 "$WHITTLE" reduce "${args[@]}" --out "$T/hdd" --cache memory: > "$T/hdd.out" 2>&1 || { cat "$T/hdd.out"; fail "hdd run"; }
 R=$(run_dir "$T/hdd")
 check_eq "hdd statements_before" "$(json "$R/summary.json" .statements_before)" 7

@@ -83,4 +83,19 @@ JSON
 "$WHITTLE" submit --cluster "$EP" "$T/failures.json" > "$T/submit.out" 2>&1 || { cat "$T/submit.out"; fail "submit"; }
 check_eq "submit wrote one run folder per failure" "$(ls -d "$T"/batch/*/ | wc -l)" 2
 stop_all
+
+# --max-disk: a node keeps its warm workspaces under the cap, evicting the
+# least recently used idle one (here the cap fits one workspace).
+start_coord memory:
+W="$T/capped"
+"$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$W" --id capped --max-disk 100K > "$T/capped.log" 2>&1 &
+PIDS+=($!)
+sleep 0.5
+P2="$T/calc"; cp -r "$FIX/calc" "$P2"
+"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/cap1" > "$T/cap1.out" 2>&1 || fail "capped run 1"
+"$WHITTLE" reduce --cluster "$EP" --project "$P2" --file tests/test_calc.c --test test_basic --setup "make -s" \
+    --build "make -s" --run ./test_calc --framework cmocka --out "$T/cap2" > "$T/cap2.out" 2>&1 || fail "capped run 2"
+check_eq "max-disk: one warm workspace left" "$(ls -d "$W"/ws/*/slot-0 | wc -l)" 1
+ls "$W"/ws/*/slot-0/tests/test_calc.c >/dev/null 2>&1 && pass "max-disk: the recent workspace stays" || fail "max-disk: the recent workspace is gone"
+stop_all
 finish
