@@ -602,7 +602,31 @@ static s_emb_t *s_mem_open(void)
     return e;
 }
 
-/* Opens (creating the folder and the log) and loads DIR/verdicts.log. */
+/* Opens one of e's logs, DIR/name (creating it), into *path and *fd, and
+ * loads what it holds with tail. 0, or -1 with *err set. */
+static int s_emb_open_log(s_emb_t *e, const char *dir, const char *name, char **path, int *fd,
+                          int (*tail)(s_emb_t *e), char **err)
+{
+    *path = wh_path_join(dir, name);
+    if (!*path) {
+        *err = wh_strdup0("out of memory");
+        return -1;
+    }
+    *fd = open(*path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
+    if (*fd < 0) {
+        *err = wh_strdup_printf("cannot open '%s': %s", *path, strerror(errno));
+        return -1;
+    }
+    int rc = tail(e);
+    if (rc) {
+        *err = wh_strdup_printf("cannot read '%s': %s", *path, wh_strerror(rc));
+        return -1;
+    }
+    return 0;
+}
+
+/* Opens (creating the folder and the logs) and loads DIR/verdicts.log and
+ * DIR/blobs.log. */
 static s_emb_t *s_emb_open(const char *dir, char **err)
 {
     s_emb_t *e = s_mem_open();
@@ -615,36 +639,9 @@ static s_emb_t *s_emb_open(const char *dir, char **err)
         *err = wh_strdup_printf("cannot create cache folder '%s': %s", dir, wh_strerror(rc));
         goto fail;
     }
-    e->path = wh_path_join(dir, "verdicts.log");
-    if (!e->path) {
-        *err = wh_strdup0("out of memory");
+    if (s_emb_open_log(e, dir, "verdicts.log", &e->path, &e->fd, s_emb_tail, err) ||
+        s_emb_open_log(e, dir, "blobs.log", &e->bpath, &e->bfd, s_emb_btail, err))
         goto fail;
-    }
-    e->fd = open(e->path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (e->fd < 0) {
-        *err = wh_strdup_printf("cannot open '%s': %s", e->path, strerror(errno));
-        goto fail;
-    }
-    rc = s_emb_tail(e);
-    if (rc) {
-        *err = wh_strdup_printf("cannot read '%s': %s", e->path, wh_strerror(rc));
-        goto fail;
-    }
-    e->bpath = wh_path_join(dir, "blobs.log");
-    if (!e->bpath) {
-        *err = wh_strdup0("out of memory");
-        goto fail;
-    }
-    e->bfd = open(e->bpath, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (e->bfd < 0) {
-        *err = wh_strdup_printf("cannot open '%s': %s", e->bpath, strerror(errno));
-        goto fail;
-    }
-    rc = s_emb_btail(e);
-    if (rc) {
-        *err = wh_strdup_printf("cannot read '%s': %s", e->bpath, wh_strerror(rc));
-        goto fail;
-    }
     return e;
 fail:
     s_emb_close(e);

@@ -23,11 +23,12 @@
  * paths on different slots, and the same failure must fingerprint the same
  * in all of them.
  *
- * Reading is thread-safe: libxml2 is initialized once (pthread_once) and
+ * Reading is thread-safe: libxml2 is initialized once (in fw_util.c) and
  * each read parses its own document.
  */
 #define _GNU_SOURCE
 #include "framework.h"
+#include "fw_util.h"
 #include "oracle.h"
 
 #include <ctype.h>
@@ -36,15 +37,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include <libxml/parser.h>
 #include <libxml/tree.h>
-#include <libxml/xmlerror.h>
-
-/* Reports larger than this are refused (a runaway test writing megabytes of
- * output into system-out should not take the node down). */
-#define S_REPORT_CAP ((size_t)64 << 20)
-/* Lines of a multi-line console message kept for the fingerprint. */
-#define S_MSG_MAX_LINES 20
 
 void wh_test_result_clear(wh_test_result_t *r)
 {
@@ -81,64 +74,6 @@ char *wh_expand(const char *tmpl, const char *test, const char *report)
 
 /* ---- text helpers ---- */
 
-static int s_is_path_char(char c)
-{
-    return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '/' || c == '-' ||
-           c == '+' || c == '\\' || c == '~';
-}
-
-static int s_is_source_ext(const char *ext, size_t n)
-{
-    static const char *const exts[] = {"c",   "cc",  "cpp", "cxx", "c++", "C",   "h",
-                                       "hh",  "hpp", "hxx", "h++", "ipp", "tpp", "inl",
-                                       "inc", "m",   "mm",  "cu",  NULL};
-    for (const char *const *e = exts; *e; e++)
-        if (strlen(*e) == n && memcmp(*e, ext, n) == 0)
-            return 1;
-    return 0;
-}
-
-/* Finds the first "path/file.ext:LINE" in s[0, n). On success returns 1,
- * sets [*start, *end) to the token (path through the line digits) and
- * *loc to a malloc'ed "file.ext:LINE". */
-static int s_find_location(const char *s, size_t n, size_t *start, size_t *end, char **loc)
-{
-    for (size_t i = 1; i + 1 < n; i++) {
-        if (s[i] != ':' || !isdigit((unsigned char)s[i + 1]))
-            continue;
-        size_t j = i;
-        while (j > 0 && s_is_path_char(s[j - 1]))
-            j--;
-        if (j == i)
-            continue;
-        size_t base = j;
-        for (size_t k = j; k < i; k++)
-            if (s[k] == '/' || s[k] == '\\')
-                base = k + 1;
-        size_t dot = 0;
-        for (size_t k = base; k < i; k++)
-            if (s[k] == '.')
-                dot = k;
-        if (!dot || dot == base || !s_is_source_ext(s + dot + 1, i - dot - 1))
-            continue;
-        size_t e = i + 1;
-        while (e < n && isdigit((unsigned char)s[e]) && e - i < 10)
-            e++;
-        if (loc) {
-            *loc = wh_strdup_printf("%.*s:%.*s", (int)(i - base), s + base, (int)(e - i - 1),
-                                    s + i + 1);
-            if (!*loc)
-                return 0;
-        }
-        if (start)
-            *start = j;
-        if (end)
-            *end = e;
-        return 1;
-    }
-    return 0;
-}
-
 /* The first non-empty line of s, trimmed; malloc'ed ("" when none). */
 static char *s_first_line(const char *s)
 {
@@ -156,93 +91,6 @@ static char *s_first_line(const char *s)
     return strndup(p, n);
 }
 
-static char *s_xstr(xmlChar *x)
-{
-    /* libxml2 strings are malloc'ed by xmlMalloc (malloc by default); copy
-     * so that callers free with free(). */
-    char *s = x ? strdup((const char *)x) : NULL;
-    xmlFree(x);
-    return s;
-}
-
-static char *s_prop(xmlNodePtr n, const char *name)
-{
-    return s_xstr(xmlGetProp(n, (const xmlChar *)name));
-}
-
-static int s_is_elem(xmlNodePtr n, const char *name)
-{
-    return n && n->type == XML_ELEMENT_NODE && xmlStrcmp(n->name, (const xmlChar *)name) == 0;
-}
-
-static xmlNodePtr s_child(xmlNodePtr n, const char *name)
-{
-    for (xmlNodePtr c = n ? n->children : NULL; c; c = c->next)
-        if (s_is_elem(c, name))
-            return c;
-    return NULL;
-}
-
-/* ---- loading ---- */
-
-static pthread_once_t s_xml_once = PTHREAD_ONCE_INIT;
-
-static void s_xml_init(void)
-{
-    xmlInitParser();
-}
-
-static int s_load(const char *path, xmlDocPtr *doc, char **err)
-{
-    *doc = NULL;
-    if (!path || !*path) {
-        if (err)
-            *err = strdup("no report path");
-        return WH_EREPORT;
-    }
-    char *buf = NULL;
-    size_t len = 0;
-    int rc = wh_read_file(path, S_REPORT_CAP, &buf, &len);
-    if (rc == WH_ETOOBIG) {
-        if (err)
-            *err = wh_strdup_printf("report '%s' exceeds %zu bytes", path, S_REPORT_CAP);
-        return WH_EPARSE;
-    }
-    if (rc) {
-        if (err)
-            *err = wh_strdup_printf("no report at '%s': %s", path, wh_strerror(rc));
-        return WH_EREPORT;
-    }
-    if (len == 0) {
-        /* Created but never written: the test process died first. */
-        free(buf);
-        if (err)
-            *err = wh_strdup_printf("empty report at '%s'", path);
-        return WH_EREPORT;
-    }
-    pthread_once(&s_xml_once, s_xml_init);
-    /* No entity substitution, no DTD loading, no network: a report is
-     * untrusted input. */
-    *doc = xmlReadMemory(buf, (int)len, path, NULL,
-                         XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    free(buf);
-    if (!*doc || !xmlDocGetRootElement(*doc)) {
-        if (err) {
-            const xmlError *e = xmlGetLastError();
-            char *msg = e && e->message ? strndup(e->message, strcspn(e->message, "\n")) : NULL;
-            *err = wh_strdup_printf("malformed report '%s': line %d: %s", path, e ? e->line : 0,
-                                    msg ? msg : "parse error");
-            free(msg);
-        }
-        xmlResetLastError();
-        if (*doc)
-            xmlFreeDoc(*doc);
-        *doc = NULL;
-        return WH_EPARSE;
-    }
-    return 0;
-}
-
 /* ---- finding the test case ---- */
 
 static int s_joined_eq(const char *test, const char *a, const char *sep, const char *b)
@@ -255,12 +103,12 @@ static int s_joined_eq(const char *test, const char *a, const char *sep, const c
 /* name == test, or classname.name, classname::name, suite.name. */
 static int s_case_matches(xmlNodePtr tc, const char *suite, const char *test)
 {
-    char *name = s_prop(tc, "name");
+    char *name = wh_fwu_prop(tc, "name");
     if (!name)
         return 0;
     int m = strcmp(name, test) == 0;
     if (!m) {
-        char *cls = s_prop(tc, "classname");
+        char *cls = wh_fwu_prop(tc, "classname");
         if (cls)
             m = s_joined_eq(test, cls, ".", name) || s_joined_eq(test, cls, "::", name);
         free(cls);
@@ -277,12 +125,12 @@ static xmlNodePtr s_find_case(xmlNodePtr n, const char *suite, const char *test)
     for (; n; n = n->next) {
         if (n->type != XML_ELEMENT_NODE)
             continue;
-        if (s_is_elem(n, "testcase")) {
+        if (wh_fwu_is_elem(n, "testcase")) {
             if (s_case_matches(n, suite, test))
                 return n;
             continue;
         }
-        char *sname = s_is_elem(n, "testsuite") ? s_prop(n, "name") : NULL;
+        char *sname = wh_fwu_is_elem(n, "testsuite") ? wh_fwu_prop(n, "name") : NULL;
         xmlNodePtr hit = s_find_case(n->children, sname ? sname : suite, test);
         free(sname);
         if (hit)
@@ -297,15 +145,15 @@ static wh_test_status_t s_case_status(xmlNodePtr tc, xmlNodePtr *fail)
     *fail = NULL;
     int skipped = 0;
     for (xmlNodePtr c = tc->children; c; c = c->next) {
-        if (s_is_elem(c, "failure") || s_is_elem(c, "error")) {
+        if (wh_fwu_is_elem(c, "failure") || wh_fwu_is_elem(c, "error")) {
             *fail = c;
             return WH_TR_FAILED;
         }
-        if (s_is_elem(c, "skipped"))
+        if (wh_fwu_is_elem(c, "skipped"))
             skipped = 1;
     }
-    char *status = s_prop(tc, "status");
-    char *result = s_prop(tc, "result");
+    char *status = wh_fwu_prop(tc, "status");
+    char *result = wh_fwu_prop(tc, "result");
     if (status && (strcmp(status, "notrun") == 0 || strcmp(status, "disabled") == 0))
         skipped = 1;
     if (result && (strcmp(result, "skipped") == 0 || strcmp(result, "suppressed") == 0))
@@ -324,15 +172,15 @@ typedef int (*s_fail_fn)(xmlNodePtr tc, xmlNodePtr fail, const char *console,
 
 static const char *s_fail_kind(xmlNodePtr fail)
 {
-    return s_is_elem(fail, "error") ? "error" : "assert";
+    return wh_fwu_is_elem(fail, "error") ? "error" : "assert";
 }
 
 static int s_fail_junit(xmlNodePtr tc, xmlNodePtr fail, const char *console, size_t console_len,
                         const char *test, wh_fp_t *fp)
 {
     (void)tc, (void)console, (void)console_len, (void)test;
-    char *text = s_xstr(xmlNodeGetContent(fail));
-    char *msg = s_prop(fail, "message");
+    char *text = wh_fwu_xstr(xmlNodeGetContent(fail));
+    char *msg = wh_fwu_prop(fail, "message");
     if (!msg || !*msg) {
         free(msg);
         msg = s_first_line(text);
@@ -340,8 +188,8 @@ static int s_fail_junit(xmlNodePtr tc, xmlNodePtr fail, const char *console, siz
     fp->kind = strdup(s_fail_kind(fail));
     fp->message = msg;
     char *loc = NULL;
-    if (!(text && s_find_location(text, strlen(text), NULL, NULL, &loc)) &&
-        !(msg && s_find_location(msg, strlen(msg), NULL, NULL, &loc)))
+    if (!(text && wh_fwu_find_location(text, strlen(text), NULL, NULL, &loc) > 0) &&
+        !(msg && wh_fwu_find_location(msg, strlen(msg), NULL, NULL, &loc) > 0))
         loc = strdup("");
     fp->location = loc;
     free(text);
@@ -360,19 +208,11 @@ static int s_cmocka_signal(const char *text)
     return atoi(open + 1);
 }
 
-static char *s_signal_kind(int sig)
-{
-    const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
-    if (abbrev)
-        return wh_strdup_printf("crash(SIG%s)", abbrev);
-    return sig > 0 ? wh_strdup_printf("crash(signal %d)", sig) : strdup("crash");
-}
-
 static int s_fail_cmocka(xmlNodePtr tc, xmlNodePtr fail, const char *console,
                          size_t console_len, const char *test, wh_fp_t *fp)
 {
     (void)tc, (void)console, (void)console_len, (void)test;
-    char *text = s_xstr(xmlNodeGetContent(fail));
+    char *text = wh_fwu_xstr(xmlNodeGetContent(fail));
     if (!text)
         text = strdup("");
     if (!text)
@@ -381,11 +221,11 @@ static int s_fail_cmocka(xmlNodePtr tc, xmlNodePtr fail, const char *console,
     size_t start = 0, end = 0;
     char *loc = NULL;
     if (sig) {
-        fp->kind = s_signal_kind(sig);
+        fp->kind = wh_crash_kind(sig);
         fp->location = strdup("");
         fp->message = text;
         text = NULL;
-    } else if (s_find_location(text, strlen(text), &start, &end, &loc)) {
+    } else if (wh_fwu_find_location(text, strlen(text), &start, &end, &loc) > 0) {
         /* Drop "path/file.c:12" and the ": " after it; what is left is the
          * assert's own text plus cmocka's "error: Failure!". */
         size_t n = strlen(text);
@@ -423,9 +263,9 @@ static int s_fail_gtest(xmlNodePtr tc, xmlNodePtr fail, const char *console, siz
                         const char *test, wh_fp_t *fp)
 {
     (void)tc, (void)console, (void)console_len, (void)test;
-    char *msg = s_prop(fail, "message");
+    char *msg = wh_fwu_prop(fail, "message");
     if (!msg)
-        msg = s_xstr(xmlNodeGetContent(fail));
+        msg = wh_fwu_xstr(xmlNodeGetContent(fail));
     if (!msg)
         msg = strdup("");
     if (!msg)
@@ -434,7 +274,7 @@ static int s_fail_gtest(xmlNodePtr tc, xmlNodePtr fail, const char *console, siz
     size_t nl = strcspn(msg, "\n");
     char *loc = NULL;
     size_t end = 0;
-    int has_loc = s_find_location(msg, nl, NULL, &end, &loc);
+    int has_loc = wh_fwu_find_location(msg, nl, NULL, &end, &loc) > 0;
     if (has_loc || (nl == 12 && strncmp(msg, "unknown file", 12) == 0)) {
         size_t skip = msg[nl] ? nl + 1 : nl;
         memmove(msg, msg + skip, strlen(msg + skip) + 1);
@@ -500,7 +340,7 @@ static char *s_ctest_kind(const char *reason)
 static int s_console_failure(const char *out, char **loc, char **msg)
 {
     size_t n = strlen(out), start = 0, end = 0;
-    if (!s_find_location(out, n, &start, &end, loc))
+    if (wh_fwu_find_location(out, n, &start, &end, loc) <= 0)
         return 0;
     wh_buf_t b = WH_BUF_INIT;
     size_t ls = start;
@@ -525,14 +365,14 @@ static int s_console_failure(const char *out, char **loc, char **msg)
         le++;
     wh_buf_append(&b, out + p, le - p);
     int lines = 1;
-    while (le < n && lines < S_MSG_MAX_LINES) {
+    while (le < n && lines < WH_FWU_MSG_MAX_LINES) {
         size_t s = le + 1, e = s;
         while (e < n && out[e] != '\n')
             e++;
         size_t k = s;
         while (k < e && (out[k] == ' ' || out[k] == '\t' || out[k] == '\r'))
             k++;
-        if (k == e || out[k] == '[' || s_find_location(out + s, e - s, NULL, NULL, NULL))
+        if (k == e || out[k] == '[' || wh_fwu_find_location(out + s, e - s, NULL, NULL, NULL))
             break;
         wh_buf_puts(&b, "\n");
         wh_buf_append(&b, out + s, e - s);
@@ -546,14 +386,14 @@ static int s_console_failure(const char *out, char **loc, char **msg)
 static int s_fail_ctest(xmlNodePtr tc, xmlNodePtr fail, const char *console, size_t console_len,
                         const char *test, wh_fp_t *fp)
 {
-    char *out = s_xstr(xmlNodeGetContent(s_child(tc, "system-out")));
+    char *out = wh_fwu_xstr(xmlNodeGetContent(wh_fwu_child(tc, "system-out")));
     char *reason = s_ctest_reason(console, console_len, test);
     char *loc = NULL, *msg = NULL;
     if (out && s_console_failure(out, &loc, &msg)) {
         fp->location = loc;
         fp->message = msg;
     } else {
-        char *attr = s_prop(fail, "message");
+        char *attr = wh_fwu_prop(fail, "message");
         fp->location = strdup("");
         if (attr && *attr)
             fp->message = attr;
@@ -571,14 +411,11 @@ static int s_fail_ctest(xmlNodePtr tc, xmlNodePtr fail, const char *console, siz
 static int s_read_with(s_fail_fn on_fail, const char *report_path, const char *console,
                        size_t console_len, const char *test, wh_test_result_t *out, char **err)
 {
-    if (err)
-        *err = NULL;
-    memset(out, 0, sizeof *out);
-    out->status = WH_TR_MISSING;
+    wh_fwu_result_init(out, err);
     if (!test)
         return WH_EINVAL;
     xmlDocPtr doc = NULL;
-    int rc = s_load(report_path, &doc, err);
+    int rc = wh_fwu_load(report_path, &doc, err);
     if (rc)
         return rc;
     xmlNodePtr tc = s_find_case(xmlDocGetRootElement(doc), NULL, test);
@@ -590,11 +427,8 @@ static int s_read_with(s_fail_fn on_fail, const char *report_path, const char *c
         }
         if (!rc && !(out->fp.test = strdup(test)))
             rc = WH_ENOMEM;
-        if (rc) {
-            wh_test_result_clear(out);
-            if (err && !*err)
-                *err = strdup("out of memory");
-        }
+        if (rc)
+            rc = wh_fwu_oom(out, err);
     }
     xmlFreeDoc(doc);
     return rc;

@@ -44,6 +44,7 @@
  */
 #define _GNU_SOURCE
 #include "framework.h"
+#include "fw_util.h"
 #include "oracle.h"
 
 #include <ctype.h>
@@ -812,10 +813,7 @@ static int s_console_read(const char *report_path, const char *console, size_t c
                           char **err)
 {
     (void)report_path;
-    if (err)
-        *err = NULL;
-    memset(out, 0, sizeof *out);
-    out->status = WH_TR_MISSING;
+    wh_fwu_result_init(out, err);
     if (!test || !opts)
         return WH_EINVAL;
     s_rx_t fail_rx, pass_rx;
@@ -989,10 +987,7 @@ static int s_plain_read(const char *report_path, const char *console, size_t con
                         char **err)
 {
     (void)report_path;
-    if (err)
-        *err = NULL;
-    memset(out, 0, sizeof *out);
-    out->status = WH_TR_MISSING;
+    wh_fwu_result_init(out, err);
     if (!test)
         return WH_EINVAL;
     const char *c = console ? console : "";

@@ -44,84 +44,19 @@
  */
 #define _GNU_SOURCE
 #include "framework.h"
+#include "fw_util.h"
 #include "oracle.h"
 
 #include <ctype.h>
 #include <errno.h>
-#include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-#include <libxml/parser.h>
 #include <libxml/tree.h>
-#include <libxml/xmlerror.h>
-
-/* Reports larger than this are refused. */
-#define S_REPORT_CAP ((size_t)64 << 20)
-/* Lines of a multi-line console message kept for the fingerprint. */
-#define S_MSG_MAX_LINES 20
 
 /* ---- text helpers ---- */
-
-static int s_is_path_char(char c)
-{
-    return isalnum((unsigned char)c) || c == '_' || c == '.' || c == '/' || c == '-' ||
-           c == '+' || c == '\\' || c == '~';
-}
-
-static int s_is_source_ext(const char *ext, size_t n)
-{
-    static const char *const exts[] = {"c",   "cc",  "cpp", "cxx", "c++", "C",   "h",
-                                       "hh",  "hpp", "hxx", "h++", "ipp", "tpp", "inl",
-                                       "inc", "m",   "mm",  "cu",  NULL};
-    for (const char *const *e = exts; *e; e++)
-        if (strlen(*e) == n && memcmp(*e, ext, n) == 0)
-            return 1;
-    return 0;
-}
-
-/* Finds the first "path/file.ext:LINE" in s[0, n). On success returns 1,
- * sets [*start, *end) to the token and *loc (when loc is not NULL) to a
- * malloc'ed "file.ext:LINE"; returns -1 when that allocation fails. */
-static int s_find_location(const char *s, size_t n, size_t *start, size_t *end, char **loc)
-{
-    for (size_t i = 1; i + 1 < n; i++) {
-        if (s[i] != ':' || !isdigit((unsigned char)s[i + 1]))
-            continue;
-        size_t j = i;
-        while (j > 0 && s_is_path_char(s[j - 1]))
-            j--;
-        if (j == i)
-            continue;
-        size_t base = j;
-        for (size_t k = j; k < i; k++)
-            if (s[k] == '/' || s[k] == '\\')
-                base = k + 1;
-        size_t dot = 0;
-        for (size_t k = base; k < i; k++)
-            if (s[k] == '.')
-                dot = k;
-        if (!dot || dot == base || !s_is_source_ext(s + dot + 1, i - dot - 1))
-            continue;
-        size_t e = i + 1;
-        while (e < n && isdigit((unsigned char)s[e]) && e - i < 10)
-            e++;
-        if (loc) {
-            *loc = wh_strdup_printf("%.*s:%.*s", (int)(i - base), s + base, (int)(e - i - 1),
-                                    s + i + 1);
-            if (!*loc)
-                return -1;
-        }
-        if (start)
-            *start = j;
-        if (end)
-            *end = e;
-        return 1;
-    }
-    return 0;
-}
 
 /* A location token that starts line l[0, n) (after blanks): returns its end
  * (> 0) and *loc, else 0. */
@@ -131,7 +66,7 @@ static size_t s_leading_location(const char *l, size_t n, char **loc)
     while (k < n && (l[k] == ' ' || l[k] == '\t'))
         k++;
     char *got = NULL;
-    if (s_find_location(l, n, &start, &end, &got) != 1)
+    if (wh_fwu_find_location(l, n, &start, &end, &got) != 1)
         return 0;
     if (start != k) {
         free(got);
@@ -194,23 +129,7 @@ static int s_name_matches(const char *test, const char *name, size_t name_len,
     return 0;
 }
 
-static char *s_signal_kind(int sig)
-{
-    const char *abbrev = sig > 0 ? sigabbrev_np(sig) : NULL;
-    if (abbrev)
-        return wh_strdup_printf("crash(SIG%s)", abbrev);
-    return sig > 0 ? wh_strdup_printf("crash(signal %d)", sig) : strdup("crash");
-}
-
 /* ---- results ---- */
-
-static void s_result_init(wh_test_result_t *out, char **err)
-{
-    if (err)
-        *err = NULL;
-    memset(out, 0, sizeof *out);
-    out->status = WH_TR_MISSING;
-}
 
 /* Sets a non-failed status. 0 or WH_ENOMEM. */
 static int s_set_status(wh_test_result_t *out, const char *test, wh_test_status_t st)
@@ -239,124 +158,45 @@ static int s_set_failed(wh_test_result_t *out, const char *test, char *kind, cha
     return 0;
 }
 
-static int s_oom(wh_test_result_t *out, char **err)
-{
-    wh_test_result_clear(out);
-    if (err && !*err)
-        *err = strdup("out of memory");
-    return WH_ENOMEM;
-}
-
 /* ---- XML ---- */
-
-static char *s_xstr(xmlChar *x)
-{
-    char *s = x ? strdup((const char *)x) : NULL;
-    xmlFree(x);
-    return s;
-}
-
-static char *s_prop(xmlNodePtr n, const char *name)
-{
-    return s_xstr(xmlGetProp(n, (const xmlChar *)name));
-}
-
-/* Local name comparison: Check's log puts its elements in a namespace. */
-static int s_is_elem(xmlNodePtr n, const char *name)
-{
-    return n && n->type == XML_ELEMENT_NODE && xmlStrcmp(n->name, (const xmlChar *)name) == 0;
-}
-
-static xmlNodePtr s_child(xmlNodePtr n, const char *name)
-{
-    for (xmlNodePtr c = n ? n->children : NULL; c; c = c->next)
-        if (s_is_elem(c, name))
-            return c;
-    return NULL;
-}
 
 /* The trimmed text of n's first child element called name; malloc'ed, ""
  * when there is none, NULL only when out of memory. */
 static char *s_child_text(xmlNodePtr n, const char *name)
 {
-    xmlNodePtr c = s_child(n, name);
-    char *raw = c ? s_xstr(xmlNodeGetContent(c)) : NULL;
+    xmlNodePtr c = wh_fwu_child(n, name);
+    char *raw = c ? wh_fwu_xstr(xmlNodeGetContent(c)) : NULL;
     char *t = s_trim_dup(raw ? raw : "", raw ? strlen(raw) : 0);
     free(raw);
     return t;
 }
 
-static pthread_once_t s_xml_once = PTHREAD_ONCE_INIT;
-
-static void s_xml_init(void)
-{
-    xmlInitParser();
-}
-
-static int s_load(const char *path, xmlDocPtr *doc, char **err)
-{
-    *doc = NULL;
-    if (!path || !*path) {
-        if (err)
-            *err = strdup("no report path");
-        return WH_EREPORT;
-    }
-    char *buf = NULL;
-    size_t len = 0;
-    int rc = wh_read_file(path, S_REPORT_CAP, &buf, &len);
-    if (rc == WH_ETOOBIG) {
-        if (err)
-            *err = wh_strdup_printf("report '%s' exceeds %zu bytes", path, S_REPORT_CAP);
-        return WH_EPARSE;
-    }
-    if (rc) {
-        if (err)
-            *err = wh_strdup_printf("no report at '%s': %s", path, wh_strerror(rc));
-        return WH_EREPORT;
-    }
-    if (len == 0) {
-        free(buf);
-        if (err)
-            *err = wh_strdup_printf("empty report at '%s'", path);
-        return WH_EREPORT;
-    }
-    pthread_once(&s_xml_once, s_xml_init);
-    /* No entity substitution, no DTD loading (CUnit names one), no network:
-     * a report is untrusted input. */
-    *doc = xmlReadMemory(buf, (int)len, path, NULL,
-                         XML_PARSE_NONET | XML_PARSE_NOERROR | XML_PARSE_NOWARNING);
-    free(buf);
-    if (!*doc || !xmlDocGetRootElement(*doc)) {
-        if (err) {
-            const xmlError *e = xmlGetLastError();
-            char *msg = e && e->message ? strndup(e->message, strcspn(e->message, "\n")) : NULL;
-            *err = wh_strdup_printf("malformed report '%s': line %d: %s", path, e ? e->line : 0,
-                                    msg ? msg : "parse error");
-            free(msg);
-        }
-        xmlResetLastError();
-        if (*doc)
-            xmlFreeDoc(*doc);
-        *doc = NULL;
-        return WH_EPARSE;
-    }
-    return 0;
-}
-
-/* Console fallback after a failed load: when fb finds the target in the
- * console (returns 1), the load error is dropped and 0 returned; otherwise
- * the load error stands. */
+/* Finds the target in console text: 1 with *out filled, 0 when it is not
+ * there, -1 out of memory. */
 typedef int (*s_console_fn)(const char *console, size_t len, const char *test,
                             wh_test_result_t *out);
 
-static int s_fallback(int load_rc, s_console_fn fb, const char *console, size_t len,
-                      const char *test, wh_test_result_t *out, char **err)
+/* The start of a reader whose report is written only at the end of the run
+ * (check, criterion): resets out and loads the report into *doc. When the
+ * load fails, the console is the fallback: when fb finds the target there,
+ * the load error is dropped and 0 returned; otherwise the load error
+ * stands. *doc is NULL unless the report is there to read (the caller frees
+ * it); with *doc NULL the return value is the reader's. */
+static int s_begin(const char *report_path, s_console_fn fb, const char *console, size_t len,
+                   const char *test, wh_test_result_t *out, xmlDocPtr *doc, char **err)
 {
+    *doc = NULL;
+    wh_fwu_result_init(out, err);
+    if (!test)
+        return WH_EINVAL;
+    int rc = wh_fwu_load(report_path, doc, err);
+    if (!rc)
+        return 0;
     int c = console ? fb(console, len, test, out) : 0;
     if (c < 0)
-        return s_oom(out, err);
+        return wh_fwu_oom(out, err);
     if (c == 0)
-        return load_rc;
+        return rc;
     if (err) {
         free(*err);
         *err = NULL;
@@ -375,7 +215,7 @@ static int s_check_failed(wh_test_result_t *out, const char *test, int is_error,
         memmove(msg, msg + sizeof after - 1, strlen(msg + sizeof after - 1) + 1);
     if (!is_error) {
         char *loc = NULL;
-        if (!fn || s_find_location(fn, strlen(fn), NULL, NULL, &loc) != 1)
+        if (!fn || wh_fwu_find_location(fn, strlen(fn), NULL, NULL, &loc) != 1)
             loc = strdup("");
         return s_set_failed(out, test, strdup("assert"), msg, loc);
     }
@@ -385,7 +225,7 @@ static int s_check_failed(wh_test_result_t *out, const char *test, int is_error,
     char *kind = NULL;
     int sig = 0;
     if (msg && sscanf(msg, "Received signal %d", &sig) == 1)
-        kind = s_signal_kind(sig);
+        kind = wh_crash_kind(sig);
     else if (msg && strstr(msg, "timeout expired"))
         kind = strdup("timeout");
     else
@@ -447,30 +287,27 @@ static int s_read_check(const char *report_path, const char *console, size_t con
                         char **err)
 {
     (void)opts;
-    s_result_init(out, err);
-    if (!test)
-        return WH_EINVAL;
-    xmlDocPtr doc = NULL;
-    int rc = s_load(report_path, &doc, err);
-    if (rc)
-        return s_fallback(rc, s_check_console, console, console_len, test, out, err);
+    xmlDocPtr doc;
+    int rc = s_begin(report_path, s_check_console, console, console_len, test, out, &doc, err);
+    if (!doc)
+        return rc;
     /* <testsuites><suite><title/><test result=".."><fn/><id/><description/>
      * <message/></test>... A looped test has one <test> per iteration: the
      * first failing one wins. */
     xmlNodePtr hit = NULL;
     int hit_failed = 0;
     for (xmlNodePtr s = xmlDocGetRootElement(doc)->children; s && !hit_failed; s = s->next) {
-        if (!s_is_elem(s, "suite"))
+        if (!wh_fwu_is_elem(s, "suite"))
             continue;
         char *title = s_child_text(s, "title");
         for (xmlNodePtr t = s->children; t && !hit_failed; t = t->next) {
-            if (!s_is_elem(t, "test"))
+            if (!wh_fwu_is_elem(t, "test"))
                 continue;
             char *id = s_child_text(t, "id"), *tcase = s_child_text(t, "description");
             int m = id && (s_name_matches(test, id, strlen(id), tcase) ||
                            s_name_matches(test, id, strlen(id), title));
             if (m) {
-                char *res = s_prop(t, "result");
+                char *res = wh_fwu_prop(t, "result");
                 int failed = res && strcmp(res, "success") != 0;
                 free(res);
                 if (!hit || failed)
@@ -483,7 +320,7 @@ static int s_read_check(const char *report_path, const char *console, size_t con
         free(title);
     }
     if (hit) {
-        char *res = s_prop(hit, "result");
+        char *res = wh_fwu_prop(hit, "result");
         if (!res || strcmp(res, "success") == 0) {
             rc = s_set_status(out, test, WH_TR_PASSED);
         } else {
@@ -494,7 +331,7 @@ static int s_read_check(const char *report_path, const char *console, size_t con
         }
         free(res);
         if (rc)
-            rc = s_oom(out, err);
+            rc = wh_fwu_oom(out, err);
     }
     xmlFreeDoc(doc);
     return rc;
@@ -519,12 +356,12 @@ static int s_read_cunit(const char *report_path, const char *console, size_t con
                         char **err)
 {
     (void)opts, (void)console, (void)console_len;
-    s_result_init(out, err);
+    wh_fwu_result_init(out, err);
     if (!test)
         return WH_EINVAL;
     s_cunit_adopt(report_path);
     xmlDocPtr doc = NULL;
-    int rc = s_load(report_path, &doc, err);
+    int rc = wh_fwu_load(report_path, &doc, err);
     if (rc == WH_EPARSE && err && *err) {
         /* CUnit writes its report as it goes and does not fork: a truncated
          * file means the runner died in some test. */
@@ -537,8 +374,8 @@ static int s_read_cunit(const char *report_path, const char *console, size_t con
     if (rc)
         return rc;
     xmlNodePtr root = xmlDocGetRootElement(doc);
-    xmlNodePtr listing = s_child(root, "CUNIT_RESULT_LISTING");
-    if (!s_is_elem(root, "CUNIT_TEST_RUN_REPORT") || !listing) {
+    xmlNodePtr listing = wh_fwu_child(root, "CUNIT_RESULT_LISTING");
+    if (!wh_fwu_is_elem(root, "CUNIT_TEST_RUN_REPORT") || !listing) {
         if (err)
             *err = wh_strdup_printf("'%s' is not a CUnit automated-mode report", report_path);
         xmlFreeDoc(doc);
@@ -549,18 +386,18 @@ static int s_read_cunit(const char *report_path, const char *console, size_t con
     xmlNodePtr fail = NULL;
     int passed = 0;
     for (xmlNodePtr rs = listing->children; rs && !fail; rs = rs->next) {
-        if (!s_is_elem(rs, "CUNIT_RUN_SUITE"))
+        if (!wh_fwu_is_elem(rs, "CUNIT_RUN_SUITE"))
             continue;
         for (xmlNodePtr su = rs->children; su && !fail; su = su->next) {
             if (su->type != XML_ELEMENT_NODE)
                 continue;
             char *suite = s_child_text(su, "SUITE_NAME");
             for (xmlNodePtr rec = su->children; rec && !fail; rec = rec->next) {
-                if (!s_is_elem(rec, "CUNIT_RUN_TEST_RECORD"))
+                if (!wh_fwu_is_elem(rec, "CUNIT_RUN_TEST_RECORD"))
                     continue;
                 for (xmlNodePtr r = rec->children; r; r = r->next) {
-                    int is_fail = s_is_elem(r, "CUNIT_RUN_TEST_FAILURE");
-                    if (!is_fail && !s_is_elem(r, "CUNIT_RUN_TEST_SUCCESS"))
+                    int is_fail = wh_fwu_is_elem(r, "CUNIT_RUN_TEST_FAILURE");
+                    if (!is_fail && !wh_fwu_is_elem(r, "CUNIT_RUN_TEST_SUCCESS"))
                         continue;
                     char *name = s_child_text(r, "TEST_NAME");
                     if (name && s_name_matches(test, name, strlen(name), suite)) {
@@ -593,7 +430,7 @@ static int s_read_cunit(const char *report_path, const char *console, size_t con
         rc = s_set_status(out, test, WH_TR_PASSED);
     }
     if (rc)
-        rc = s_oom(out, err);
+        rc = wh_fwu_oom(out, err);
     xmlFreeDoc(doc);
     return rc;
 }
@@ -704,7 +541,7 @@ static int s_criterion_console(const char *console, size_t len, const char *test
                 free(first);
                 continue;
             }
-            if (loc && lines < S_MSG_MAX_LINES) {
+            if (loc && lines < WH_FWU_MSG_MAX_LINES) {
                 char *c = s_trim_dup(t, tn);
                 if (c && *c) {
                     if (lines)
@@ -728,22 +565,20 @@ static int s_read_criterion(const char *report_path, const char *console, size_t
                             char **err)
 {
     (void)opts;
-    s_result_init(out, err);
-    if (!test)
-        return WH_EINVAL;
-    xmlDocPtr doc = NULL;
-    int rc = s_load(report_path, &doc, err);
-    if (rc)
-        return s_fallback(rc, s_criterion_console, console, console_len, test, out, err);
+    xmlDocPtr doc;
+    int rc =
+        s_begin(report_path, s_criterion_console, console, console_len, test, out, &doc, err);
+    if (!doc)
+        return rc;
     xmlNodePtr tc = NULL;
     for (xmlNodePtr su = xmlDocGetRootElement(doc)->children; su && !tc; su = su->next) {
-        if (!s_is_elem(su, "testsuite"))
+        if (!wh_fwu_is_elem(su, "testsuite"))
             continue;
-        char *suite = s_prop(su, "name");
+        char *suite = wh_fwu_prop(su, "name");
         for (xmlNodePtr c = su->children; c && !tc; c = c->next) {
-            if (!s_is_elem(c, "testcase"))
+            if (!wh_fwu_is_elem(c, "testcase"))
                 continue;
-            char *name = s_prop(c, "name");
+            char *name = wh_fwu_prop(c, "name");
             if (name && s_name_matches(test, name, strlen(name), suite))
                 tc = c;
             free(name);
@@ -751,19 +586,19 @@ static int s_read_criterion(const char *report_path, const char *console, size_t
         free(suite);
     }
     if (tc) {
-        xmlNodePtr fail = s_child(tc, "failure"), error = s_child(tc, "error");
-        char *status = s_prop(tc, "status");
+        xmlNodePtr fail = wh_fwu_child(tc, "failure"), error = wh_fwu_child(tc, "error");
+        char *status = wh_fwu_prop(tc, "status");
         if (error) {
-            char *type = s_prop(error, "type"), *msg = s_prop(error, "message");
+            char *type = wh_fwu_prop(error, "type"), *msg = wh_fwu_prop(error, "message");
             int crash = type && strcmp(type, "crash") == 0;
             rc = s_set_failed(out, test, strdup(crash ? "crash" : type ? type : "error"),
                               msg ? msg : strdup(""), strdup(""));
             free(type);
         } else if (fail) {
-            char *text = s_xstr(xmlNodeGetContent(fail));
+            char *text = wh_fwu_xstr(xmlNodeGetContent(fail));
             rc = text ? s_criterion_failure(text, out, test) : WH_ENOMEM;
             free(text);
-        } else if (s_child(tc, "skipped") || (status && strcmp(status, "SKIPPED") == 0)) {
+        } else if (wh_fwu_child(tc, "skipped") || (status && strcmp(status, "SKIPPED") == 0)) {
             rc = s_set_status(out, test, WH_TR_SKIPPED);
         } else if (status && (strcmp(status, "FAILED") == 0 || strcmp(status, "ERRORED") == 0)) {
             /* Failed without saying how (e.g. a nonzero exit of the test). */
@@ -774,7 +609,7 @@ static int s_read_criterion(const char *report_path, const char *console, size_t
         }
         free(status);
         if (rc)
-            rc = s_oom(out, err);
+            rc = wh_fwu_oom(out, err);
     }
     xmlFreeDoc(doc);
     return rc;
@@ -846,7 +681,7 @@ static int s_read_unity(const char *report_path, const char *console, size_t con
                         char **err)
 {
     (void)opts;
-    s_result_init(out, err);
+    wh_fwu_result_init(out, err);
     if (!test)
         return WH_EINVAL;
     int summary = 0;
@@ -855,12 +690,12 @@ static int s_read_unity(const char *report_path, const char *console, size_t con
         /* The run command may redirect Unity's output into {report}. */
         char *buf = NULL;
         size_t len = 0;
-        if (wh_read_file(report_path, S_REPORT_CAP, &buf, &len) == 0)
+        if (wh_read_file(report_path, WH_FWU_REPORT_CAP, &buf, &len) == 0)
             f = s_unity_scan(buf, len, test, out, &summary);
         free(buf);
     }
     if (f < 0)
-        return s_oom(out, err);
+        return wh_fwu_oom(out, err);
     if (f == 0 && !summary) {
         /* Neither the target's line nor the summary: the runner died (a
          * crash in the target, or before it) or is not a Unity runner. */

@@ -148,6 +148,25 @@ static size_t s_duration(const char *p)
     return 0;
 }
 
+/* In place: every run of white space in s becomes one space; leading and
+ * trailing white space goes. */
+static void s_squeeze_space(char *s)
+{
+    char *w = s;
+    int pending_space = 0;
+    for (const char *r = s; *r; r++) {
+        if (isspace((unsigned char)*r)) {
+            pending_space = w != s;
+            continue;
+        }
+        if (pending_space)
+            *w++ = ' ';
+        pending_space = 0;
+        *w++ = *r;
+    }
+    *w = '\0';
+}
+
 char *wh_fp_normalized(const char *msg, const char *root)
 {
     wh_buf_t a = WH_BUF_INIT, b = WH_BUF_INIT;
@@ -223,19 +242,7 @@ char *wh_fp_normalized(const char *msg, const char *root)
     }
     /* 3. Whitespace. */
     char *out = wh_buf_detach(&b);
-    char *w = out;
-    int pending_space = 0;
-    for (const char *r = out; *r; r++) {
-        if (isspace((unsigned char)*r)) {
-            pending_space = w != out;
-            continue;
-        }
-        if (pending_space)
-            *w++ = ' ';
-        pending_space = 0;
-        *w++ = *r;
-    }
-    *w = '\0';
+    s_squeeze_space(out);
     return out;
 }
 
@@ -250,19 +257,7 @@ void wh_fp_normalize_message(char *msg)
         return;
     }
     free(n);
-    char *w = msg;
-    int pending_space = 0;
-    for (const char *r = msg; *r; r++) {
-        if (isspace((unsigned char)*r)) {
-            pending_space = w != msg;
-            continue;
-        }
-        if (pending_space)
-            *w++ = ' ';
-        pending_space = 0;
-        *w++ = *r;
-    }
-    *w = '\0';
+    s_squeeze_space(msg);
 }
 
 static int s_eq(const char *a, const char *b)
@@ -512,9 +507,48 @@ static int s_set_failed(wh_test_result_t *r, const char *test, const char *kind,
     return r->fp.test && r->fp.kind && r->fp.location && r->fp.message ? 0 : WH_ENOMEM;
 }
 
+/* FAILED with kind crash(SIG…) for sig, no location and no message. 0 or
+ * WH_ENOMEM. */
+static int s_set_crashed(wh_test_result_t *r, const char *test, int sig)
+{
+    char *kind = wh_crash_kind(sig);
+    int rc = kind ? s_set_failed(r, test, kind, "", "") : WH_ENOMEM;
+    free(kind);
+    return rc;
+}
+
 static int s_cancelled(const wh_eval_spec_t *s)
 {
     return s->tick && s->tick(s->tick_arg);
+}
+
+/* Runs one step of an evaluation (what: "build" or "test"; during: what the
+ * detail of a cancel calls it) and sets *ms to its time (0 when it did not
+ * start). Returns 1 when the step did not end on its own (it could not
+ * start, was cancelled or timed out), with out holding that InfraError;
+ * 0 when rr holds how the finished command ended. */
+static int s_run_step(const wh_run_opts_t *o, const char *what, const char *during,
+                      wh_run_result_t *rr, uint64_t *ms, wh_eval_result_t *out)
+{
+    int r = wh_run(o, rr);
+    *ms = r ? 0 : rr->ms;
+    if (r) {
+        out->verdict = WH_V_INFRA_ERROR;
+        s_detail(out, "cannot start %s: %s", what, wh_strerror(r));
+        return 1;
+    }
+    if (rr->cancelled) {
+        out->cancelled = 1;
+        out->verdict = WH_V_INFRA_ERROR;
+        s_detail(out, "cancelled during %s", during);
+        return 1;
+    }
+    if (rr->timed_out) {
+        out->verdict = WH_V_INFRA_ERROR;
+        s_detail(out, "%s timed out after %u ms", what, o->timeout_ms);
+        return 1;
+    }
+    return 0;
 }
 
 int wh_evaluate(const wh_eval_spec_t *s, const char *content, size_t len, const wh_fp_t *ref,
@@ -578,24 +612,8 @@ int wh_evaluate(const wh_eval_spec_t *s, const char *content, size_t len, const 
     if (s->build_cmd && *s->build_cmd) {
         wh_run_opts_t bo = {s->build_cmd, s->root,        NULL,       s->build_timeout_ms,
                             s->log_path,  s->tick,        s->tick_arg};
-        int r = wh_run(&bo, &rr);
-        out->build_ms = r ? 0 : rr.ms;
-        if (r) {
-            out->verdict = WH_V_INFRA_ERROR;
-            s_detail(out, "cannot start build: %s", wh_strerror(r));
+        if (s_run_step(&bo, "build", "build", &rr, &out->build_ms, out))
             goto out;
-        }
-        if (rr.cancelled) {
-            out->cancelled = 1;
-            out->verdict = WH_V_INFRA_ERROR;
-            s_detail(out, "cancelled during build");
-            goto out;
-        }
-        if (rr.timed_out) {
-            out->verdict = WH_V_INFRA_ERROR;
-            s_detail(out, "build timed out after %u ms", s->build_timeout_ms);
-            goto out;
-        }
         if (rr.signaled) {
             /* The build's shell itself was killed from outside (the OOM
              * killer, an operator): nothing about the candidate. */
@@ -662,24 +680,8 @@ int wh_evaluate(const wh_eval_spec_t *s, const char *content, size_t len, const 
     off_t log_from = s_file_size(s->log_path);
     wh_run_opts_t to = {cmd,         s->root, (const char *const *)env, s->test_timeout_ms,
                         s->log_path, s->tick, s->tick_arg};
-    int r = wh_run(&to, &rr);
-    out->test_ms = r ? 0 : rr.ms;
-    if (r) {
-        out->verdict = WH_V_INFRA_ERROR;
-        s_detail(out, "cannot start test: %s", wh_strerror(r));
+    if (s_run_step(&to, "test", "the test run", &rr, &out->test_ms, out))
         goto out;
-    }
-    if (rr.cancelled) {
-        out->cancelled = 1;
-        out->verdict = WH_V_INFRA_ERROR;
-        s_detail(out, "cancelled during the test run");
-        goto out;
-    }
-    if (rr.timed_out) {
-        out->verdict = WH_V_INFRA_ERROR;
-        s_detail(out, "test timed out after %u ms", s->test_timeout_ms);
-        goto out;
-    }
     /* The test command's exit code is deliberately not looked at: the
      * frameworks disagree about it (gtest exits 1 on a failure, cmocka
      * exits with the number of failed tests, ctest exits 8), wrapper
@@ -715,10 +717,7 @@ int wh_evaluate(const wh_eval_spec_t *s, const char *content, size_t len, const 
         }
         rd = 0;
     } else if (rd && rd != WH_ENOMEM && sig) {
-        char *kind = wh_crash_kind(sig);
-        rc = kind ? s_set_failed(&out->result, s->test, kind, "", "") : WH_ENOMEM;
-        free(kind);
-        if (rc) {
+        if ((rc = s_set_crashed(&out->result, s->test, sig)) != 0) {
             free(err);
             goto out;
         }
@@ -726,10 +725,7 @@ int wh_evaluate(const wh_eval_spec_t *s, const char *content, size_t len, const 
     } else if (!rd && sig && wh_fw_reads_console(s->fw) &&
                out->result.status != WH_TR_FAILED) {
         /* A console reader saw no failure text, but the process died. */
-        char *kind = wh_crash_kind(sig);
-        rc = kind ? s_set_failed(&out->result, s->test, kind, "", "") : WH_ENOMEM;
-        free(kind);
-        if (rc) {
+        if ((rc = s_set_crashed(&out->result, s->test, sig)) != 0) {
             free(err);
             goto out;
         }
