@@ -54,6 +54,23 @@ expect_error "test timeout" "timed out after 1000 ms" \
 sleep 0.5
 if pgrep -f "$marker" >/dev/null; then fail "sleepers left running: $(pgrep -af "$marker")"; pkill -f "$marker"; else pass "nothing left running after the timeout"; fi
 
+# Interrupted part-way (SIGINT): a non-zero exit, and the record and the
+# verdicts cached so far are kept.
+C="$T/icache"
+"$WHITTLE" reduce --project "$P" --file tests/test_request.c --test test_should_read_headers \
+    --setup "make -s" --build "sleep 0.3; make -s" --run ./test_request --framework cmocka \
+    --out "$T/irun" --cache "dir:$C" > "$T/io" 2> "$T/ie" &
+wpid=$!
+for _ in $(seq 1 100); do
+    [ "$(ls "$T"/irun/*/candidates.csv 2>/dev/null | head -n1)" ] && [ "$(wc -l < "$(ls "$T"/irun/*/candidates.csv | head -n1)")" -ge 3 ] && break
+    sleep 0.1
+done
+kill -INT "$wpid"; wait "$wpid"; rc=$?
+IR=$(run_dir "$T/irun")
+[ "$rc" -ne 0 ] && grep -q "interrupted" "$T/ie" && pass "interrupted: exit $rc, '$(grep 'whittle: error' "$T/ie")'" || fail "interrupt: exit $rc, $(cat "$T/ie")"
+[ "$(wc -l < "$IR/candidates.csv")" -ge 3 ] && grep -q "error: interrupted" "$IR/run.log" && pass "interrupted run kept its record" || fail "interrupted run lost its record"
+[ -s "$C/verdicts.log" ] && pass "interrupted run kept $(wc -l < "$C/verdicts.log") cached verdicts" || fail "interrupted run lost its cached verdicts"
+
 # Every failed run still left its record.
 n=$(ls -d "$T"/runs/*/ 2>/dev/null | wc -l)
 [ "$n" -ge 4 ] && pass "failed runs kept $n run folders" || fail "failed runs kept only $n run folders"
