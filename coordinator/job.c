@@ -44,6 +44,37 @@ void wh_job_clear(wh_job_t *j)
     memset(j, 0, sizeof *j);
 }
 
+int wh_job_copy(wh_job_t *d, const wh_job_t *src)
+{
+    *d = *src; /* numbers and flags */
+    char **const strs[] = {&d->project, &d->file, &d->test, &d->setup, &d->build, &d->run,
+                           &d->framework, &d->out, &d->cache, &d->compdb, &d->failure_regex,
+                           &d->pass_regex, &d->reference};
+    int bad = 0;
+    for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
+        if (*strs[i]) {
+            *strs[i] = strdup(*strs[i]);
+            bad |= !*strs[i];
+        }
+    }
+    d->args = NULL;
+    d->nargs = 0;
+    if (src->nargs) {
+        d->args = calloc((size_t)src->nargs, sizeof *d->args);
+        bad |= !d->args;
+        for (int i = 0; d->args && i < src->nargs; i++) {
+            d->args[i] = strdup(src->args[i]);
+            bad |= !d->args[i];
+            d->nargs = i + 1;
+        }
+    }
+    if (bad) {
+        wh_job_clear(d);
+        return WH_ENOMEM;
+    }
+    return 0;
+}
+
 static int s_fail(char **err, char *msg)
 {
     *err = msg ? msg : strdup("out of memory");

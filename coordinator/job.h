@@ -37,6 +37,8 @@ typedef struct {
 
 void wh_job_init(wh_job_t *j);
 void wh_job_clear(wh_job_t *j);
+/* Deep copy; dst is overwritten (not freed). 0 or WH_ENOMEM (dst cleared). */
+int wh_job_copy(wh_job_t *dst, const wh_job_t *src);
 
 /* Resolves paths (project absolute, file relative to it, out absolute) and
  * checks the request: every problem gives a one-line *err naming it and the

@@ -149,6 +149,16 @@ static void s_fail_task(s_task_t *t, const char *why, int code)
     }
 }
 
+static void s_slot_free(s_slot_t *s)
+{
+    for (int i = 0; i < s->nwarm; i++)
+        free(s->warm[i]);
+    free(s->warm);
+    free(s->name);
+    free(s->node_id);
+    free(s);
+}
+
 static void s_slot_remove(wh_pool_t *p, s_slot_t *s, const char *why)
 {
     s_slot_t **pp = &p->slots;
@@ -177,12 +187,7 @@ static void s_slot_remove(wh_pool_t *p, s_slot_t *s, const char *why)
             s_enqueue_front(t->job, t);
         }
     }
-    for (int i = 0; i < s->nwarm; i++)
-        free(s->warm[i]);
-    free(s->warm);
-    free(s->name);
-    free(s->node_id);
-    free(s);
+    s_slot_free(s);
 }
 
 wh_pool_t *wh_pool_new(void *zctx, const char *bind, unsigned hb_ms, char **err)
@@ -233,12 +238,7 @@ void wh_pool_destroy(wh_pool_t **pp)
         s_send(p, s, &bye);
         p->slots = s->next;
         s_task_free(s->task);
-        for (int i = 0; i < s->nwarm; i++)
-            free(s->warm[i]);
-        free(s->warm);
-        free(s->name);
-        free(s->node_id);
-        free(s);
+        s_slot_free(s);
     }
     if (p->sock)
         zmq_close(p->sock);

@@ -687,33 +687,10 @@ wh_reduction_t *wh_reduction_new(const wh_job_t *job, wh_pool_t *pool, wh_cache_
     r->quiet = quiet;
     r->last_sweep = r->last_level = -1;
     /* a private copy of the job */
-    wh_job_init(&r->job);
-    r->job.project = wh_strdup0(job->project);
-    r->job.file = wh_strdup0(job->file);
-    r->job.test = wh_strdup0(job->test);
-    r->job.setup = wh_strdup0(job->setup);
-    r->job.build = wh_strdup0(job->build);
-    r->job.run = wh_strdup0(job->run);
-    r->job.framework = wh_strdup0(job->framework);
-    r->job.out = wh_strdup0(job->out);
-    r->job.cache = wh_strdup0(job->cache);
-    r->job.compdb = wh_strdup0(job->compdb);
-    r->job.algo = job->algo;
-    r->job.jobs = job->jobs;
-    r->job.build_timeout_ms = job->build_timeout_ms;
-    r->job.test_timeout_ms = job->test_timeout_ms;
-    r->job.setup_timeout_ms = job->setup_timeout_ms;
-    r->job.match = job->match;
-    r->job.failure_regex = wh_strdup0(job->failure_regex);
-    r->job.pass_regex = wh_strdup0(job->pass_regex);
-    r->job.reference = wh_strdup0(job->reference);
-    r->job.repeat = job->repeat;
-    r->job.flaky_ok = job->flaky_ok;
-    r->job.keep_fault = job->keep_fault;
-    if (job->nargs) {
-        r->job.args = calloc((size_t)job->nargs, sizeof(char *));
-        for (int i = 0; r->job.args && i < job->nargs; i++)
-            r->job.args[r->job.nargs++] = strdup(job->args[i]);
+    if (wh_job_copy(&r->job, job)) {
+        *err = strdup("out of memory");
+        free(r);
+        return NULL;
     }
 
     char *path = wh_path_join(r->job.project, r->job.file);
