@@ -8,9 +8,12 @@
  */
 #define _GNU_SOURCE
 #include <jansson.h>
+#include <pthread.h>
+#include <stdatomic.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zmq.h>
 
 #include "cache.h"
@@ -36,10 +39,25 @@ typedef struct s_active {
     struct s_active *next;
 } s_active_t;
 
+/* A submitted job being prepared (libclang parse, project hash) on its own
+ * thread, so the poll loop keeps answering heartbeats meanwhile. */
+typedef struct s_pending {
+    wh_job_t job;
+    uint8_t ident[WH_WIRE_MAX_IDENT];
+    size_t ident_len;
+    uint64_t client_tag;
+    pthread_t th;
+    atomic_int done;
+    wh_reduction_t *r;
+    char *err;
+    struct s_pending *next;
+} s_pending_t;
+
 typedef struct {
     wh_pool_t *pool;
     wh_cache_t *cache;
     s_active_t *active;
+    s_pending_t *pending;
     uint64_t submitted, finished, failed;
 } s_self_t;
 
@@ -55,6 +73,14 @@ static void s_reply_final(s_self_t *self, const void *ident, size_t ilen, uint64
     wh_pool_reply(self->pool, ident, ilen, &m);
 }
 
+static void *s_prepare_main(void *arg)
+{
+    s_pending_t *pd = arg;
+    pd->r = wh_reduction_prepare(&pd->job, 1, &pd->err);
+    atomic_store(&pd->done, 1);
+    return NULL;
+}
+
 static void s_on_other(void *ctx, const void *ident, size_t ilen, wh_msg_t *m)
 {
     s_self_t *self = ctx;
@@ -64,6 +90,9 @@ static void s_on_other(void *ctx, const void *ident, size_t ilen, wh_msg_t *m)
         wh_buf_printf(&b, "cache: %s\njobs submitted: %llu  finished: %llu  failed: %llu\n",
                       wh_cache_describe(self->cache), (unsigned long long)self->submitted,
                       (unsigned long long)self->finished, (unsigned long long)self->failed);
+        for (s_pending_t *pd = self->pending; pd; pd = pd->next)
+            wh_buf_printf(&b, "  job %s %s: preparing (parsing the test, hashing the project)\n",
+                          pd->job.test ? pd->job.test : "?", pd->job.file ? pd->job.file : "?");
         for (s_active_t *a = self->active; a; a = a->next) {
             wh_buf_puts(&b, "  job ");
             wh_reduction_progress(a->r, &b);
@@ -81,37 +110,72 @@ static void s_on_other(void *ctx, const void *ident, size_t ilen, wh_msg_t *m)
     self->submitted++;
     json_error_t je;
     json_t *o = m->json ? json_loads(m->json, 0, &je) : NULL;
-    wh_job_t j;
-    wh_job_init(&j);
+    s_pending_t *pd = calloc(1, sizeof *pd);
     char *err = NULL;
-    wh_reduction_t *r = NULL;
+    if (!pd) {
+        json_decref(o);
+        return;
+    }
+    wh_job_init(&pd->job);
     if (!o)
         err = strdup("submitted job is not valid JSON");
-    else if (wh_job_from_json(&j, o, &err) == 0 && wh_job_validate(&j, &err) == 0 &&
-             (wh_job_guess_includes(&j), 1))
-        r = wh_reduction_new(&j, self->pool, self->cache, 1, &err);
+    else if (wh_job_from_json(&pd->job, o, &err) == 0 && wh_job_validate(&pd->job, &err) == 0)
+        wh_job_guess_includes(&pd->job);
     json_decref(o);
-    wh_job_clear(&j);
-    if (!r) {
+    memcpy(pd->ident, ident, ilen);
+    pd->ident_len = ilen;
+    pd->client_tag = m->cand_id;
+    if (err || pthread_create(&pd->th, NULL, s_prepare_main, pd) != 0) {
         self->failed++;
         s_reply_final(self, ident, ilen, m->cand_id, 2, err ? err : "cannot start job");
         free(err);
+        wh_job_clear(&pd->job);
+        free(pd);
         return;
     }
-    s_active_t *a = calloc(1, sizeof *a);
-    a->r = r;
-    memcpy(a->ident, ident, ilen);
-    a->ident_len = ilen;
-    a->client_tag = m->cand_id;
-    a->last_progress = wh_now_ms();
-    a->next = self->active;
-    self->active = a;
-    wh_msg_t p = {0};
-    p.type = WH_MSG_PROGRESS;
-    p.cand_id = m->cand_id;
-    p.detail = wh_strdup_printf("accepted; run folder %s", wh_reduction_dir(r));
-    wh_pool_reply(self->pool, ident, ilen, &p);
-    free(p.detail);
+    pd->next = self->pending;
+    self->pending = pd;
+}
+
+/* Starts the jobs whose preparation finished, on the poll thread. */
+static void s_start_prepared(s_self_t *self)
+{
+    for (s_pending_t **pp = &self->pending; *pp;) {
+        s_pending_t *pd = *pp;
+        if (!atomic_load(&pd->done)) {
+            pp = &pd->next;
+            continue;
+        }
+        *pp = pd->next;
+        pthread_join(pd->th, NULL);
+        char *err = pd->err;
+        pd->err = NULL;
+        if (pd->r && wh_reduction_start(pd->r, self->pool, self->cache, &err) != 0)
+            wh_reduction_destroy(&pd->r);
+        if (!pd->r) {
+            self->failed++;
+            s_reply_final(self, pd->ident, pd->ident_len, pd->client_tag, 1,
+                          err ? err : "cannot start job");
+        } else {
+            s_active_t *a = calloc(1, sizeof *a);
+            a->r = pd->r;
+            memcpy(a->ident, pd->ident, pd->ident_len);
+            a->ident_len = pd->ident_len;
+            a->client_tag = pd->client_tag;
+            a->last_progress = wh_now_ms();
+            a->next = self->active;
+            self->active = a;
+            wh_msg_t p = {0};
+            p.type = WH_MSG_PROGRESS;
+            p.cand_id = pd->client_tag;
+            p.detail = wh_strdup_printf("accepted; run folder %s", wh_reduction_dir(a->r));
+            wh_pool_reply(self->pool, a->ident, a->ident_len, &p);
+            free(p.detail);
+        }
+        free(err);
+        wh_job_clear(&pd->job);
+        free(pd);
+    }
 }
 
 static void s_reap(s_self_t *self)
@@ -199,7 +263,14 @@ int main(int argc, char **argv)
             wh_pool_endpoint(self.pool), wh_cache_describe(self.cache));
     while (!s_stop) {
         wh_pool_poll(self.pool, 100);
+        s_start_prepared(&self);
         s_reap(&self);
+    }
+    /* Preparations in flight finish (they cannot be interrupted) and are
+     * then aborted with the active jobs below. */
+    while (self.pending) {
+        usleep(10 * 1000);
+        s_start_prepared(&self);
     }
     while (self.active) {
         s_active_t *a = self.active;

@@ -676,14 +676,20 @@ static void s_finish(wh_reduction_t *r)
 wh_reduction_t *wh_reduction_new(const wh_job_t *job, wh_pool_t *pool, wh_cache_t *cache,
                                  int quiet, char **err)
 {
+    wh_reduction_t *r = wh_reduction_prepare(job, quiet, err);
+    if (r && wh_reduction_start(r, pool, cache, err))
+        wh_reduction_destroy(&r);
+    return r;
+}
+
+wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, char **err)
+{
     wh_reduction_t *r = calloc(1, sizeof *r);
     if (!r) {
         *err = strdup("out of memory");
         return NULL;
     }
     r->t0 = wh_now_ms();
-    r->pool = pool;
-    r->cache = cache;
     r->quiet = quiet;
     r->last_sweep = r->last_level = -1;
     /* a private copy of the job */
@@ -730,6 +736,15 @@ wh_reduction_t *wh_reduction_new(const wh_job_t *job, wh_pool_t *pool, wh_cache_
                   r->tree->test, r->job.file, r->job.project,
                   r->job.algo == WH_ALGO_DD ? "dd" : "hdd", r->job_id);
 
+    return r;
+fail:
+    wh_reduction_destroy(&r);
+    return NULL;
+}
+
+int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, char **err)
+{
+    int rc;
     wh_job_spec_t spec = {0};
     spec.job_id = r->job_id;
     spec.snapshot_id = r->snapshot;
@@ -756,8 +771,10 @@ wh_reduction_t *wh_reduction_new(const wh_job_t *job, wh_pool_t *pool, wh_cache_
     rc = wh_pool_add_job(pool, &spec, s_on_verdict, r);
     if (rc) {
         *err = wh_strdup_printf("job %s is already running", r->job_id);
-        goto fail;
+        return WH_EINVAL;
     }
+    r->pool = pool;
+    r->cache = cache;
 
     /* The fingerprint of this exact job may be known already. */
     char fpkey[80];
@@ -773,7 +790,7 @@ wh_reduction_t *wh_reduction_new(const wh_job_t *job, wh_pool_t *pool, wh_cache_
         wh_pool_set_ref(pool, r->job_id, &r->fp);
         r->state = S_ROUNDS;
         s_advance(r);
-        return r;
+        return 0;
     }
     free(cached_fp);
     r->state = S_BASELINE;
@@ -782,14 +799,11 @@ wh_reduction_t *wh_reduction_new(const wh_job_t *job, wh_pool_t *pool, wh_cache_
                         WH_TASK_BASELINE);
     if (rc) {
         *err = wh_strdup_printf("cannot queue the original run: %s", wh_strerror(rc));
-        goto fail;
-    }
-    return r;
-fail:
-    if (r->engine || r->tree)
         wh_pool_remove_job(pool, r->job_id);
-    wh_reduction_destroy(&r);
-    return NULL;
+        r->pool = NULL;
+        return rc;
+    }
+    return 0;
 }
 
 void wh_reduction_destroy(wh_reduction_t **rp)

@@ -26,6 +26,14 @@ wh_reduction_t *wh_reduction_new(const wh_job_t *job, wh_pool_t *pool, wh_cache_
                                  int quiet, char **err);
 void wh_reduction_destroy(wh_reduction_t **r);
 
+/* The two halves of wh_reduction_new, for a daemon that must keep its poll
+ * loop (and heartbeats) going: prepare does the slow part (libclang parse,
+ * project hash, run folder) and touches no pool or cache, so it may run on
+ * another thread; start registers with the pool and queues the baseline,
+ * on the pool's thread. */
+wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, char **err);
+int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, char **err);
+
 /* 1 when finished (successfully or not). */
 int wh_reduction_done(const wh_reduction_t *r);
 /* 0 on success; else the exit status, with a one-line message. */
