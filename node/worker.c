@@ -4,7 +4,9 @@
 #define _GNU_SOURCE
 #include "worker.h"
 
+#include <dirent.h>
 #include <errno.h>
+#include <ftw.h>
 #include <pthread.h>
 #include <stdatomic.h>
 #include <stdlib.h>
@@ -181,21 +183,65 @@ static void s_ws_key(const wh_job_spec_t *j, const char *project, char out[65])
     wh_sha256_final_hex(&h, out);
 }
 
+/* Disk use of a tree in bytes (allocated blocks, like du), without
+ * following symlinks. nftw has no user pointer, hence the thread-local sum. */
+static _Thread_local uint64_t s_du_sum;
+
+static int s_du_add(const char *path, const struct stat *st, int flag, struct FTW *ftw)
+{
+    (void)path, (void)flag, (void)ftw;
+    s_du_sum += (uint64_t)st->st_blocks * 512u;
+    return 0;
+}
+
 static uint64_t s_du(const char *path)
 {
-    /* A cheap size estimate for eviction: `du -sk` through the runner would
-     * spawn a process; walking with nftw is enough here. */
-    char *cmd = wh_strdup_printf("du -sk '%s' 2>/dev/null", path);
-    uint64_t kb = 0;
-    FILE *p = cmd ? popen(cmd, "r") : NULL;
-    if (p) {
-        unsigned long long v = 0;
-        if (fscanf(p, "%llu", &v) == 1)
-            kb = v;
-        pclose(p);
+    s_du_sum = 0;
+    nftw(path, s_du_add, 32, FTW_PHYS);
+    return s_du_sum;
+}
+
+/* The idle workspace (ws/<key>/slot-K with a ready mark, not busy, not
+ * `keep`) whose ready mark is oldest, or NULL. */
+static char *s_lru_workspace(const char *ws, const char *keep)
+{
+    char *victim = NULL;
+    struct timespec oldest = {0, 0};
+    DIR *d = opendir(ws);
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        if (e->d_name[0] == '.')
+            continue;
+        char *kdir = wh_path_join(ws, e->d_name);
+        DIR *k = kdir ? opendir(kdir) : NULL;
+        struct dirent *f;
+        while (k && (f = readdir(k))) {
+            if (strncmp(f->d_name, "slot-", 5) != 0 || strchr(f->d_name, '.'))
+                continue;
+            char *slot = wh_path_join(kdir, f->d_name);
+            char *mark = slot ? wh_path_join(slot, S_READY_MARK) : NULL;
+            char *busy = slot ? wh_path_join(slot, ".whittle-busy") : NULL;
+            struct stat st;
+            if (slot && mark && busy && stat(mark, &st) == 0 && !wh_is_file(busy) &&
+                !(keep && strcmp(slot, keep) == 0) &&
+                (!victim || st.st_mtim.tv_sec < oldest.tv_sec ||
+                 (st.st_mtim.tv_sec == oldest.tv_sec && st.st_mtim.tv_nsec < oldest.tv_nsec))) {
+                free(victim);
+                victim = slot;
+                slot = NULL;
+                oldest = st.st_mtim;
+            }
+            free(slot);
+            free(mark);
+            free(busy);
+        }
+        if (k)
+            closedir(k);
+        free(kdir);
     }
-    free(cmd);
-    return kb * 1024u;
+    if (d)
+        closedir(d);
+    return victim;
 }
 
 /* Least-recently-used eviction of idle workspaces of this node until the
@@ -207,40 +253,23 @@ static void s_evict(wh_node_t *n, const char *keep)
         return;
     pthread_mutex_lock(&n->disk_mu);
     char *ws = wh_path_join(n->workdir, "ws");
-    for (int guard = 0; guard < 64; guard++) {
-        uint64_t total = s_du(ws);
-        if (total <= n->max_disk)
+    for (int guard = 0; ws && guard < 1024; guard++) {
+        if (s_du(ws) <= n->max_disk)
             break;
-        /* find the oldest ready workspace that is not `keep` and not busy */
-        char *cmd = wh_strdup_printf(
-            "ls -1tr '%s'/*/slot-*/" S_READY_MARK " 2>/dev/null", ws);
-        FILE *p = cmd ? popen(cmd, "r") : NULL;
-        char line[4096];
-        char *victim = NULL;
-        while (p && fgets(line, sizeof line, p)) {
-            line[strcspn(line, "\n")] = '\0';
-            char *slash = strrchr(line, '/');
-            if (!slash)
-                continue;
-            *slash = '\0';
-            if (keep && strcmp(line, keep) == 0)
-                continue;
-            char *busy = wh_path_join(line, ".whittle-busy");
-            int is_busy = busy && wh_is_file(busy);
-            free(busy);
-            if (is_busy)
-                continue;
-            victim = strdup(line);
-            break;
-        }
-        if (p)
-            pclose(p);
-        free(cmd);
+        char *victim = s_lru_workspace(ws, keep);
         if (!victim)
             break;
         wh_info("evicting workspace %s (disk over %llu bytes)", victim,
                 (unsigned long long)n->max_disk);
         wh_rm_rf(victim);
+        /* its side files: console log, report, setup log */
+        static const char *const side[] = {".console.log", ".report", ".setup.log", ".san", NULL};
+        for (int k = 0; side[k]; k++) {
+            char *f = wh_strdup_printf("%s%s", victim, side[k]);
+            if (f)
+                unlink(f);
+            free(f);
+        }
         free(victim);
     }
     free(ws);
