@@ -260,6 +260,42 @@ fail:
     return NULL;
 }
 
+wh_engine_t *wh_engine_clone(const wh_engine_t *src)
+{
+    if (!src)
+        return NULL;
+    wh_engine_t *e = calloc(1, sizeof *e);
+    if (!e)
+        return NULL;
+    *e = *src;
+    /* Private copies of the state; the round is rebuilt from it. */
+    e->round_buf = NULL;
+    e->round = (wh_round_t){0};
+    e->cap_cand = 0;
+    size_t k = src->n > 0 ? (size_t)src->n : 1;
+    e->parent = malloc(k * sizeof *e->parent);
+    e->depth = malloc(k * sizeof *e->depth);
+    e->lvl = malloc(k * sizeof *e->lvl);
+    e->c = malloc(k * sizeof *e->c);
+    e->removed = malloc(k);
+    e->mark = malloc(k);
+    if (!e->parent || !e->depth || !e->lvl || !e->c || !e->removed || !e->mark) {
+        wh_engine_destroy(&e);
+        return NULL;
+    }
+    memcpy(e->parent, src->parent, k * sizeof *e->parent);
+    memcpy(e->depth, src->depth, k * sizeof *e->depth);
+    memcpy(e->lvl, src->lvl, k * sizeof *e->lvl);
+    memcpy(e->c, src->c, k * sizeof *e->c);
+    memcpy(e->removed, src->removed, k);
+    memcpy(e->mark, src->mark, k);
+    if (e->phase != S_DONE && !e->err && s_build(e) < 0) {
+        wh_engine_destroy(&e);
+        return NULL;
+    }
+    return e;
+}
+
 void wh_engine_destroy(wh_engine_t **pe)
 {
     if (!pe || !*pe)

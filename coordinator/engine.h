@@ -49,6 +49,9 @@ typedef struct wh_engine wh_engine_t;
  * Returns NULL on ENOMEM or a malformed forest. */
 wh_engine_t *wh_engine_new(int n, const int *parent, wh_algo_t algo);
 void wh_engine_destroy(wh_engine_t **e);
+/* An independent copy in the same state (for speculation: resolve the copy
+ * to see a round the walk may come to next). NULL on ENOMEM. */
+wh_engine_t *wh_engine_clone(const wh_engine_t *e);
 
 /* The current round, or NULL when the reduction is finished. The pointer is
  * valid until the next wh_engine_resolve(). */

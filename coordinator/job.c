@@ -283,7 +283,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         "project", "file", "test", "setup", "build", "run", "framework", "algorithm",
         "out", "build_timeout", "test_timeout", "setup_timeout", "match", "args",
         "compdb", "jobs", "cache", "failure_regex", "pass_regex", "repeat", "flaky_ok",
-        "reference", "keep_fault", NULL};
+        "reference", "keep_fault", "speculate", NULL};
     json_object_foreach(o, k, v) {
         int ok = 0;
         for (int i = 0; known[i]; i++)
@@ -367,6 +367,9 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
     json_t *kf = json_object_get(o, "keep_fault");
     if (kf)
         j->keep_fault = json_is_true(kf);
+    json_t *sp = json_object_get(o, "speculate");
+    if (sp)
+        j->speculate = json_is_true(sp);
     return 0;
 }
 
@@ -394,6 +397,8 @@ char *wh_job_to_json(const wh_job_t *j)
         json_object_set_new(o, "flaky_ok", json_integer(j->flaky_ok));
     if (j->keep_fault)
         json_object_set_new(o, "keep_fault", json_true());
+    if (j->speculate)
+        json_object_set_new(o, "speculate", json_true());
     json_object_set_new(o, "algorithm", json_string(j->algo == WH_ALGO_DD ? "dd" : "hdd"));
     static const char *const modes[] = {"full", "message", "type"};
     json_object_set_new(o, "match", json_string(modes[j->match >= 0 && j->match < 3 ? j->match : 0]));

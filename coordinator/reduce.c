@@ -53,6 +53,16 @@ struct wh_reduction {
     char *fault;            /* "kept", "lost", or why the check could not tell */
     char *fault_detail;
     int flaky;              /* candidates whose runs disagreed (never cached) */
+    /* speculation: candidates of the predicted next round, in flight */
+    struct s_spec {
+        char key[65];
+        uint64_t id;
+    } *spec;
+    int nspec, capspec;
+    /* speculations judged before the walk came to their round */
+    char (*spec_done)[65];
+    int ndone, capdone;
+    int speculated, spec_used;
     /* current round */
     const wh_round_t *round;
     s_cand_t *c;
@@ -208,11 +218,44 @@ static int s_prepare_round(wh_reduction_t *r)
     free(keys);
     free(got);
     free(kidx);
+    /* A verdict a speculation of this run brought in is this round's own
+     * evaluation, not a cache hit: count it once, where it belongs. */
+    for (int i = 0; i < r->nc && r->ndone; i++) {
+        s_cand_t *c = &r->c[i];
+        if (c->rep != i || !c->from_cache)
+            continue;
+        for (int k = 0; k < r->ndone; k++) {
+            if (strcmp(r->spec_done[k], c->key) == 0) {
+                c->from_cache = 0;
+                c->evaluated = 1;
+                c->node = strdup("speculation");
+                r->extra--;
+                r->evaluated--;
+                r->spec_used++;
+                memcpy(r->spec_done[k], r->spec_done[--r->ndone], 65);
+                break;
+            }
+        }
+    }
+    r->ndone = 0; /* the rest were judged for nothing (they stay "extra") */
     /* Queue the misses in canonical order: a single slot then judges
      * exactly what the sequential algorithm would. */
     for (int i = 0; i < r->nc; i++) {
         s_cand_t *c = &r->c[i];
         if (c->rep != i || c->v != WH_V_NONE)
+            continue;
+        /* Already running as a speculation: adopt it. */
+        int adopted = 0;
+        for (int k = 0; k < r->nspec && !adopted; k++) {
+            if (strcmp(r->spec[k].key, c->key) == 0) {
+                c->eval_id = r->spec[k].id;
+                c->submitted = 1;
+                r->spec[k] = r->spec[--r->nspec];
+                r->spec_used++;
+                adopted = 1;
+            }
+        }
+        if (adopted)
             continue;
         c->eval_id = ++r->next_eval;
         c->submitted = 1;
@@ -221,6 +264,68 @@ static int s_prepare_round(wh_reduction_t *r)
             return rc;
     }
     return 0;
+}
+
+/* Drops the speculations the walk did not come to. */
+static void s_cancel_spec(wh_reduction_t *r)
+{
+    for (int k = 0; k < r->nspec; k++)
+        wh_pool_cancel(r->pool, r->job_id, r->spec[k].id);
+    r->nspec = 0;
+}
+
+/* Speculation (DESIGN.md, "later"): most ddmin rounds end without a winner,
+ * and then the next round is known in advance. Queue its candidates behind
+ * the current round's, so that slots the round leaves idle judge them. Their
+ * verdicts go to the cache and, if the walk comes to that round, the
+ * running evaluations are adopted; they never decide anything by
+ * themselves, so the answer is unchanged. */
+static void s_speculate(wh_reduction_t *r)
+{
+    wh_engine_t *next = wh_engine_clone(r->engine);
+    if (!next)
+        return;
+    const wh_round_t *rd = NULL;
+    if (wh_engine_resolve(next, -1) == 0)
+        rd = wh_engine_round(next);
+    for (int i = 0; rd && i < rd->n_cand && r->nspec < 256; i++) {
+        size_t len = 0;
+        char *txt = wh_render(r->tree, rd->removed[i], &len);
+        if (!txt)
+            break;
+        char key[65];
+        wh_cache_key(r->job_id, r->job.file, txt, len, key);
+        int known = 0;
+        for (int k = 0; k < r->nc && !known; k++)
+            known = strcmp(r->c[k].key, key) == 0;
+        for (int k = 0; k < r->nspec && !known; k++)
+            known = strcmp(r->spec[k].key, key) == 0;
+        wh_verdict_t v = WH_V_NONE;
+        const char *kp = key;
+        if (!known)
+            wh_cache_mget(r->cache, &kp, 1, &v);
+        if (!known && v == WH_V_NONE) {
+            if (r->nspec == r->capspec) {
+                int cap = r->capspec ? 2 * r->capspec : 16;
+                struct s_spec *ns = realloc(r->spec, (size_t)cap * sizeof *ns);
+                if (!ns) {
+                    free(txt);
+                    break;
+                }
+                r->spec = ns;
+                r->capspec = cap;
+            }
+            uint64_t id = ++r->next_eval;
+            if (wh_pool_submit(r->pool, r->job_id, id, txt, len, 0) == 0) {
+                memcpy(r->spec[r->nspec].key, key, 65);
+                r->spec[r->nspec].id = id;
+                r->nspec++;
+                r->speculated++;
+            }
+        }
+        free(txt);
+    }
+    wh_engine_destroy(&next);
 }
 
 static void s_header(wh_reduction_t *r)
@@ -318,6 +423,9 @@ static void s_advance(wh_reduction_t *r)
                 s_fail(r, 1, wh_strdup_printf("cannot prepare a round: %s", wh_strerror(rc)));
                 return;
             }
+            s_cancel_spec(r);
+            if (r->job.speculate)
+                s_speculate(r);
         }
         wh_verdict_t *v = calloc(r->nc > 0 ? (size_t)r->nc : 1u, sizeof *v);
         if (!v) {
@@ -442,6 +550,32 @@ static void s_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *
     }
     if (r->state != S_ROUNDS || !r->c)
         return;
+    for (int k = 0; k < r->nspec; k++) {
+        if (r->spec[k].id != id)
+            continue;
+        /* A speculation finished before the walk came to it: its verdict
+         * only goes to the cache (never InfraError, never a flaky one). */
+        int flaky = m->runs > 1 && m->agreeing_runs > 0 && m->agreeing_runs < m->runs;
+        if (m->verdict >= 1 && m->verdict < WH_V_COUNT && m->verdict != WH_V_INFRA_ERROR &&
+            !flaky && !m->code)
+            wh_cache_put(r->cache, r->spec[k].key, (wh_verdict_t)m->verdict);
+        wh_record_log(r->rec, "           speculation e%04llu judged ahead: %s",
+                      (unsigned long long)id, wh_verdict_name((wh_verdict_t)m->verdict));
+        r->extra++;
+        r->evaluated++;
+        if (r->ndone == r->capdone) {
+            int cap = r->capdone ? 2 * r->capdone : 16;
+            char(*nd)[65] = realloc(r->spec_done, (size_t)cap * sizeof *nd);
+            if (nd) {
+                r->spec_done = nd;
+                r->capdone = cap;
+            }
+        }
+        if (r->ndone < r->capdone)
+            memcpy(r->spec_done[r->ndone++], r->spec[k].key, 65);
+        r->spec[k] = r->spec[--r->nspec];
+        return;
+    }
     for (int i = 0; i < r->nc; i++) {
         s_cand_t *c = &r->c[i];
         if (c->rep != i || !c->submitted || c->eval_id != id || c->v != WH_V_NONE)
@@ -590,6 +724,8 @@ static void s_finish(wh_reduction_t *r)
     json_object_set_new(fp, "location", json_string(r->fp.location ? r->fp.location : ""));
     json_object_set_new(o, "fingerprint", fp);
     json_object_set_new(o, "flaky_candidates", json_integer(r->flaky));
+    json_object_set_new(o, "speculated", json_integer(r->speculated));
+    json_object_set_new(o, "speculation_used", json_integer(r->spec_used));
     if (r->job.repeat > 1)
         json_object_set_new(o, "repeat", json_integer(r->job.repeat));
     if (r->job.reference) {
@@ -823,6 +959,8 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     free(r->result_text);
     free(r->fault);
     free(r->fault_detail);
+    free(r->spec);
+    free(r->spec_done);
     free(r);
     *rp = NULL;
 }

@@ -45,7 +45,7 @@ static void s_usage(FILE *fp)
           "                      [--match full|message|type] [--build-timeout S] [--test-timeout S]\n"
           "                      [--setup-timeout S] [-p BUILD_DIR] [--cluster ENDPOINT] [-v]\n"
           "                      [--failure-regex RE] [--pass-regex RE] [--repeat K] [--flaky-ok R]\n"
-          "                      [--reference DIR|GIT-REV] [--keep-fault] [-- FLAGS...]\n"
+          "                      [--reference DIR|GIT-REV] [--keep-fault] [--speculate] [-- FLAGS...]\n"
           "       whittle submit --cluster ENDPOINT FAILURES.json\n"
           "       whittle status --cluster ENDPOINT\n",
           fp);
@@ -272,6 +272,8 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
             i++;
         } else if (!strcmp(a, "--keep-fault")) {
             j->keep_fault = 1;
+        } else if (!strcmp(a, "--speculate")) {
+            j->speculate = 1;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             j->verbose++;
         } else if (!strcmp(a, "--")) {
