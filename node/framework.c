@@ -454,8 +454,9 @@ static const char *const s_no_env[] = {NULL};
 static const wh_framework_t s_presets[] = {
     {"junit", NULL, s_no_env, s_read_junit, NULL},
     {"cmocka", NULL, s_cmocka_env, s_read_cmocka, NULL},
-    {"gtest", "--gtest_filter={test} --gtest_output=xml:{report}", s_no_env, s_read_gtest, NULL},
-    {"ctest", "-R '^{test}$' --output-junit {report}", s_no_env, s_read_ctest, NULL},
+    /* {report} is quoted: a run folder may lie under a path with spaces. */
+    {"gtest", "--gtest_filter='{test}' --gtest_output='xml:{report}'", s_no_env, s_read_gtest, NULL},
+    {"ctest", "-R '^{test}$' --output-junit '{report}'", s_no_env, s_read_ctest, NULL},
 };
 
 typedef const wh_framework_t *(*s_provider_fn)(size_t *n);

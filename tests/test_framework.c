@@ -60,11 +60,11 @@ static void test_presets(void)
 
     const wh_framework_t *g = wh_framework_find("gtest");
     char *s = wh_expand(g->run_suffix, "Math.Eq", "/r/report.xml");
-    CHECK_EQ_STR(s, "--gtest_filter=Math.Eq --gtest_output=xml:/r/report.xml");
+    CHECK_EQ_STR(s, "--gtest_filter='Math.Eq' --gtest_output='xml:/r/report.xml'");
     free(s);
     const wh_framework_t *c = wh_framework_find("ctest");
     s = wh_expand(c->run_suffix, "gt_eq", "/r/j.xml");
-    CHECK_EQ_STR(s, "-R '^gt_eq$' --output-junit /r/j.xml");
+    CHECK_EQ_STR(s, "-R '^gt_eq$' --output-junit '/r/j.xml'");
     free(s);
 
     const wh_framework_t *cm = wh_framework_find("cmocka");

@@ -3,11 +3,12 @@
 # function; ctest -R '^name$' --output-junit; the failure is read from the
 # test's output in the JUnit report.
 . "$(dirname "$0")/lib.sh"
-P="$T/queue"; cp -r "$FIX/ctest_queue" "$P"
+# Paths with spaces: the project, the run folder and so every workspace.
+P="$T/my queue"; cp -r "$FIX/ctest_queue" "$P"
 "$WHITTLE" reduce --project "$P" --file tests/test_queue.c --test fifo_order \
     --setup "cmake -S . -B build -G Ninja >/dev/null && cmake --build build" --build "cmake --build build" \
-    --run "ctest --test-dir build" --framework ctest --cache memory: --out "$T/runs" > "$T/o" 2>&1 || { cat "$T/o"; fail "ctest run"; }
-R=$(run_dir "$T/runs")
+    --run "ctest --test-dir build" --framework ctest --cache memory: --out "$T/my runs" > "$T/o" 2>&1 || { cat "$T/o"; fail "ctest run"; }
+R=$(run_dir "$T/my runs")
 check_eq "fingerprint" "$(json "$R/summary.json" '.fingerprint | .location + " | " + .message')" "test_queue.c:27 | expected 10 but was 20"
 want='static void fifo_order(void)
 {
