@@ -548,6 +548,13 @@ static int s_run_step(const wh_run_opts_t *o, const char *what, const char *duri
         s_detail(out, "%s timed out after %u ms", what, o->timeout_ms);
         return 1;
     }
+    if (rr->group_lingered) {
+        /* Something of the step outlived its kill (stuck in the kernel):
+         * what it still writes could change the next outcome. */
+        out->verdict = WH_V_INFRA_ERROR;
+        s_detail(out, "a process of the %s outlived its kill", what);
+        return 1;
+    }
     return 0;
 }
 

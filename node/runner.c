@@ -18,6 +18,16 @@
  * group, then reaps. While the leader is an unreaped zombie its pid cannot be
  * reused, so the group kill can never hit an unrelated process.
  *
+ * wh_run returns only when the whole group is gone, not just the leader:
+ * a SIGKILLed linker or compiler of a timed-out build may still be finishing
+ * a system call (an unlink, a write of the output) for a while on a loaded
+ * machine, and the next candidate's build must not race it. The process is
+ * made a child subreaper once, so members orphaned by the leader's death
+ * become its children and are reaped here by group (waitpid(-pgid)), which
+ * also works where PID 1 does not reap (a container). The group's id stays
+ * reserved while any member, zombie or not, exists, so the repeated kill
+ * cannot hit another group either.
+ *
  * Requirements on the rest of the process: nobody calls wait(-1)/waitpid(-1)
  * (that would steal our child), SIGCHLD is not set to SIG_IGN (children
  * would be auto-reaped), and nobody calls setenv while a run starts (environ
@@ -33,6 +43,8 @@
 #include <spawn.h>
 #include <stdlib.h>
 #include <string.h>
+#include <pthread.h>
+#include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/types.h>
 #include <sys/wait.h>
@@ -45,6 +57,19 @@ extern char **environ;
 
 /* How often tick is called while the command runs. */
 #define S_TICK_MS 100u
+/* How long a killed group may take to disappear before wh_run gives up
+ * waiting for it (a member stuck in uninterruptible sleep, e.g. on a hung
+ * network filesystem). */
+#define S_GROUP_GONE_MS 30000u
+
+static pthread_once_t s_subreaper_once = PTHREAD_ONCE_INIT;
+
+static void s_become_subreaper(void)
+{
+    /* Best effort: without it, orphans go to PID 1, which usually reaps
+     * them, and s_reap_group still waits for them to be gone. */
+    (void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
+}
 
 /* The child's environment: the current one with every key that `extra`
  * sets removed, then `extra`. Only the pointer array is allocated; the
@@ -131,11 +156,33 @@ static int s_wait_exit(pid_t pid, int pidfd, unsigned ms)
     return waitid(P_PID, (id_t)pid, &si, WEXITED | WNOHANG | WNOWAIT) == 0 && si.si_pid == pid;
 }
 
+/* Kills the group pgid until none of its members is left, reaping the
+ * members that were orphaned to this process. The leader must already be
+ * reaped. Returns 0 when the group is gone, WH_ETIMEOUT when some member
+ * outlived S_GROUP_GONE_MS. */
+static int s_reap_group(pid_t pgid)
+{
+    unsigned waited = 0, step = 1;
+    for (;;) {
+        while (waitpid(-pgid, NULL, WNOHANG) > 0) {
+        }
+        if (kill(-pgid, SIGKILL) < 0 && errno == ESRCH)
+            return 0;
+        if (waited >= S_GROUP_GONE_MS)
+            return WH_ETIMEOUT;
+        s_sleep_ms(step);
+        waited += step;
+        if (step < 20u)
+            step *= 2u;
+    }
+}
+
 int wh_run(const wh_run_opts_t *o, wh_run_result_t *r)
 {
     if (!o || !o->cmd || !r)
         return WH_EINVAL;
     memset(r, 0, sizeof *r);
+    pthread_once(&s_subreaper_once, s_become_subreaper);
     /* posix_spawn reports a failed chdir too, but not under every
      * emulation (valgrind turns the vfork into a fork and the child just
      * exits 127); checking first gives one clear error everywhere. */
@@ -236,6 +283,7 @@ int wh_run(const wh_run_opts_t *o, wh_run_result_t *r)
     int status = 0;
     while (waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
+    r->group_lingered = s_reap_group(pid) != 0;
     if (pidfd >= 0)
         close(pidfd);
     r->ms = wh_now_ms() - t0;

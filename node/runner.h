@@ -2,7 +2,10 @@
  * runner — runs one shell command (`sh -c`) in its own process group with a
  * timeout that kills the whole group, capturing stdout+stderr to a file.
  * Whatever the command leaves running in its group (a forked sleeper) is
- * killed when it exits too. Safe to call from several threads at once.
+ * killed when it exits too, and wh_run returns only once every process of
+ * the group is gone, so nothing of one run can race the next. Safe to call
+ * from several threads at once. The first call makes the process a child
+ * subreaper (orphans of a run are reaped by the runner, not PID 1).
  */
 #ifndef WH_RUNNER_H
 #define WH_RUNNER_H
@@ -29,6 +32,7 @@ typedef struct {
     int term_signal;
     int timed_out;
     int cancelled;
+    int group_lingered; /* a group member outlived the kill by 30 s */
     uint64_t ms;
 } wh_run_result_t;
 

@@ -29,12 +29,6 @@ static char *s_path(const char *name)
     return wh_path_join(s_tmp, name);
 }
 
-static void s_sleep_ms(unsigned ms)
-{
-    struct timespec ts = {ms / 1000u, (long)(ms % 1000u) * 1000000L};
-    nanosleep(&ts, NULL);
-}
-
 /* State and process group of pid from /proc; 0 when it does not exist. */
 static int s_proc_stat(pid_t pid, char *state, pid_t *pgrp)
 {
@@ -62,16 +56,15 @@ static int s_proc_stat(pid_t pid, char *state, pid_t *pgrp)
     return 1;
 }
 
-/* 1 when pid runs (zombies count as dead: PID 1 in a container may never
- * reap the orphans). */
-static int s_alive(pid_t pid)
+/* 1 when pid exists in any state, zombies included. */
+static int s_exists(pid_t pid)
 {
     char st = 0;
-    return s_proc_stat(pid, &st, NULL) && st != 'Z' && st != 'X';
+    return s_proc_stat(pid, &st, NULL);
 }
 
-/* Number of live processes in group pgid. */
-static int s_group_live(pid_t pgid)
+/* Number of processes in group pgid, zombies included. */
+static int s_group_any(pid_t pgid)
 {
     DIR *d = opendir("/proc");
     if (!d)
@@ -85,25 +78,22 @@ static int s_group_live(pid_t pgid)
             continue;
         char st = 0;
         pid_t pg = 0;
-        if (s_proc_stat((pid_t)pid, &st, &pg) && pg == pgid && st != 'Z' && st != 'X')
+        if (s_proc_stat((pid_t)pid, &st, &pg) && pg == pgid)
             n++;
     }
     closedir(d);
     return n;
 }
 
-/* Waits up to 2 s for every pid and the whole group to be gone. */
+/* 1 when no process of pids and of group pgid exists any more, not even as
+ * a zombie: wh_run returns only after the whole group is gone and reaped
+ * (the runner is a child subreaper), so this does not wait. */
 static int s_all_gone(const pid_t *pids, int n, pid_t pgid)
 {
-    for (int tries = 0; tries < 200; tries++) {
-        int live = pgid > 0 ? s_group_live(pgid) : 0;
-        for (int i = 0; i < n; i++)
-            live += s_alive(pids[i]);
-        if (live == 0)
-            return 1;
-        s_sleep_ms(10);
-    }
-    return 0;
+    int left = pgid > 0 ? s_group_any(pgid) : 0;
+    for (int i = 0; i < n; i++)
+        left += s_exists(pids[i]);
+    return left == 0;
 }
 
 static int s_read_pids(const char *path, pid_t *pids, int max)
