@@ -51,8 +51,13 @@ cp "$(command -v sleep)" "$T/$marker"
 expect_error "test timeout" "timed out after 1000 ms" \
     "${base[@]}" --test test_should_read_headers --test-timeout 1 \
     --run "$T/$marker 300 & $T/$marker 301"
-sleep 0.5
-if pgrep -f "$marker" >/dev/null; then fail "sleepers left running: $(pgrep -af "$marker")"; pkill -f "$marker"; else pass "nothing left running after the timeout"; fi
+# No grace period: whittle returns only after the whole group is gone.
+left=$(pgrep -f "$T/$marker" || true)
+if [ -n "$left" ]; then
+    fail "sleepers left running: $left"; kill -KILL $left 2>/dev/null || true
+else
+    pass "nothing left running after the timeout"
+fi
 
 # Interrupted part-way (SIGINT): a non-zero exit, and the record and the
 # verdicts cached so far are kept.
