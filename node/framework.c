@@ -29,7 +29,8 @@
 #define _GNU_SOURCE
 #include "framework.h"
 #include "fw_util.h"
-#include "oracle.h"
+#include "normalize.h"
+#include "sanitizer.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -452,11 +453,11 @@ static const char *const s_cmocka_env[] = {"CMOCKA_MESSAGE_OUTPUT=xml",
 static const char *const s_no_env[] = {NULL};
 
 static const wh_framework_t s_presets[] = {
-    {"junit", NULL, s_no_env, s_read_junit, NULL},
-    {"cmocka", NULL, s_cmocka_env, s_read_cmocka, NULL},
+    {"junit", NULL, s_no_env, s_read_junit, NULL, 0},
+    {"cmocka", NULL, s_cmocka_env, s_read_cmocka, NULL, 0},
     /* {report} is quoted: a run folder may lie under a path with spaces. */
-    {"gtest", "--gtest_filter='{test}' --gtest_output='xml:{report}'", s_no_env, s_read_gtest, NULL},
-    {"ctest", "-R '^{test}$' --output-junit '{report}'", s_no_env, s_read_ctest, NULL},
+    {"gtest", "--gtest_filter='{test}' --gtest_output='xml:{report}'", s_no_env, s_read_gtest, NULL, 0},
+    {"ctest", "-R '^{test}$' --output-junit '{report}'", s_no_env, s_read_ctest, NULL, 0},
 };
 
 typedef const wh_framework_t *(*s_provider_fn)(size_t *n);
@@ -503,6 +504,11 @@ const wh_framework_t *wh_framework_find(const char *name)
         f = s_find_in(t, n, name);
     }
     return f;
+}
+
+int wh_fw_reads_console(const wh_framework_t *fw)
+{
+    return fw && (fw->flags & WH_FW_READS_CONSOLE);
 }
 
 const char *wh_framework_names(void)

@@ -34,6 +34,14 @@ typedef struct {
     const char *root;           /* the workspace root, to make paths relative */
 } wh_fw_opts_t;
 
+/* What a preset is, beside how it reads (wh_framework_t.flags). */
+enum {
+    /* Reads the console instead of a report file (console, plain): such a
+     * reader cannot see how the process ended, so wh_evaluate turns its
+     * PASSED or MISSING into a crash when the process died of a signal. */
+    WH_FW_READS_CONSOLE = 1u << 0,
+};
+
 typedef struct wh_framework {
     const char *name;
     /* Appended (after a space) to the user's run command; may be NULL. */
@@ -51,6 +59,7 @@ typedef struct wh_framework {
     /* Checks the job's options before anything runs (e.g. a regex that does
      * not compile); NULL = nothing to check. 0 or WH_EINVAL with *err. */
     int (*check)(const wh_fw_opts_t *opts, char **err);
+    unsigned flags; /* WH_FW_… bits */
 } wh_framework_t;
 
 /* More presets live in their own files (fw_xunit.c, fw_console.c); each
@@ -63,6 +72,9 @@ const wh_framework_t *wh_fw_console_presets(size_t *n) __attribute__((weak));
 const wh_framework_t *wh_framework_find(const char *name);
 /* Comma-separated names of every preset, for error messages. */
 const char *wh_framework_names(void);
+
+/* 1 when fw has the WH_FW_READS_CONSOLE flag. */
+int wh_fw_reads_console(const wh_framework_t *fw);
 
 /* Replaces {test} and {report} in tmpl; malloc'ed. */
 char *wh_expand(const char *tmpl, const char *test, const char *report);

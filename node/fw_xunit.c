@@ -45,7 +45,7 @@
 #define _GNU_SOURCE
 #include "framework.h"
 #include "fw_util.h"
-#include "oracle.h"
+#include "sanitizer.h"
 
 #include <ctype.h>
 #include <errno.h>
@@ -715,10 +715,10 @@ static const char *const s_no_env[] = {NULL};
     "--filter=\"$(printf '%s' '{test}' | sed 's,::,/,;/\\//!s,^,*/,')\" --xml='{report}'"
 
 static const wh_framework_t s_presets[] = {
-    {"check", NULL, s_check_env, s_read_check, NULL},
-    {"cunit", NULL, s_no_env, s_read_cunit, NULL},
-    {"criterion", S_CRITERION_SUFFIX, s_no_env, s_read_criterion, NULL},
-    {"unity", NULL, s_no_env, s_read_unity, NULL},
+    {"check", NULL, s_check_env, s_read_check, NULL, 0},
+    {"cunit", NULL, s_no_env, s_read_cunit, NULL, 0},
+    {"criterion", S_CRITERION_SUFFIX, s_no_env, s_read_criterion, NULL, 0},
+    {"unity", NULL, s_no_env, s_read_unity, NULL, 0},
 };
 
 const wh_framework_t *wh_fw_xunit_presets(size_t *n)

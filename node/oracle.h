@@ -11,7 +11,9 @@
 #include <stdint.h>
 
 #include "framework.h"
+#include "normalize.h"
 #include "runner.h"
+#include "sanitizer.h"
 #include "wh_common.h"
 
 typedef enum {
@@ -19,26 +21,6 @@ typedef enum {
     WH_MATCH_MESSAGE,   /* test + kind + message */
     WH_MATCH_TYPE,      /* test + kind */
 } wh_match_t;
-
-/* A failure message made comparable across runs, workspaces and machines
- * (malloc'ed; NULL only on allocation failure; msg NULL gives ""):
- *   - XML entities left in text are decoded (&lt; &gt; &amp; &quot; &apos;
- *     &#N; &#xN;), ANSI escape sequences are dropped;
- *   - the workspace root (root, may be NULL) and its real path are removed
- *     from paths ("/w/slot3/src/a.c" -> "src/a.c"), and paths under /tmp/
- *     or /var/tmp/ lose their folders ("/tmp/x.1/a.c" -> "a.c");
- *   - sanitizer pids "==12345==" become "==PID==", addresses of 8 or more
- *     hex digits "0x7ffd1234abcd" become "0x…" (short values such as
- *     cmocka's "0x4 != 0x5" stay), durations ("12 ms", "0.034s",
- *     "12.3 sec") become "<time>";
- *   - runs of whitespace collapse to one space, ends are trimmed.
- * Applying it twice changes nothing more. */
-char *wh_fp_normalized(const char *msg, const char *root);
-
-/* The same rules (without a root) in place. A mask can be longer than what
- * it replaces ("==7==" -> "==PID=="); when the result would not fit, only
- * the whitespace is collapsed. Prefer wh_fp_normalized. */
-void wh_fp_normalize_message(char *msg);
 
 /* 1 when the observed fingerprint matches the reference under mode m. */
 int wh_fp_match(const wh_fp_t *ref, const wh_fp_t *obs, wh_match_t m);
@@ -78,42 +60,12 @@ typedef struct {
 
 void wh_eval_result_clear(wh_eval_result_t *r);
 
-/* ---- crash and sanitizer identity (implemented in fw_console.c) ----
- *
- * wh_evaluate runs every test with ASAN_OPTIONS / UBSAN_OPTIONS pointing
+/* wh_evaluate runs every test with ASAN_OPTIONS / UBSAN_OPTIONS pointing
  * the sanitizer runtimes at per-run log files "<root>.san.<pid>" (and only
  * the test run, never the build); a report there overrides the framework's
  * result, and turns a missing report into a FAILED result. A test that died
- * of a signal without any report becomes FAILED with kind crash(SIGxxx). */
-
-/* Parses the first sanitizer report (ASan, LSan, UBSan, MSan, TSan) in
- * text[0, len) into out->kind "sanitizer(asan,heap-buffer-overflow,WRITE)",
- * out->location (first project frame "file.c:12") and out->message (up to
- * three project frames "f@file.c:12 < g@test.c:40"); a project frame has its
- * source under root (NULL: outside the system folders). out->test is left
- * NULL. Returns 1 when a report was found, 0 when none, WH_ENOMEM. */
-int wh_san_parse(const char *text, size_t len, const char *root, wh_fp_t *out);
-
-/* Reads the "<prefix>.*" log files in name order; parses the first report
- * into out (as wh_san_parse) and appends every log, with a header line, to
- * raw (may be NULL). Returns 1 when a report was found, 0 when none (or no
- * files), negative on error. */
-int wh_san_collect(const char *prefix, const char *root, wh_fp_t *out, wh_buf_t *raw);
-
-/* Removes every "<prefix>.*" file. 0 or a negative error. */
-int wh_san_remove(const char *prefix);
-
-/* "crash(SIGSEGV)" for sig (malloc'ed; "crash(signal N)" when unnamed). */
-char *wh_crash_kind(int sig);
-
-/* The signal a shell reported in console text ("Segmentation fault",
- * "Aborted", … at a line start or after bash's pid), or 0. */
-int wh_crash_text(const char *console, size_t len);
-
-/* 1 when fw reads the console instead of a report file (console, plain):
- * such a reader cannot see how the process ended, so wh_evaluate turns its
- * PASSED or MISSING into a crash when the process died of a signal. */
-int wh_fw_reads_console(const wh_framework_t *fw);
+ * of a signal without any report becomes FAILED with kind crash(SIGxxx)
+ * (see sanitizer.h). */
 
 /* Writes content into root/test_file (in place), builds, runs, reads, judges
  * against ref (NULL: baseline, no verdict, but result filled). Returns 0
