@@ -5,6 +5,7 @@
 #include "record.h"
 
 #include <errno.h>
+#include <jansson.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
@@ -141,4 +142,173 @@ int wh_record_file(wh_record_t *r, const char *name, const void *data, size_t le
     int rc = wh_write_file(p, data, len);
     free(p);
     return rc;
+}
+
+void wh_record_reduced(wh_record_t *r, const char *ext, const char *lines, size_t len,
+                       const char *compact, size_t clen)
+{
+    char *name = wh_strdup_printf("reduced.lines%s", ext);
+    if (lines && name)
+        wh_record_file(r, name, lines, len);
+    free(name);
+    name = wh_strdup_printf("reduced%s", ext);
+    if (compact && name)
+        wh_record_file(r, name, compact, clen);
+    free(name);
+}
+
+const char *wh_record_fault_line(const char *fault)
+{
+    const char *st = fault ? fault : "unknown";
+    if (!strcmp(st, "kept"))
+        return "fault kept: the reduced test passes on the reference";
+    if (!strcmp(st, "lost"))
+        return "FAULT LOST: the reduced test fails on the reference too; it keeps "
+               "the failure but no longer reveals the fault (try --keep-fault)";
+    return st;
+}
+
+static const char *s_nz(const char *s)
+{
+    return s ? s : "";
+}
+
+static void s_json_measure(json_t *o, const char *k, double num, double den, double scale)
+{
+    if (den > 0)
+        json_object_set_new(o, k, json_real(num / den * scale));
+    else
+        json_object_set_new(o, k, json_null());
+}
+
+static void s_json_sizes(json_t *o, const wh_summary_t *s)
+{
+    json_object_set_new(o, "test", json_string(s_nz(s->test)));
+    json_object_set_new(o, "file", json_string(s_nz(s->file)));
+    json_object_set_new(o, "project", json_string(s_nz(s->project)));
+    json_object_set_new(o, "algorithm", json_string(s_nz(s->algorithm)));
+    json_object_set_new(o, "job_id", json_string(s_nz(s->job_id)));
+    json_object_set_new(o, "statements_before", json_integer(s->before));
+    json_object_set_new(o, "statements_after", json_integer(s->after));
+    json_object_set_new(o, "tree_before", json_integer(s->tree_before));
+    json_object_set_new(o, "tree_after", json_integer(s->tree_after));
+    json_object_set_new(o, "nontree_before", json_integer(s->nontree_before));
+    json_object_set_new(o, "nontree_after", json_integer(s->nontree_after));
+    json_object_set_new(o, "sweeps", json_integer(s->sweeps));
+    json_object_set_new(o, "rounds", json_integer(s->rounds));
+    json_object_set_new(o, "candidates", json_integer(s->candidates));
+    json_object_set_new(o, "evaluated", json_integer(s->evaluated));
+    json_object_set_new(o, "cached", json_integer(s->cached));
+    json_object_set_new(o, "extra", json_integer(s->extra));
+    json_object_set_new(o, "cancelled", json_integer(s->cancelled));
+    json_t *vs = json_object();
+    for (int v = 1; v < WH_V_COUNT; v++)
+        json_object_set_new(vs, wh_verdict_name((wh_verdict_t)v), json_integer(s->verdicts[v]));
+    json_object_set_new(o, "verdicts", vs);
+    json_object_set_new(o, "wall_ms", json_integer((json_int_t)s->wall_ms));
+    json_object_set_new(o, "jobs", json_integer(s->jobs));
+    json_object_set_new(o, "cache", json_string(s_nz(s->cache)));
+}
+
+static void s_json_run(json_t *o, const wh_summary_t *s)
+{
+    json_t *fp = json_object();
+    json_object_set_new(fp, "test", json_string(s_nz(s->fp->test)));
+    json_object_set_new(fp, "kind", json_string(s_nz(s->fp->kind)));
+    json_object_set_new(fp, "message", json_string(s_nz(s->fp->message)));
+    json_object_set_new(fp, "location", json_string(s_nz(s->fp->location)));
+    json_object_set_new(o, "fingerprint", fp);
+    json_object_set_new(o, "flaky_candidates", json_integer(s->flaky));
+    json_object_set_new(o, "speculated", json_integer(s->speculated));
+    json_object_set_new(o, "speculation_used", json_integer(s->spec_used));
+    if (s->repeat > 1)
+        json_object_set_new(o, "repeat", json_integer(s->repeat));
+    if (s->reference) {
+        json_t *f = json_object();
+        json_object_set_new(f, "reference", json_string(s->reference));
+        json_object_set_new(f, "keep_fault", json_boolean(s->keep_fault));
+        json_object_set_new(f, "status", json_string(s->fault ? s->fault : "unknown"));
+        json_object_set_new(f, "fault_kept", s->fault && !strcmp(s->fault, "kept") ? json_true()
+                                             : s->fault && !strcmp(s->fault, "lost") ? json_false()
+                                                                                    : json_null());
+        json_object_set_new(f, "on_reference", json_string(s_nz(s->fault_detail)));
+        json_object_set_new(o, "fault", f);
+    }
+}
+
+static void s_json_measures(json_t *o, const wh_summary_t *s)
+{
+    int tot = s->before, ars = s->before - s->after;
+    int atrs = s->tree_before - s->tree_after, antrs = s->nontree_before - s->nontree_after;
+    json_object_set_new(o, "ARS", json_integer(ars));
+    s_json_measure(o, "PRS", ars, tot, 100.0);
+    json_object_set_new(o, "ATRS", json_integer(atrs));
+    s_json_measure(o, "PTRS", atrs, tot, 100.0);
+    json_object_set_new(o, "ANTRS", json_integer(antrs));
+    s_json_measure(o, "PNTRS", antrs, tot, 100.0);
+    s_json_measure(o, "PrNTRS", antrs, s->nontree_before, 1.0);
+    s_json_measure(o, "PrTRS", atrs, s->tree_before, 1.0);
+}
+
+static void s_summary_json(wh_record_t *r, const wh_summary_t *s)
+{
+    json_t *o = json_object();
+    s_json_sizes(o, s);
+    s_json_run(o, s);
+    s_json_measures(o, s);
+    char *js = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
+    if (js) {
+        wh_record_file(r, "summary.json", js, strlen(js));
+        free(js);
+    }
+    json_decref(o);
+}
+
+static void s_txt_measures(wh_buf_t *b, const wh_summary_t *s)
+{
+    int tot = s->before, ars = s->before - s->after;
+    int atrs = s->tree_before - s->tree_after, antrs = s->nontree_before - s->nontree_after;
+    wh_buf_printf(b, "measures (thesis 5.6; cross-check only): ARS=%d PRS=%.1f%% ATRS=%d PTRS=%.1f%% "
+                  "ANTRS=%d PNTRS=%.1f%%", ars, tot ? 100.0 * ars / tot : 0.0, atrs,
+                  tot ? 100.0 * atrs / tot : 0.0, antrs, tot ? 100.0 * antrs / tot : 0.0);
+    if (s->nontree_before)
+        wh_buf_printf(b, " PrNTRS=%.3f", (double)antrs / s->nontree_before);
+    else
+        wh_buf_puts(b, " PrNTRS=undefined");
+    if (s->tree_before)
+        wh_buf_printf(b, " PrTRS=%.3f\n", (double)atrs / s->tree_before);
+    else
+        wh_buf_puts(b, " PrTRS=undefined\n");
+}
+
+static void s_summary_txt(wh_record_t *r, const wh_summary_t *s)
+{
+    wh_buf_t b = WH_BUF_INIT;
+    wh_buf_printf(&b, "whittle run summary\n");
+    wh_buf_printf(&b, "test:        %s\nfile:        %s\nproject:     %s\nalgorithm:   %s\njob id:      %s\n",
+                  s_nz(s->test), s_nz(s->file), s_nz(s->project), s_nz(s->algorithm),
+                  s_nz(s->job_id));
+    wh_buf_printf(&b, "fingerprint: %s | %s | %s\n", s_nz(s->fp->test), s_nz(s->fp->location),
+                  s_nz(s->fp->message));
+    wh_buf_printf(&b, "statements:  %d -> %d (Tree %d -> %d, NonTree %d -> %d)\n", s->before,
+                  s->after, s->tree_before, s->tree_after, s->nontree_before, s->nontree_after);
+    wh_buf_printf(&b, "sweeps: %d  rounds: %d  candidates: %d  evaluated: %d  cached: %d  extra: %d\n",
+                  s->sweeps, s->rounds, s->candidates, s->evaluated, s->cached, s->extra);
+    wh_buf_puts(&b, "verdicts:");
+    for (int v = 1; v < WH_V_COUNT; v++)
+        wh_buf_printf(&b, " %s=%d", wh_verdict_name((wh_verdict_t)v), s->verdicts[v]);
+    wh_buf_printf(&b, "\nwall time:   %llu ms  (node slots: %d, cache: %s)\n",
+                  (unsigned long long)s->wall_ms, s->jobs, s_nz(s->cache));
+    s_txt_measures(&b, s);
+    if (s->reference)
+        wh_buf_printf(&b, "fault:       %s (reference %s)\n", wh_record_fault_line(s->fault),
+                      s->reference);
+    wh_record_file(r, "summary.txt", b.buf, b.len);
+    wh_buf_free(&b);
+}
+
+void wh_record_summary(wh_record_t *r, const wh_summary_t *s)
+{
+    s_summary_json(r, s);
+    s_summary_txt(r, s);
 }

@@ -40,4 +40,33 @@ void wh_record_candidate(wh_record_t *r, const wh_cand_row_t *row);
 /* Writes name (relative to the run folder; folders created) atomically. */
 int wh_record_file(wh_record_t *r, const char *name, const void *data, size_t len);
 
+/* Writes reduced.lines<ext> (line-true) and reduced<ext> (compact); a NULL
+ * text is skipped. */
+void wh_record_reduced(wh_record_t *r, const char *ext, const char *lines, size_t len,
+                       const char *compact, size_t clen);
+
+/* The figures of a finished run (summary.json and summary.txt). Borrowed
+ * pointers; NULL strings are written as "". */
+typedef struct {
+    const char *test, *file, *project, *algorithm, *job_id, *cache;
+    int before, after;                 /* statements */
+    int tree_before, tree_after, nontree_before, nontree_after;
+    int sweeps, rounds, candidates, evaluated, cached, extra, cancelled;
+    const int *verdicts;               /* WH_V_COUNT counts, indexed by verdict */
+    uint64_t wall_ms;
+    int jobs;
+    const wh_fp_t *fp;
+    int flaky, speculated, spec_used;
+    int repeat;                        /* > 1: written */
+    const char *reference;             /* NULL: no fault check */
+    int keep_fault;
+    const char *fault;                 /* "kept", "lost", or why the check could not tell */
+    const char *fault_detail;          /* the fingerprint seen on the reference */
+} wh_summary_t;
+
+/* Writes summary.json and summary.txt. */
+void wh_record_summary(wh_record_t *r, const wh_summary_t *s);
+/* The sentence for a fault-check status ("kept", "lost", or a reason). */
+const char *wh_record_fault_line(const char *fault);
+
 #endif

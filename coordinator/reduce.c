@@ -167,32 +167,16 @@ static char *s_describe_removed(wh_reduction_t *r, const uint8_t *cand)
     return wh_buf_detach(&b);
 }
 
-static int s_prepare_round(wh_reduction_t *r)
+/* Renders every candidate of the round, computes its key and marks the
+ * first of identical candidates as their representative. */
+static int s_render_round(wh_reduction_t *r)
 {
     const wh_round_t *rd = r->round;
-    r->nc = rd->n_cand;
-    r->c = calloc((size_t)r->nc, sizeof *r->c);
-    if (!r->c)
-        return WH_ENOMEM;
-    const char **keys = calloc((size_t)r->nc, sizeof *keys);
-    wh_verdict_t *got = calloc((size_t)r->nc, sizeof *got);
-    int nk = 0;
-    int *kidx = calloc((size_t)r->nc, sizeof *kidx);
-    if (!keys || !got || !kidx) {
-        free(keys);
-        free(got);
-        free(kidx);
-        return WH_ENOMEM;
-    }
     for (int i = 0; i < r->nc; i++) {
         s_cand_t *c = &r->c[i];
         c->content = wh_render(r->tree, rd->removed[i], &c->len);
-        if (!c->content) {
-            free(keys);
-            free(got);
-            free(kidx);
+        if (!c->content)
             return WH_ENOMEM;
-        }
         wh_cache_key(r->job_id, r->job.file, c->content, c->len, c->key);
         c->rep = i;
         for (int k = 0; k < i; k++)
@@ -200,12 +184,28 @@ static int s_prepare_round(wh_reduction_t *r)
                 c->rep = k;
                 break;
             }
-        if (c->rep == i) {
-            keys[nk] = c->key;
+    }
+    return 0;
+}
+
+/* One batched cache lookup for the round's representatives. */
+static int s_lookup_round(wh_reduction_t *r)
+{
+    const char **keys = calloc((size_t)r->nc, sizeof *keys);
+    wh_verdict_t *got = calloc((size_t)r->nc, sizeof *got);
+    int *kidx = calloc((size_t)r->nc, sizeof *kidx);
+    int nk = 0;
+    if (!keys || !got || !kidx) {
+        free(keys);
+        free(got);
+        free(kidx);
+        return WH_ENOMEM;
+    }
+    for (int i = 0; i < r->nc; i++)
+        if (r->c[i].rep == i) {
+            keys[nk] = r->c[i].key;
             kidx[nk++] = i;
         }
-    }
-    /* One batched lookup for the whole round. */
     if (nk)
         wh_cache_mget(r->cache, keys, nk, got);
     for (int k = 0; k < nk; k++) {
@@ -218,8 +218,13 @@ static int s_prepare_round(wh_reduction_t *r)
     free(keys);
     free(got);
     free(kidx);
-    /* A verdict a speculation of this run brought in is this round's own
-     * evaluation, not a cache hit: count it once, where it belongs. */
+    return 0;
+}
+
+/* A verdict a speculation of this run brought in is this round's own
+ * evaluation, not a cache hit: count it once, where it belongs. */
+static void s_claim_spec_done(wh_reduction_t *r)
+{
     for (int i = 0; i < r->nc && r->ndone; i++) {
         s_cand_t *c = &r->c[i];
         if (c->rep != i || !c->from_cache)
@@ -238,35 +243,49 @@ static int s_prepare_round(wh_reduction_t *r)
         }
     }
     r->ndone = 0; /* the rest were judged for nothing (they stay "extra") */
+}
+
+/* Already running as a speculation: adopt it. 1 when adopted. */
+static int s_adopt_spec(wh_reduction_t *r, s_cand_t *c)
+{
+    for (int k = 0; k < r->nspec; k++) {
+        if (strcmp(r->spec[k].key, c->key) == 0) {
+            c->eval_id = r->spec[k].id;
+            c->submitted = 1;
+            r->spec[k] = r->spec[--r->nspec];
+            r->spec_used++;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+static int s_prepare_round(wh_reduction_t *r)
+{
+    r->nc = r->round->n_cand;
+    r->c = calloc((size_t)r->nc, sizeof *r->c);
+    if (!r->c)
+        return WH_ENOMEM;
+    int rc = s_render_round(r);
+    if (!rc)
+        rc = s_lookup_round(r);
+    if (rc)
+        return rc;
+    s_claim_spec_done(r);
     /* Queue the misses in canonical order: a single slot then judges
      * exactly what the sequential algorithm would. */
     for (int i = 0; i < r->nc; i++) {
         s_cand_t *c = &r->c[i];
-        if (c->rep != i || c->v != WH_V_NONE)
-            continue;
-        /* Already running as a speculation: adopt it. */
-        int adopted = 0;
-        for (int k = 0; k < r->nspec && !adopted; k++) {
-            if (strcmp(r->spec[k].key, c->key) == 0) {
-                c->eval_id = r->spec[k].id;
-                c->submitted = 1;
-                r->spec[k] = r->spec[--r->nspec];
-                r->spec_used++;
-                adopted = 1;
-            }
-        }
-        if (adopted)
+        if (c->rep != i || c->v != WH_V_NONE || s_adopt_spec(r, c))
             continue;
         c->eval_id = ++r->next_eval;
         c->submitted = 1;
-        int rc = wh_pool_submit(r->pool, r->job_id, c->eval_id, c->content, c->len, 0);
+        rc = wh_pool_submit(r->pool, r->job_id, c->eval_id, c->content, c->len, 0);
         if (rc)
             return rc;
     }
     return 0;
 }
-
-/* Drops the speculations the walk did not come to. */
 static void s_cancel_spec(wh_reduction_t *r)
 {
     for (int k = 0; k < r->nspec; k++)
@@ -390,43 +409,53 @@ static void s_record_round(wh_reduction_t *r, int winner)
 
 static void s_finish(wh_reduction_t *r);
 
+/* The fault-kept check (thesis 8.1, second item): the reduced test must
+ * pass on the version without the bug. */
+static void s_start_refcheck(wh_reduction_t *r)
+{
+    size_t len = 0;
+    char *txt = wh_render(r->tree, wh_engine_removed(r->engine), &len);
+    r->refcheck_id = ++r->next_eval;
+    r->state = S_REFCHECK;
+    int rc = txt ? wh_pool_submit(r->pool, r->job_id, r->refcheck_id, txt, len,
+                                  WH_TASK_ON_REFERENCE)
+                 : WH_ENOMEM;
+    free(txt);
+    if (rc)
+        s_fail(r, 4, wh_strdup_printf("cannot queue the reference check: %s", wh_strerror(rc)));
+    s_out(r, "Checking the reduced test on the reference %s\n", r->job.reference);
+}
+
+/* Takes the engine's next round and queues it; 0 when the walk is over
+ * (the run then finishes or goes on to the reference check). */
+static int s_next_round(wh_reduction_t *r)
+{
+    r->round = wh_engine_round(r->engine);
+    if (!r->round) {
+        if (r->job.reference && !r->fault)
+            s_start_refcheck(r);
+        else
+            s_finish(r);
+        return 0;
+    }
+    s_header(r);
+    int rc = s_prepare_round(r);
+    if (rc) {
+        s_fail(r, 1, wh_strdup_printf("cannot prepare a round: %s", wh_strerror(rc)));
+        return 0;
+    }
+    s_cancel_spec(r);
+    if (r->job.speculate)
+        s_speculate(r);
+    return 1;
+}
+
 /* Runs the walk as far as the verdicts at hand allow. */
 static void s_advance(wh_reduction_t *r)
 {
     while (r->state == S_ROUNDS) {
-        if (!r->round) {
-            r->round = wh_engine_round(r->engine);
-            if (!r->round) {
-                if (r->job.reference && !r->fault) {
-                    /* The fault-kept check (thesis 8.1, second item): the
-                     * reduced test must pass on the version without the bug. */
-                    size_t len = 0;
-                    char *txt = wh_render(r->tree, wh_engine_removed(r->engine), &len);
-                    r->refcheck_id = ++r->next_eval;
-                    r->state = S_REFCHECK;
-                    int rc = txt ? wh_pool_submit(r->pool, r->job_id, r->refcheck_id, txt, len,
-                                                  WH_TASK_ON_REFERENCE)
-                                 : WH_ENOMEM;
-                    free(txt);
-                    if (rc)
-                        s_fail(r, 4, wh_strdup_printf("cannot queue the reference check: %s",
-                                                      wh_strerror(rc)));
-                    s_out(r, "Checking the reduced test on the reference %s\n", r->job.reference);
-                    return;
-                }
-                s_finish(r);
-                return;
-            }
-            s_header(r);
-            int rc = s_prepare_round(r);
-            if (rc) {
-                s_fail(r, 1, wh_strdup_printf("cannot prepare a round: %s", wh_strerror(rc)));
-                return;
-            }
-            s_cancel_spec(r);
-            if (r->job.speculate)
-                s_speculate(r);
-        }
+        if (!r->round && !s_next_round(r))
+            return;
         wh_verdict_t *v = calloc(r->nc > 0 ? (size_t)r->nc : 1u, sizeof *v);
         if (!v) {
             s_fail(r, 1, NULL);
@@ -451,131 +480,165 @@ static void s_advance(wh_reduction_t *r)
     }
 }
 
-static void s_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *worker)
+/* ---- verdicts ---- */
+
+/* The original's run went wrong (setup, build, infrastructure, not found,
+ * passing, skipped): the run stops. 1 when it did. */
+static int s_baseline_failed(wh_reduction_t *r, const wh_msg_t *m)
 {
-    wh_reduction_t *r = ctx;
-    if (r->state == S_BASELINE && id == r->baseline_id) {
-        const char *d = m->detail ? m->detail : "";
-        if (m->code == WH_ESETUP) {
-            s_fail(r, 3, wh_strdup_printf("setup failed for %s: %s", r->job.project, d));
-            return;
-        }
-        if (m->code == WH_EBUILD) {
-            s_fail(r, 3, wh_strdup_printf("original does not build: %s (%s)", r->job.file, d));
-            return;
-        }
-        if (m->code && m->code != WH_EBUILD) {
-            s_fail(r, 4, wh_strdup_printf("original run failed: %s", d));
-            return;
-        }
-        if (m->report_len)
-            wh_record_file(r->rec, "reports/original.report", m->report, m->report_len);
-        if (m->verdict == WH_V_INFRA_ERROR) {
-            if (strstr(d, "timed out"))
-                s_fail(r, 3, wh_strdup_printf("original run of %s: %s", r->job.test, d));
-            else
-                s_fail(r, 3, wh_strdup_printf("report missing on the original run of %s: %s",
-                                              r->job.test, d));
-            return;
-        }
-        switch (m->test_status) {
-        case 0:
-            s_fail(r, 3, wh_strdup_printf("test '%s' not found in the report of the original run%s%s",
-                                          r->job.test, d[0] ? ": " : "", d));
-            return;
-        case 1:
-            s_fail(r, 3, wh_strdup_printf("original test passes: %s in %s", r->job.test,
-                                          r->job.file));
-            return;
-        case 3:
-            s_fail(r, 3, wh_strdup_printf("original test is skipped: %s", r->job.test));
-            return;
-        default:
-            break;
-        }
-        int runs = m->runs ? (int)m->runs : 1;
-        int agree = m->agreeing_runs ? (int)m->agreeing_runs : 1;
-        if (runs > 1 && agree < runs) {
-            if (!r->job.flaky_ok) {
-                s_fail(r, 3, wh_strdup_printf("original test is flaky: it failed the same way in "
-                                              "%d of %d runs (%s); use --flaky-ok R to reduce it anyway",
-                                              agree, runs, d));
-                return;
-            }
-            if (agree < r->job.flaky_ok) {
-                s_fail(r, 3, wh_strdup_printf("original test failed the same way in only %d of %d runs, "
-                                              "below --flaky-ok %d (%s)", agree, runs,
-                                              r->job.flaky_ok, d));
-                return;
-            }
-            wh_record_log(r->rec, "original is flaky: %d of %d runs failed the same way (%s); "
-                          "accepting candidates that preserve in at least %d", agree, runs, d,
-                          r->job.flaky_ok);
-            s_out(r, "Original is flaky: %d of %d runs failed the same way; --flaky-ok %d\n",
-                  agree, runs, r->job.flaky_ok);
-        }
-        wh_fp_copy(&r->fp, &m->observed);
-        char *js = s_fp_to_json(&r->fp);
-        char fpkey[80];
-        snprintf(fpkey, sizeof fpkey, "fp:%s", r->job_id);
-        wh_cache_put_blob(r->cache, fpkey, js);
-        wh_record_file(r->rec, "fingerprint.json", js, strlen(js));
-        s_out(r, "Fingerprint: %s | %s | %s\n", r->fp.test ? r->fp.test : "",
-              r->fp.location ? r->fp.location : "", r->fp.message ? r->fp.message : "");
-        free(js);
-        wh_pool_set_ref(r->pool, r->job_id, &r->fp);
-        r->state = S_ROUNDS;
-        s_advance(r);
-        return;
+    const char *d = m->detail ? m->detail : "";
+    if (m->code == WH_ESETUP) {
+        s_fail(r, 3, wh_strdup_printf("setup failed for %s: %s", r->job.project, d));
+        return 1;
     }
-    if (r->state == S_REFCHECK && id == r->refcheck_id) {
-        const char *d = m->detail ? m->detail : "";
-        if (m->code == WH_ESETUP)
-            r->fault = wh_strdup_printf("unknown: setup failed on the reference (%s)", d);
-        else if (m->verdict == WH_V_BUILD_FAILED)
-            r->fault = strdup("unknown: the reduced test does not build on the reference");
-        else if (m->verdict == WH_V_INFRA_ERROR || m->code)
-            r->fault = wh_strdup_printf("unknown: %s", d);
-        else if (m->test_status == 1)
-            r->fault = strdup("kept");
-        else if (m->test_status == 2)
-            r->fault = strdup("lost");
+    if (m->code == WH_EBUILD) {
+        s_fail(r, 3, wh_strdup_printf("original does not build: %s (%s)", r->job.file, d));
+        return 1;
+    }
+    if (m->code) {
+        s_fail(r, 4, wh_strdup_printf("original run failed: %s", d));
+        return 1;
+    }
+    if (m->report_len)
+        wh_record_file(r->rec, "reports/original.report", m->report, m->report_len);
+    if (m->verdict == WH_V_INFRA_ERROR) {
+        if (strstr(d, "timed out"))
+            s_fail(r, 3, wh_strdup_printf("original run of %s: %s", r->job.test, d));
         else
-            r->fault = strdup("unknown: the test is not in the reference's report");
-        r->fault_detail = wh_strdup_printf("%s | %s | %s", m->observed.test ? m->observed.test : "",
-                                           m->observed.location ? m->observed.location : "",
-                                           m->observed.message ? m->observed.message : "");
-        s_finish(r);
-        return;
+            s_fail(r, 3, wh_strdup_printf("report missing on the original run of %s: %s",
+                                          r->job.test, d));
+        return 1;
     }
-    if (r->state != S_ROUNDS || !r->c)
+    switch (m->test_status) {
+    case 0:
+        s_fail(r, 3, wh_strdup_printf("test '%s' not found in the report of the original run%s%s",
+                                      r->job.test, d[0] ? ": " : "", d));
+        return 1;
+    case 1:
+        s_fail(r, 3, wh_strdup_printf("original test passes: %s in %s", r->job.test,
+                                      r->job.file));
+        return 1;
+    case 3:
+        s_fail(r, 3, wh_strdup_printf("original test is skipped: %s", r->job.test));
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* With --repeat: an original whose runs disagree stops the run unless
+ * --flaky-ok allows it. 1 when the run stopped. */
+static int s_baseline_flaky(wh_reduction_t *r, const wh_msg_t *m)
+{
+    const char *d = m->detail ? m->detail : "";
+    int runs = m->runs ? (int)m->runs : 1;
+    int agree = m->agreeing_runs ? (int)m->agreeing_runs : 1;
+    if (runs <= 1 || agree >= runs)
+        return 0;
+    if (!r->job.flaky_ok) {
+        s_fail(r, 3, wh_strdup_printf("original test is flaky: it failed the same way in "
+                                      "%d of %d runs (%s); use --flaky-ok R to reduce it anyway",
+                                      agree, runs, d));
+        return 1;
+    }
+    if (agree < r->job.flaky_ok) {
+        s_fail(r, 3, wh_strdup_printf("original test failed the same way in only %d of %d runs, "
+                                      "below --flaky-ok %d (%s)", agree, runs,
+                                      r->job.flaky_ok, d));
+        return 1;
+    }
+    wh_record_log(r->rec, "original is flaky: %d of %d runs failed the same way (%s); "
+                  "accepting candidates that preserve in at least %d", agree, runs, d,
+                  r->job.flaky_ok);
+    s_out(r, "Original is flaky: %d of %d runs failed the same way; --flaky-ok %d\n",
+          agree, runs, r->job.flaky_ok);
+    return 0;
+}
+
+/* Records the fingerprint (cache, run folder, pool) and starts the walk. */
+static void s_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed)
+{
+    wh_fp_copy(&r->fp, observed);
+    char *js = s_fp_to_json(&r->fp);
+    char fpkey[80];
+    snprintf(fpkey, sizeof fpkey, "fp:%s", r->job_id);
+    wh_cache_put_blob(r->cache, fpkey, js);
+    wh_record_file(r->rec, "fingerprint.json", js, strlen(js));
+    s_out(r, "Fingerprint: %s | %s | %s\n", r->fp.test ? r->fp.test : "",
+          r->fp.location ? r->fp.location : "", r->fp.message ? r->fp.message : "");
+    free(js);
+    wh_pool_set_ref(r->pool, r->job_id, &r->fp);
+    r->state = S_ROUNDS;
+    s_advance(r);
+}
+
+static void s_on_baseline(wh_reduction_t *r, const wh_msg_t *m)
+{
+    if (s_baseline_failed(r, m) || s_baseline_flaky(r, m))
         return;
-    for (int k = 0; k < r->nspec; k++) {
-        if (r->spec[k].id != id)
-            continue;
-        /* A speculation finished before the walk came to it: its verdict
-         * only goes to the cache (never InfraError, never a flaky one). */
-        int flaky = m->runs > 1 && m->agreeing_runs > 0 && m->agreeing_runs < m->runs;
-        if (m->verdict >= 1 && m->verdict < WH_V_COUNT && m->verdict != WH_V_INFRA_ERROR &&
-            !flaky && !m->code)
-            wh_cache_put(r->cache, r->spec[k].key, (wh_verdict_t)m->verdict);
-        wh_record_log(r->rec, "           speculation e%04llu judged ahead: %s",
-                      (unsigned long long)id, wh_verdict_name((wh_verdict_t)m->verdict));
-        r->extra++;
-        r->evaluated++;
-        if (r->ndone == r->capdone) {
-            int cap = r->capdone ? 2 * r->capdone : 16;
-            char(*nd)[65] = realloc(r->spec_done, (size_t)cap * sizeof *nd);
-            if (nd) {
-                r->spec_done = nd;
-                r->capdone = cap;
-            }
+    s_take_fingerprint(r, &m->observed);
+}
+
+static void s_on_refcheck(wh_reduction_t *r, const wh_msg_t *m)
+{
+    const char *d = m->detail ? m->detail : "";
+    if (m->code == WH_ESETUP)
+        r->fault = wh_strdup_printf("unknown: setup failed on the reference (%s)", d);
+    else if (m->verdict == WH_V_BUILD_FAILED)
+        r->fault = strdup("unknown: the reduced test does not build on the reference");
+    else if (m->verdict == WH_V_INFRA_ERROR || m->code)
+        r->fault = wh_strdup_printf("unknown: %s", d);
+    else if (m->test_status == 1)
+        r->fault = strdup("kept");
+    else if (m->test_status == 2)
+        r->fault = strdup("lost");
+    else
+        r->fault = strdup("unknown: the test is not in the reference's report");
+    r->fault_detail = wh_strdup_printf("%s | %s | %s", m->observed.test ? m->observed.test : "",
+                                       m->observed.location ? m->observed.location : "",
+                                       m->observed.message ? m->observed.message : "");
+    s_finish(r);
+}
+
+/* A message whose repeated runs disagreed: flaky, never cached. */
+static int s_msg_flaky(const wh_msg_t *m)
+{
+    return m->runs > 1 && m->agreeing_runs > 0 && m->agreeing_runs < m->runs;
+}
+
+/* A speculation finished before the walk came to it: its verdict only goes
+ * to the cache (never InfraError, never a flaky one). 1 when id was one. */
+static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m)
+{
+    int k = 0;
+    while (k < r->nspec && r->spec[k].id != id)
+        k++;
+    if (k == r->nspec)
+        return 0;
+    if (m->verdict >= 1 && m->verdict < WH_V_COUNT && m->verdict != WH_V_INFRA_ERROR &&
+        !s_msg_flaky(m) && !m->code)
+        wh_cache_put(r->cache, r->spec[k].key, (wh_verdict_t)m->verdict);
+    wh_record_log(r->rec, "           speculation e%04llu judged ahead: %s",
+                  (unsigned long long)id, wh_verdict_name((wh_verdict_t)m->verdict));
+    r->extra++;
+    r->evaluated++;
+    if (r->ndone == r->capdone) {
+        int cap = r->capdone ? 2 * r->capdone : 16;
+        char(*nd)[65] = realloc(r->spec_done, (size_t)cap * sizeof *nd);
+        if (nd) {
+            r->spec_done = nd;
+            r->capdone = cap;
         }
-        if (r->ndone < r->capdone)
-            memcpy(r->spec_done[r->ndone++], r->spec[k].key, 65);
-        r->spec[k] = r->spec[--r->nspec];
-        return;
     }
+    if (r->ndone < r->capdone)
+        memcpy(r->spec_done[r->ndone++], r->spec[k].key, 65);
+    r->spec[k] = r->spec[--r->nspec];
+    return 1;
+}
+
+/* A verdict for a candidate of the current round. */
+static void s_on_candidate(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *worker)
+{
     for (int i = 0; i < r->nc; i++) {
         s_cand_t *c = &r->c[i];
         if (c->rep != i || !c->submitted || c->eval_id != id || c->v != WH_V_NONE)
@@ -596,12 +659,30 @@ static void s_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *
         }
         /* InfraError is never cached: a retry may succeed. Neither is a
          * candidate whose repeated runs disagreed: flaky. */
-        int flaky = m->runs > 1 && m->agreeing_runs > 0 && m->agreeing_runs < m->runs;
+        int flaky = s_msg_flaky(m);
         r->flaky += flaky;
         if (c->v != WH_V_INFRA_ERROR && !flaky)
             wh_cache_put(r->cache, c->key, c->v);
-        break;
+        return;
     }
+}
+
+static void s_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *worker)
+{
+    wh_reduction_t *r = ctx;
+    if (r->state == S_BASELINE && id == r->baseline_id) {
+        s_on_baseline(r, m);
+        return;
+    }
+    if (r->state == S_REFCHECK && id == r->refcheck_id) {
+        s_on_refcheck(r, m);
+        return;
+    }
+    if (r->state != S_ROUNDS || !r->c)
+        return;
+    if (s_on_speculation(r, id, m))
+        return;
+    s_on_candidate(r, id, m, worker);
     s_advance(r);
 }
 
@@ -648,160 +729,86 @@ static char *s_function_text(const wh_tree_t *t, const char *lines_true)
     return wh_buf_detach(&out);
 }
 
-static void s_json_measure(json_t *o, const char *k, double num, double den, double scale)
+/* Statement counts of the original and of the accepted configuration. */
+static void s_count_units(const wh_reduction_t *r, wh_summary_t *s)
 {
-    if (den > 0)
-        json_object_set_new(o, k, json_real(num / den * scale));
-    else
-        json_object_set_new(o, k, json_null());
+    const uint8_t *rem = wh_engine_removed(r->engine);
+    const wh_tree_t *t = r->tree;
+    s->before = t->n;
+    for (int i = 0; i < t->n; i++) {
+        int is_tree = t->units[i].is_tree;
+        s->tree_before += is_tree;
+        s->nontree_before += !is_tree;
+        if (!rem[i]) {
+            s->tree_after += is_tree;
+            s->nontree_after += !is_tree;
+        }
+    }
+    s->after = s->tree_after + s->nontree_after;
+}
+
+static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
+{
+    memset(s, 0, sizeof *s);
+    s_count_units(r, s);
+    s->test = r->tree->test;
+    s->file = r->job.file;
+    s->project = r->job.project;
+    s->algorithm = r->job.algo == WH_ALGO_DD ? "dd" : "hdd";
+    s->job_id = r->job_id;
+    s->cache = wh_cache_describe(r->cache);
+    s->sweeps = wh_engine_sweeps(r->engine);
+    s->rounds = wh_engine_rounds(r->engine);
+    s->candidates = r->candidates;
+    s->evaluated = r->evaluated;
+    s->cached = r->cached;
+    s->extra = r->extra;
+    s->cancelled = r->cancelled;
+    s->verdicts = r->verdicts;
+    s->wall_ms = r->wall_ms;
+    s->jobs = r->job.jobs;
+    s->fp = &r->fp;
+    s->flaky = r->flaky;
+    s->speculated = r->speculated;
+    s->spec_used = r->spec_used;
+    s->repeat = r->job.repeat;
+    s->reference = r->job.reference;
+    s->keep_fault = r->job.keep_fault;
+    s->fault = r->fault;
+    s->fault_detail = r->fault_detail;
+}
+
+/* Writes the reduced test (line-true and compact) and keeps the function's
+ * text for the console. */
+static void s_write_reduced(wh_reduction_t *r)
+{
+    const uint8_t *rem = wh_engine_removed(r->engine);
+    size_t len = 0, clen = 0;
+    char *lines = wh_render(r->tree, rem, &len);
+    char *compact = wh_render_compact(r->tree, rem, &clen);
+    wh_record_reduced(r->rec, wh_job_ext(&r->job), lines, len, compact, clen);
+    r->result_text = lines ? s_function_text(r->tree, lines) : NULL;
+    free(lines);
+    free(compact);
 }
 
 static void s_finish(wh_reduction_t *r)
 {
-    const uint8_t *rem = wh_engine_removed(r->engine);
-    const wh_tree_t *t = r->tree;
-    int tot = t->n, tree_b = 0, ntree_b = 0, tree_a = 0, ntree_a = 0;
-    for (int i = 0; i < t->n; i++) {
-        int is_tree = t->units[i].is_tree;
-        tree_b += is_tree;
-        ntree_b += !is_tree;
-        if (!rem[i]) {
-            tree_a += is_tree;
-            ntree_a += !is_tree;
-        }
-    }
-    int after = tree_a + ntree_a;
-    int ars = tot - after, atrs = tree_b - tree_a, antrs = ntree_b - ntree_a;
     r->wall_ms = wh_now_ms() - r->t0;
-    const char *ext = wh_job_ext(&r->job);
-
-    size_t len = 0;
-    char *lines = wh_render(t, rem, &len);
-    size_t clen = 0;
-    char *compact = wh_render_compact(t, rem, &clen);
-    char *name = wh_strdup_printf("reduced.lines%s", ext);
-    if (lines)
-        wh_record_file(r->rec, name, lines, len);
-    free(name);
-    name = wh_strdup_printf("reduced%s", ext);
-    if (compact)
-        wh_record_file(r->rec, name, compact, clen);
-    free(name);
-    r->result_text = lines ? s_function_text(t, lines) : NULL;
-    free(lines);
-    free(compact);
-
-    json_t *o = json_object();
-    json_object_set_new(o, "test", json_string(t->test));
-    json_object_set_new(o, "file", json_string(r->job.file));
-    json_object_set_new(o, "project", json_string(r->job.project));
-    json_object_set_new(o, "algorithm", json_string(r->job.algo == WH_ALGO_DD ? "dd" : "hdd"));
-    json_object_set_new(o, "job_id", json_string(r->job_id));
-    json_object_set_new(o, "statements_before", json_integer(tot));
-    json_object_set_new(o, "statements_after", json_integer(after));
-    json_object_set_new(o, "tree_before", json_integer(tree_b));
-    json_object_set_new(o, "tree_after", json_integer(tree_a));
-    json_object_set_new(o, "nontree_before", json_integer(ntree_b));
-    json_object_set_new(o, "nontree_after", json_integer(ntree_a));
-    json_object_set_new(o, "sweeps", json_integer(wh_engine_sweeps(r->engine)));
-    json_object_set_new(o, "rounds", json_integer(wh_engine_rounds(r->engine)));
-    json_object_set_new(o, "candidates", json_integer(r->candidates));
-    json_object_set_new(o, "evaluated", json_integer(r->evaluated));
-    json_object_set_new(o, "cached", json_integer(r->cached));
-    json_object_set_new(o, "extra", json_integer(r->extra));
-    json_object_set_new(o, "cancelled", json_integer(r->cancelled));
-    json_t *vs = json_object();
-    for (int v = 1; v < WH_V_COUNT; v++)
-        json_object_set_new(vs, wh_verdict_name((wh_verdict_t)v), json_integer(r->verdicts[v]));
-    json_object_set_new(o, "verdicts", vs);
-    json_object_set_new(o, "wall_ms", json_integer((json_int_t)r->wall_ms));
-    json_object_set_new(o, "jobs", json_integer(r->job.jobs));
-    json_object_set_new(o, "cache", json_string(wh_cache_describe(r->cache)));
-    json_t *fp = json_object();
-    json_object_set_new(fp, "test", json_string(r->fp.test ? r->fp.test : ""));
-    json_object_set_new(fp, "kind", json_string(r->fp.kind ? r->fp.kind : ""));
-    json_object_set_new(fp, "message", json_string(r->fp.message ? r->fp.message : ""));
-    json_object_set_new(fp, "location", json_string(r->fp.location ? r->fp.location : ""));
-    json_object_set_new(o, "fingerprint", fp);
-    json_object_set_new(o, "flaky_candidates", json_integer(r->flaky));
-    json_object_set_new(o, "speculated", json_integer(r->speculated));
-    json_object_set_new(o, "speculation_used", json_integer(r->spec_used));
-    if (r->job.repeat > 1)
-        json_object_set_new(o, "repeat", json_integer(r->job.repeat));
+    s_write_reduced(r);
+    wh_summary_t s;
+    s_fill_summary(r, &s);
+    wh_record_summary(r->rec, &s);
     if (r->job.reference) {
-        json_t *f = json_object();
-        json_object_set_new(f, "reference", json_string(r->job.reference));
-        json_object_set_new(f, "keep_fault", json_boolean(r->job.keep_fault));
-        json_object_set_new(f, "status", json_string(r->fault ? r->fault : "unknown"));
-        json_object_set_new(f, "fault_kept", r->fault && !strcmp(r->fault, "kept") ? json_true()
-                                             : r->fault && !strcmp(r->fault, "lost") ? json_false()
-                                                                                    : json_null());
-        json_object_set_new(f, "on_reference", json_string(r->fault_detail ? r->fault_detail : ""));
-        json_object_set_new(o, "fault", f);
-    }
-    json_object_set_new(o, "ARS", json_integer(ars));
-    s_json_measure(o, "PRS", ars, tot, 100.0);
-    json_object_set_new(o, "ATRS", json_integer(atrs));
-    s_json_measure(o, "PTRS", atrs, tot, 100.0);
-    json_object_set_new(o, "ANTRS", json_integer(antrs));
-    s_json_measure(o, "PNTRS", antrs, tot, 100.0);
-    s_json_measure(o, "PrNTRS", antrs, ntree_b, 1.0);
-    s_json_measure(o, "PrTRS", atrs, tree_b, 1.0);
-    char *js = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
-    if (js) {
-        wh_record_file(r->rec, "summary.json", js, strlen(js));
-        free(js);
-    }
-    json_decref(o);
-
-    wh_buf_t s = WH_BUF_INIT;
-    wh_buf_printf(&s, "whittle run summary\n");
-    wh_buf_printf(&s, "test:        %s\nfile:        %s\nproject:     %s\nalgorithm:   %s\njob id:      %s\n",
-                  t->test, r->job.file, r->job.project, r->job.algo == WH_ALGO_DD ? "dd" : "hdd",
-                  r->job_id);
-    wh_buf_printf(&s, "fingerprint: %s | %s | %s\n", r->fp.test ? r->fp.test : "",
-                  r->fp.location ? r->fp.location : "", r->fp.message ? r->fp.message : "");
-    wh_buf_printf(&s, "statements:  %d -> %d (Tree %d -> %d, NonTree %d -> %d)\n", tot, after,
-                  tree_b, tree_a, ntree_b, ntree_a);
-    wh_buf_printf(&s, "sweeps: %d  rounds: %d  candidates: %d  evaluated: %d  cached: %d  extra: %d\n",
-                  wh_engine_sweeps(r->engine), wh_engine_rounds(r->engine), r->candidates,
-                  r->evaluated, r->cached, r->extra);
-    wh_buf_puts(&s, "verdicts:");
-    for (int v = 1; v < WH_V_COUNT; v++)
-        wh_buf_printf(&s, " %s=%d", wh_verdict_name((wh_verdict_t)v), r->verdicts[v]);
-    wh_buf_printf(&s, "\nwall time:   %llu ms  (node slots: %d, cache: %s)\n",
-                  (unsigned long long)r->wall_ms, r->job.jobs, wh_cache_describe(r->cache));
-    wh_buf_printf(&s, "measures (thesis 5.6; cross-check only): ARS=%d PRS=%.1f%% ATRS=%d PTRS=%.1f%% "
-                  "ANTRS=%d PNTRS=%.1f%%", ars, tot ? 100.0 * ars / tot : 0.0, atrs,
-                  tot ? 100.0 * atrs / tot : 0.0, antrs, tot ? 100.0 * antrs / tot : 0.0);
-    if (ntree_b)
-        wh_buf_printf(&s, " PrNTRS=%.3f", (double)antrs / ntree_b);
-    else
-        wh_buf_puts(&s, " PrNTRS=undefined");
-    if (tree_b)
-        wh_buf_printf(&s, " PrTRS=%.3f\n", (double)atrs / tree_b);
-    else
-        wh_buf_puts(&s, " PrTRS=undefined\n");
-    if (r->job.reference) {
-        const char *st = r->fault ? r->fault : "unknown";
-        const char *line = !strcmp(st, "kept")
-                               ? "fault kept: the reduced test passes on the reference"
-                           : !strcmp(st, "lost")
-                               ? "FAULT LOST: the reduced test fails on the reference too; it keeps "
-                                 "the failure but no longer reveals the fault (try --keep-fault)"
-                               : st;
-        wh_buf_printf(&s, "fault:       %s (reference %s)\n", line, r->job.reference);
+        const char *line = wh_record_fault_line(r->fault);
         s_out(r, "Fault check: %s\n", line);
         wh_record_log(r->rec, "fault check: %s", line);
     }
-    wh_record_file(r->rec, "summary.txt", s.buf, s.len);
     wh_record_log(r->rec, "Final: %d -> %d statements. %d candidates: %d evaluated, %d from the cache.",
-                  tot, after, r->candidates, r->evaluated, r->cached);
+                  s.before, s.after, r->candidates, r->evaluated, r->cached);
     s_out(r, "Final: %d -> %d statements. %d candidates: %d evaluated, %d from the cache. "
-          "%d rounds, %d sweeps, %llu ms.\n", tot, after, r->candidates, r->evaluated, r->cached,
-          wh_engine_rounds(r->engine), wh_engine_sweeps(r->engine),
-          (unsigned long long)r->wall_ms);
-    wh_buf_free(&s);
+          "%d rounds, %d sweeps, %llu ms.\n", s.before, s.after, r->candidates, r->evaluated,
+          r->cached, s.rounds, s.sweeps, (unsigned long long)r->wall_ms);
     r->state = S_DONE;
     r->status = 0;
     wh_pool_remove_job(r->pool, r->job_id);
