@@ -226,6 +226,8 @@ typedef struct {
     int cxx;
     s_macro_t *mac; /* sorted by b */
     int nmac, capmac;
+    size_t *nl;     /* offsets of every '\n' in text, ascending */
+    size_t nnl;
     int oom;
 } s_ctx_t;
 
@@ -553,13 +555,35 @@ typedef struct {
     int n, cap;
 } s_units_t;
 
-static unsigned s_line_of(const char *t, size_t off)
+/* The line table: the offset of every newline, built once per parse, so
+ * that a statement's line is a binary search, not a count from the start
+ * of the file (which made big test functions quadratic). */
+static int s_lines_build(s_ctx_t *c)
 {
-    unsigned line = 1;
-    for (size_t i = 0; i < off; i++)
-        if (t[i] == '\n')
-            line++;
-    return line;
+    size_t n = 0;
+    for (const char *p = c->text; (p = memchr(p, '\n', c->len - (size_t)(p - c->text))); p++)
+        n++;
+    c->nl = malloc((n ? n : 1) * sizeof *c->nl);
+    if (!c->nl)
+        return WH_ENOMEM;
+    c->nnl = 0;
+    for (const char *p = c->text; (p = memchr(p, '\n', c->len - (size_t)(p - c->text))); p++)
+        c->nl[c->nnl++] = (size_t)(p - c->text);
+    return 0;
+}
+
+/* 1-based line of off: one plus the number of newlines before it. */
+static unsigned s_line_of(const s_ctx_t *c, size_t off)
+{
+    size_t lo = 0, hi = c->nnl;
+    while (lo < hi) {
+        size_t mid = lo + (hi - lo) / 2;
+        if (c->nl[mid] < off)
+            lo = mid + 1;
+        else
+            hi = mid;
+    }
+    return (unsigned)lo + 1;
 }
 
 static int s_unit_push(s_units_t *u, const wh_unit_t *unit)
@@ -654,7 +678,7 @@ static int s_add_stmt(s_units_t *u, CXCursor cur, size_t begin, size_t limit, in
         .kind = is_macro ? WH_STMT_MACRO : s_kind_of(inner),
         .begin = begin,
         .end = end,
-        .line = s_line_of(c->text, begin),
+        .line = s_line_of(c, begin),
     };
     int idx = s_unit_push(u, &unit);
     if (idx < 0)
@@ -1241,6 +1265,7 @@ static void s_parsed_free(s_parsed_t *p)
 {
     s_fns_free(&p->fns);
     free(p->c.mac);
+    free(p->c.nl);
     if (p->c.tu)
         clang_disposeTranslationUnit(p->c.tu);
     if (p->index)
@@ -1352,6 +1377,10 @@ static int s_parse(const char *file, const wh_tree_opts_t *opts, s_parsed_t *p, 
     }
     p->c.text = p->text;
     p->c.len = p->len;
+    if (s_lines_build(&p->c) < 0) {
+        rc = WH_ENOMEM;
+        goto fail;
+    }
     p->c.cxx = s_is_cxx_path(abs);
     for (int i = 0; i < a.n; i++)
         if (strcmp(a.v[i], "c++") == 0 || strncmp(a.v[i], "-std=c++", 8) == 0 ||
