@@ -366,6 +366,48 @@ char *wh_path_join(const char *a, const char *b)
     return wh_strdup_printf("%.*s/%s", (int)la, a, b);
 }
 
+int wh_path_is_plain_relative(const char *path)
+{
+    if (!path || !*path || path[0] == '/' || strlen(path) > 4096)
+        return 0;
+    for (const char *p = path; *p; p++)
+        if ((unsigned char)*p < 0x20 || *p == 0x7f)
+            return 0;
+    const char *c = path;
+    for (;;) {
+        const char *slash = strchr(c, '/');
+        size_t n = slash ? (size_t)(slash - c) : strlen(c);
+        if (n == 0 || (n == 1 && c[0] == '.') || (n == 2 && c[0] == '.' && c[1] == '.'))
+            return 0;
+        if (!slash)
+            return 1;
+        c = slash + 1;
+    }
+}
+
+int wh_secs_to_ms(double secs, double max_s, unsigned *ms)
+{
+    /* Written so that NaN fails every comparison and is refused. */
+    if (!(secs > 0.0) || !(secs <= max_s) || !(max_s <= 4294967.0))
+        return WH_EINVAL;
+    double v = secs * 1000.0;
+    *ms = v < 1.0 ? 1u : (unsigned)v;
+    return 0;
+}
+
+int wh_parse_long(const char *s, long lo, long hi, long *out)
+{
+    if (!s || !*s)
+        return WH_EINVAL;
+    char *end = NULL;
+    errno = 0;
+    long v = strtol(s, &end, 10);
+    if (errno || !end || end == s || *end || v < lo || v > hi)
+        return WH_EINVAL;
+    *out = v;
+    return 0;
+}
+
 /* ---- time ---- */
 
 uint64_t wh_now_ms(void)

@@ -114,6 +114,18 @@ int wh_is_file(const char *path);
 char *wh_abspath(const char *path);
 /* Joins a and b with one '/'; malloc'ed. */
 char *wh_path_join(const char *a, const char *b);
+/* 1 when path is safe to join under a folder it came from a peer for: not
+ * empty, relative, no "." or ".." component, no empty component ("a//b"),
+ * no trailing '/', no control characters, at most 4096 bytes. */
+int wh_path_is_plain_relative(const char *path);
+
+/* ---- numbers from users and peers ---- */
+/* Seconds -> milliseconds for a timeout: refuses NaN, infinities, zero or
+ * less, and more than max_s (which must fit in 32-bit milliseconds).
+ * 0 or WH_EINVAL; *ms untouched on error. */
+int wh_secs_to_ms(double secs, double max_s, unsigned *ms);
+/* A whole decimal number in [lo, hi], nothing else in s. 0 or WH_EINVAL. */
+int wh_parse_long(const char *s, long lo, long hi, long *out);
 
 /* ---- time ---- */
 uint64_t wh_now_ms(void);      /* monotonic */

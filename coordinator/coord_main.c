@@ -227,8 +227,16 @@ int main(int argc, char **argv)
             bind = argv[++i];
         else if (!strcmp(a, "--cache") && v)
             cache_spec = argv[++i];
-        else if (!strcmp(a, "--heartbeat") && v)
-            hb = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(a, "--heartbeat") && v) {
+            long n = 0;
+            if (wh_parse_long(argv[++i], 10, 600000, &n)) {
+                fprintf(stderr,
+                        "whittle-coordinator: error: --heartbeat wants milliseconds in "
+                        "10..600000, not '%s'\n", v);
+                return 2;
+            }
+            hb = (unsigned)n;
+        }
         else if (!strcmp(a, "-v"))
             wh_log_set_level(WH_LOG_INFO);
         else if (!strcmp(a, "--help")) {

@@ -9,9 +9,14 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "framework.h"
+#include "wire.h"
+
+/* A test file travels whole in every candidate message. */
+#define WH_JOB_MAX_FILE WH_WIRE_MAX_CONTENT
 
 void wh_job_init(wh_job_t *j)
 {
@@ -171,6 +176,8 @@ int wh_job_validate(wh_job_t *j, char **err)
         return s_fail(err, strdup("missing --test"));
     if (!j->run)
         return s_fail(err, strdup("missing --run"));
+    if (!*j->project)
+        return s_fail(err, strdup("empty --project"));
     if (!wh_is_dir(j->project))
         return s_fail(err, wh_strdup_printf("project '%s' is not a folder", j->project));
     char *proj = wh_abspath(j->project);
@@ -204,6 +211,18 @@ int wh_job_validate(wh_job_t *j, char **err)
     free(j->file);
     j->file = strdup(abs + pl + 1);
     free(abs);
+    if (!j->file || !wh_path_is_plain_relative(j->file))
+        return s_fail(err, wh_strdup_printf("test file '%s' has no plain path inside the project",
+                                            j->file ? j->file : ""));
+    /* The whole file travels in every candidate message: refuse here what
+     * the wire would refuse on every send. */
+    struct stat st;
+    char *tf = wh_path_join(proj, j->file);
+    int big = tf && stat(tf, &st) == 0 && (uint64_t)st.st_size > WH_JOB_MAX_FILE;
+    free(tf);
+    if (big)
+        return s_fail(err, wh_strdup_printf("test file '%s' is %lld bytes; whittle takes at most %u",
+                                            j->file, (long long)st.st_size, WH_JOB_MAX_FILE));
 
     if (!j->out)
         j->out = strdup("whittle-runs");
@@ -262,11 +281,38 @@ static int s_get_ms(json_t *o, const char *k, unsigned *dst, char **err)
     json_t *v = json_object_get(o, k);
     if (!v)
         return 0;
-    if (!json_is_number(v) || json_number_value(v) <= 0) {
-        *err = wh_strdup_printf("field '%s' must be a positive number of seconds", k);
+    if (!json_is_number(v) || wh_secs_to_ms(json_number_value(v), WH_JOB_MAX_SECS, dst) != 0) {
+        *err = wh_strdup_printf("field '%s' must be a number of seconds in (0, %d]", k,
+                                WH_JOB_MAX_SECS);
         return WH_EINVAL;
     }
-    *dst = (unsigned)(json_number_value(v) * 1000.0);
+    return 0;
+}
+
+/* An integer field within [lo, hi]; absent leaves *dst alone. */
+static int s_get_int(json_t *o, const char *k, long lo, long hi, int *dst, char **err)
+{
+    json_t *v = json_object_get(o, k);
+    if (!v)
+        return 0;
+    if (!json_is_integer(v) || json_integer_value(v) < lo || json_integer_value(v) > hi) {
+        *err = wh_strdup_printf("field '%s' must be an integer in %ld..%ld", k, lo, hi);
+        return WH_EINVAL;
+    }
+    *dst = (int)json_integer_value(v);
+    return 0;
+}
+
+static int s_get_bool(json_t *o, const char *k, int *dst, char **err)
+{
+    json_t *v = json_object_get(o, k);
+    if (!v)
+        return 0;
+    if (!json_is_boolean(v)) {
+        *err = wh_strdup_printf("field '%s' must be true or false", k);
+        return WH_EINVAL;
+    }
+    *dst = json_is_true(v);
     return 0;
 }
 
@@ -355,22 +401,12 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
             j->args[j->nargs++] = strdup(s);
         }
     }
-    json_t *jobs = json_object_get(o, "jobs");
-    if (jobs && json_is_integer(jobs))
-        j->jobs = (int)json_integer_value(jobs);
-    json_t *rep = json_object_get(o, "repeat");
-    if (rep && json_is_integer(rep))
-        j->repeat = (int)json_integer_value(rep);
-    json_t *fok = json_object_get(o, "flaky_ok");
-    if (fok && json_is_integer(fok))
-        j->flaky_ok = (int)json_integer_value(fok);
-    json_t *kf = json_object_get(o, "keep_fault");
-    if (kf)
-        j->keep_fault = json_is_true(kf);
-    json_t *sp = json_object_get(o, "speculate");
-    if (sp)
-        j->speculate = json_is_true(sp);
-    return 0;
+    rc = rc ? rc : s_get_int(o, "jobs", 1, 1024, &j->jobs, err);
+    rc = rc ? rc : s_get_int(o, "repeat", 0, 1000, &j->repeat, err);
+    rc = rc ? rc : s_get_int(o, "flaky_ok", 0, 1000, &j->flaky_ok, err);
+    rc = rc ? rc : s_get_bool(o, "keep_fault", &j->keep_fault, err);
+    rc = rc ? rc : s_get_bool(o, "speculate", &j->speculate, err);
+    return rc;
 }
 
 char *wh_job_to_json(const wh_job_t *j)

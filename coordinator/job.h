@@ -8,6 +8,9 @@
 #ifndef WH_JOB_H
 #define WH_JOB_H
 
+/* The longest timeout a job may ask for (7 days), in seconds. */
+#define WH_JOB_MAX_SECS 604800
+
 #include "engine.h"
 #include "wh_common.h"
 

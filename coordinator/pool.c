@@ -208,7 +208,7 @@ wh_pool_t *wh_pool_new(void *zctx, const char *bind, unsigned hb_ms, char **err)
     /* A reconnecting slot gets a fresh routing id, so handover is not
      * needed; but a peer reusing an id must not be refused. */
     zmq_setsockopt(p->sock, ZMQ_ROUTER_HANDOVER, &one, sizeof one);
-    if (zmq_bind(p->sock, bind) < 0)
+    if (wh_wire_limit(p->sock) != 0 || zmq_bind(p->sock, bind) < 0)
         goto zerr;
     char ep[512];
     size_t eplen = sizeof ep;

@@ -187,12 +187,15 @@ static unsigned s_secs(const char *s, const char *flag, int *bad)
 {
     char *end = NULL;
     double v = strtod(s, &end);
-    if (!end || *end || v <= 0 || v > 86400 * 7) {
-        fprintf(stderr, "whittle: error: %s wants a positive number of seconds, not '%s'\n", flag, s);
+    unsigned ms = 0;
+    if (!end || end == s || *end || wh_secs_to_ms(v, WH_JOB_MAX_SECS, &ms) != 0) {
+        fprintf(stderr,
+                "whittle: error: %s wants a number of seconds in (0, %d], not '%s'\n", flag,
+                WH_JOB_MAX_SECS, s);
         *bad = 1;
         return 0;
     }
-    return (unsigned)(v * 1000.0);
+    return ms;
 }
 
 static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
@@ -363,9 +366,11 @@ out:
 static void *s_client_connect(void *zctx, const char *endpoint)
 {
     void *s = zmq_socket(zctx, ZMQ_DEALER);
+    if (!s)
+        return NULL;
     int zero = 0;
     zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
-    if (zmq_connect(s, endpoint) < 0) {
+    if (wh_wire_limit(s) != 0 || zmq_connect(s, endpoint) < 0) {
         zmq_close(s);
         return NULL;
     }

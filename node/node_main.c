@@ -61,15 +61,20 @@ int main(int argc, char **argv)
         if (!strcmp(a, "--connect") && v)
             o.endpoint = argv[++i];
         else if (!strcmp(a, "--slots") && v) {
-            o.slots = atoi(argv[++i]);
-            if (o.slots < 1 || o.slots > 1024)
+            long n = 0;
+            if (wh_parse_long(argv[++i], 1, 1024, &n))
                 return s_die("--slots wants 1..1024, not", v);
+            o.slots = (int)n;
         } else if (!strcmp(a, "--workdir") && v)
             o.workdir = argv[++i];
         else if (!strcmp(a, "--id") && v)
             o.node_id = argv[++i];
-        else if (!strcmp(a, "--heartbeat") && v)
-            o.heartbeat_ms = (unsigned)atoi(argv[++i]);
+        else if (!strcmp(a, "--heartbeat") && v) {
+            long n = 0;
+            if (wh_parse_long(argv[++i], 10, 600000, &n))
+                return s_die("--heartbeat wants milliseconds in 10..600000, not", v);
+            o.heartbeat_ms = (unsigned)n;
+        }
         else if (!strcmp(a, "--max-disk") && v) {
             if (s_parse_size(argv[++i], &o.max_disk))
                 return s_die("--max-disk wants a size like 20G, not", v);

@@ -74,7 +74,7 @@ static int s_connect(s_slot_t *s)
     zmq_setsockopt(s->sock, ZMQ_LINGER, &linger, sizeof linger);
     int ivl = 200;
     zmq_setsockopt(s->sock, ZMQ_RECONNECT_IVL, &ivl, sizeof ivl);
-    if (zmq_connect(s->sock, n->endpoint) < 0) {
+    if (wh_wire_limit(s->sock) != 0 || zmq_connect(s->sock, n->endpoint) < 0) {
         int e = -errno;
         zmq_close(s->sock);
         s->sock = NULL;
@@ -491,6 +491,17 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
     if (!j->project || !j->test_file || !j->run_cmd || !j->test ||
         ((m->on_reference || j->keep_fault) && !j->reference)) {
         detail = strdup("incomplete job spec");
+        v.code = WH_EPROTO;
+        goto reply;
+    }
+    /* Paths from the wire: the projects are absolute folders, the test
+     * file a plain path inside them (no "..": it is joined under this
+     * node's own workspace). */
+    if (j->project[0] != '/' || (j->reference && j->reference[0] != '/') ||
+        !wh_path_is_plain_relative(j->test_file)) {
+        detail = wh_strdup_printf("refused job spec: project '%s' must be absolute and test "
+                                  "file '%s' a plain relative path",
+                                  j->project, j->test_file);
         v.code = WH_EPROTO;
         goto reply;
     }

@@ -36,6 +36,14 @@ expect_error "missing project" "project '/nonexistent' is not a folder" \
     --project /nonexistent --file x.c --test t --run true
 expect_error "missing file" "test file 'nope.c' not found" \
     --project "$P" --file nope.c --test t --run true
+# Numbers no timeout can be: refused before anything runs, exit 2.
+for bad in nan inf -1 0 1e300 5x; do
+    expect_error "--test-timeout $bad" "--test-timeout wants a number of seconds in (0, 604800\\], not '$bad'" \
+        "${base[@]}" --test test_should_read_headers --test-timeout "$bad"
+    [ "$(wc -l < "$T/o")" -eq 0 ] || fail "--test-timeout $bad: output before the refusal"
+done
+expect_error "empty project" "empty --project" \
+    --project "" --file tests/test_request.c --test test_should_read_headers --run true
 expect_error "unknown framework" "unknown framework 'nunit'" \
     "${base[@]}" --test test_should_read_headers --run true --framework nunit
 
