@@ -42,6 +42,7 @@ void wh_job_clear(wh_job_t *j)
     free(j->compdb);
     free(j->failure_regex);
     free(j->pass_regex);
+    free(j->message_continuation);
     free(j->reference);
     for (int i = 0; i < j->nargs; i++)
         free(j->args[i]);
@@ -54,7 +55,7 @@ int wh_job_copy(wh_job_t *d, const wh_job_t *src)
     *d = *src; /* numbers and flags */
     char **const strs[] = {&d->project, &d->file, &d->test, &d->setup, &d->build, &d->run,
                            &d->framework, &d->out, &d->cache, &d->compdb, &d->failure_regex,
-                           &d->pass_regex, &d->reference};
+                           &d->pass_regex, &d->reference, &d->message_continuation};
     int bad = 0;
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         if (*strs[i]) {
@@ -251,8 +252,21 @@ int wh_job_validate(wh_job_t *j, char **err)
     if (!strcmp(j->framework, "console") && !j->failure_regex)
         return s_fail(err, strdup("the console framework needs --failure-regex"));
     const wh_framework_t *fw = wh_framework_find(j->framework);
+    int console = !strcmp(j->framework, "console");
+    if (!console && (j->failure_regex || j->pass_regex || j->message_continuation))
+        return s_fail(err, wh_strdup_printf("%s is for --framework console, not '%s'",
+                                            j->failure_regex  ? "--failure-regex"
+                                            : j->pass_regex   ? "--pass-regex"
+                                                              : "--message-continuation",
+                                            j->framework));
+    if (j->pass_on_exit0 && !wh_fw_reads_console(fw))
+        return s_fail(err, wh_strdup_printf("--pass-on-exit0 is for frameworks that read the "
+                                            "console (console, plain), not '%s'", j->framework));
+    if (console && j->reference && !j->pass_regex && !j->pass_on_exit0)
+        return s_fail(err, strdup("--reference with --framework console needs evidence of a "
+                                  "pass: --pass-regex RE or --pass-on-exit0"));
     if (fw->check) {
-        wh_fw_opts_t fo = {j->failure_regex, j->pass_regex, NULL};
+        wh_fw_opts_t fo = {j->failure_regex, j->pass_regex, NULL, j->message_continuation};
         char *m = NULL;
         if (fw->check(&fo, &m))
             return s_fail(err, m ? m : strdup("bad framework options"));
@@ -328,7 +342,8 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
     static const char *const known[] = {
         "project", "file", "test", "setup", "build", "run", "framework", "algorithm",
         "out", "build_timeout", "test_timeout", "setup_timeout", "match", "args",
-        "compdb", "jobs", "cache", "failure_regex", "pass_regex", "repeat", "flaky_ok",
+        "compdb", "jobs", "cache", "failure_regex", "pass_regex", "message_continuation",
+        "pass_on_exit0", "repeat", "flaky_ok",
         "reference", "keep_fault", "speculate", NULL};
     json_object_foreach(o, k, v) {
         int ok = 0;
@@ -352,6 +367,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
     rc = rc ? rc : s_get_str(o, "cache", &j->cache, err);
     rc = rc ? rc : s_get_str(o, "failure_regex", &j->failure_regex, err);
     rc = rc ? rc : s_get_str(o, "pass_regex", &j->pass_regex, err);
+    rc = rc ? rc : s_get_str(o, "message_continuation", &j->message_continuation, err);
     rc = rc ? rc : s_get_str(o, "reference", &j->reference, err);
     rc = rc ? rc : s_get_ms(o, "build_timeout", &j->build_timeout_ms, err);
     rc = rc ? rc : s_get_ms(o, "test_timeout", &j->test_timeout_ms, err);
@@ -405,6 +421,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
     rc = rc ? rc : s_get_int(o, "repeat", 0, 1000, &j->repeat, err);
     rc = rc ? rc : s_get_int(o, "flaky_ok", 0, 1000, &j->flaky_ok, err);
     rc = rc ? rc : s_get_bool(o, "keep_fault", &j->keep_fault, err);
+    rc = rc ? rc : s_get_bool(o, "pass_on_exit0", &j->pass_on_exit0, err);
     rc = rc ? rc : s_get_bool(o, "speculate", &j->speculate, err);
     return rc;
 }
@@ -425,6 +442,7 @@ char *wh_job_to_json(const wh_job_t *j)
     S("cache", j->cache);
     S("failure_regex", j->failure_regex);
     S("pass_regex", j->pass_regex);
+    S("message_continuation", j->message_continuation);
     S("reference", j->reference);
 #undef S
     if (j->repeat)
@@ -435,6 +453,8 @@ char *wh_job_to_json(const wh_job_t *j)
         json_object_set_new(o, "keep_fault", json_true());
     if (j->speculate)
         json_object_set_new(o, "speculate", json_true());
+    if (j->pass_on_exit0)
+        json_object_set_new(o, "pass_on_exit0", json_true());
     json_object_set_new(o, "algorithm", json_string(j->algo == WH_ALGO_DD ? "dd" : "hdd"));
     static const char *const modes[] = {"full", "message", "type"};
     json_object_set_new(o, "match", json_string(modes[j->match >= 0 && j->match < 3 ? j->match : 0]));
@@ -466,6 +486,12 @@ void wh_job_identity(const wh_job_t *j, const char *snapshot, char out[65])
     wh_sha256_field_str(h, j->test);
     wh_sha256_field_str(h, j->failure_regex);
     wh_sha256_field_str(h, j->pass_regex);
+    /* Both change verdicts; hashed only when set, so the identity of every
+     * job that does not use them stays what it was. */
+    if (j->message_continuation)
+        wh_sha256_field_str(h, j->message_continuation);
+    if (j->pass_on_exit0)
+        wh_sha256_field_str(h, "pass-on-exit0");
     char num[96];
     snprintf(num, sizeof num, "%d/%u/%u/%d/%d/%d", j->match, j->build_timeout_ms,
              j->test_timeout_ms, j->repeat, j->flaky_ok, j->keep_fault);

@@ -31,6 +31,8 @@ typedef struct {
     int match;            /* wh_match_t */
     char *failure_regex;  /* --failure-regex (console preset) */
     char *pass_regex;     /* --pass-regex */
+    char *message_continuation; /* --message-continuation */
+    int pass_on_exit0;    /* --pass-on-exit0 */
     int repeat;           /* --repeat K: runs of the original and of each candidate */
     int flaky_ok;         /* --flaky-ok R: Preserved when >= R of K runs preserve; 0 = all K */
     char *reference;      /* --reference DIR|GIT-REV, resolved to a folder */

@@ -904,6 +904,8 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     spec.match = (uint32_t)r->job.match;
     spec.failure_regex = r->job.failure_regex;
     spec.pass_regex = r->job.pass_regex;
+    spec.message_continuation = r->job.message_continuation;
+    spec.pass_on_exit0 = r->job.pass_on_exit0;
     spec.repeat = (uint32_t)r->job.repeat;
     spec.flaky_ok = (uint32_t)r->job.flaky_ok;
     spec.reference = r->job.reference;

@@ -44,7 +44,8 @@ static void s_usage(FILE *fp)
           "                      [--algorithm hdd|dd] [--jobs N] [--out DIR] [--cache SPEC]\n"
           "                      [--match full|message|type] [--build-timeout S] [--test-timeout S]\n"
           "                      [--setup-timeout S] [-p BUILD_DIR] [--cluster ENDPOINT] [-v]\n"
-          "                      [--failure-regex RE] [--pass-regex RE] [--repeat K] [--flaky-ok R]\n"
+          "                      [--failure-regex RE] [--pass-regex RE] [--message-continuation RE]\n"
+          "                      [--pass-on-exit0] [--repeat K] [--flaky-ok R]\n"
           "                      [--reference DIR|GIT-REV] [--keep-fault] [--speculate] [-- FLAGS...]\n"
           "       whittle submit --cluster ENDPOINT FAILURES.json\n"
           "       whittle status --cluster ENDPOINT\n",
@@ -227,6 +228,7 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
         OPT("--cluster", *cluster)
         OPT("--failure-regex", j->failure_regex)
         OPT("--pass-regex", j->pass_regex)
+        OPT("--message-continuation", j->message_continuation)
         OPT("--reference", j->reference)
 #undef OPT
         if (!strcmp(a, "--algorithm") && v) {
@@ -275,6 +277,8 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
             i++;
         } else if (!strcmp(a, "--keep-fault")) {
             j->keep_fault = 1;
+        } else if (!strcmp(a, "--pass-on-exit0")) {
+            j->pass_on_exit0 = 1;
         } else if (!strcmp(a, "--speculate")) {
             j->speculate = 1;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {

@@ -29,9 +29,10 @@ void wh_test_result_clear(wh_test_result_t *r);
 
 /* Per-job options a reader may need. Any field may be NULL. */
 typedef struct {
-    const char *failure_regex;  /* console preset: POSIX ERE with named groups */
+    const char *failure_regex;  /* console preset: PCRE2 with named groups (userrx.h) */
     const char *pass_regex;
     const char *root;           /* the workspace root, to make paths relative */
+    const char *message_continuation; /* console: lines after a failure that belong to its message */
 } wh_fw_opts_t;
 
 /* What a preset is, beside how it reads (wh_framework_t.flags). */
@@ -40,6 +41,9 @@ enum {
      * reader cannot see how the process ended, so wh_evaluate turns its
      * PASSED or MISSING into a crash when the process died of a signal. */
     WH_FW_READS_CONSOLE = 1u << 0,
+    /* Its harness's evidence of a pass is exit status 0 (plain): a run that
+     * shows no failure and exits 0 passed, as with --pass-on-exit0. */
+    WH_FW_EXIT0_PASSES = 1u << 1,
 };
 
 typedef struct wh_framework {
@@ -50,7 +54,9 @@ typedef struct wh_framework {
     const char *const *env;
     /* Reads the result of `test` from the report at report_path (which may
      * not exist) and from the captured console output. Returns 0 and fills
-     * *out (status WH_TR_MISSING when the test is not there); returns
+     * *out (status WH_TR_MISSING when the test is not there, or for a
+     * console reader, when the text shows neither a failure nor a pass:
+     * PASSED needs evidence, a report or a pass line); returns
      * WH_EREPORT when there is no usable report at all, WH_EPARSE when the
      * report is malformed. */
     int (*read)(const char *report_path, const char *console, size_t console_len,

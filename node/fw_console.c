@@ -8,8 +8,9 @@
  *            command. The harness usually cannot select one test, so the
  *            whole binary runs and the target is picked out by name.
  *   plain    assert()/abort() programs: glibc's (and musl's) assertion line
- *            on stderr; a sanitizer report or a shell's crash text; a clean
- *            run is a pass.
+ *            on stderr; a sanitizer report or a shell's crash text; a run
+ *            without any of them that exits 0 is a pass (WH_FW_EXIT0_PASSES:
+ *            wh_evaluate decides, the reader says MISSING).
  *
  * Regex dialect. POSIX extended regular expressions (regcomp with
  * REG_EXTENDED | REG_NEWLINE, so `.` and `[^…]` never cross a line and `^`
@@ -35,183 +36,11 @@
 #include "framework.h"
 #include "fw_util.h"
 #include "sanitizer.h"
+#include "userrx.h"
 
 #include <ctype.h>
-#include <regex.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* Matches examined per read (a regex that matches every empty string of a
- * megabyte of output must still end). */
-#define S_MAX_MATCHES 100000
-
-/* ---- regex with named groups ---- */
-
-enum { S_G_TEST, S_G_FILE, S_G_LINE, S_G_MESSAGE, S_G_KIND, S_G_COUNT };
-static const char *const s_group_names[S_G_COUNT] = {"test", "file", "line", "message", "kind"};
-
-typedef struct {
-    regex_t re;
-    int compiled;
-    int group[S_G_COUNT]; /* group index, or -1 */
-    size_t nsub;
-} s_rx_t;
-
-/* Copies the ERE in src to a malloc'ed plain POSIX pattern, recording the
- * index of each known named group. On error returns NULL with *why set to a
- * static reason. */
-static char *s_rx_translate(const char *src, int group[S_G_COUNT], const char **why)
-{
-    for (int g = 0; g < S_G_COUNT; g++)
-        group[g] = -1;
-    wh_buf_t b = WH_BUF_INIT;
-    int idx = 0, rc = 0;
-    *why = NULL;
-    for (const char *p = src; *p && !rc && !*why;) {
-        if (*p == '\\') {
-            rc = wh_buf_append(&b, p, p[1] ? 2 : 1);
-            p += p[1] ? 2 : 1;
-        } else if (*p == '[') {
-            /* A bracket expression: copied as is; `]` first is a literal,
-             * [:class:] [.coll.] [=equiv=] are skipped whole. */
-            const char *q = p + 1;
-            if (*q == '^')
-                q++;
-            if (*q == ']')
-                q++;
-            while (*q && *q != ']') {
-                if (*q == '[' && (q[1] == ':' || q[1] == '.' || q[1] == '=')) {
-                    char close[3] = {q[1], ']', '\0'};
-                    const char *e = strstr(q + 2, close);
-                    q = e ? e + 2 : q + strlen(q);
-                } else {
-                    q++;
-                }
-            }
-            if (!*q) {
-                *why = "unterminated bracket expression";
-                break;
-            }
-            q++;
-            rc = wh_buf_append(&b, p, (size_t)(q - p));
-            p = q;
-        } else if (*p == '(') {
-            idx++;
-            if (p[1] != '?') {
-                rc = wh_buf_append(&b, "(", 1);
-                p++;
-                continue;
-            }
-            const char *q = p + 2;
-            if (*q == ':') {
-                rc = wh_buf_append(&b, "(", 1);
-                p = q + 1;
-                continue;
-            }
-            if (*q == 'P')
-                q++;
-            if (*q != '<' || !(isalpha((unsigned char)q[1]) || q[1] == '_')) {
-                *why = "unsupported (? group (only (?<name>…), (?P<name>…) and (?:…))";
-                break;
-            }
-            const char *name = ++q;
-            while (isalnum((unsigned char)*q) || *q == '_')
-                q++;
-            if (*q != '>') {
-                *why = "unterminated group name";
-                break;
-            }
-            size_t nl = (size_t)(q - name);
-            for (int g = 0; g < S_G_COUNT; g++) {
-                if (strlen(s_group_names[g]) == nl && memcmp(s_group_names[g], name, nl) == 0) {
-                    if (group[g] >= 0)
-                        *why = "group name used twice";
-                    group[g] = idx;
-                }
-            }
-            rc = wh_buf_append(&b, "(", 1);
-            p = q + 1;
-        } else {
-            rc = wh_buf_append(&b, p, 1);
-            p++;
-        }
-    }
-    if (rc && !*why)
-        *why = "out of memory";
-    if (*why) {
-        wh_buf_free(&b);
-        return NULL;
-    }
-    return wh_buf_detach(&b);
-}
-
-/* Compiles src; on error returns WH_EINVAL and a one-line message naming
- * the option (what) and the regex. */
-static int s_rx_compile(s_rx_t *rx, const char *src, const char *what, char **err)
-{
-    memset(rx, 0, sizeof *rx);
-    const char *why = NULL;
-    char *pat = s_rx_translate(src, rx->group, &why);
-    if (!pat) {
-        if (err)
-            *err = wh_strdup_printf("bad %s '%s': %s", what, src, why);
-        return WH_EINVAL;
-    }
-    int rc = regcomp(&rx->re, pat, REG_EXTENDED | REG_NEWLINE);
-    free(pat);
-    if (rc) {
-        char msg[256];
-        regerror(rc, &rx->re, msg, sizeof msg);
-        if (err)
-            *err = wh_strdup_printf("bad %s '%s': %s", what, src, msg);
-        return WH_EINVAL;
-    }
-    rx->compiled = 1;
-    rx->nsub = rx->re.re_nsub;
-    return 0;
-}
-
-static void s_rx_free(s_rx_t *rx)
-{
-    if (rx->compiled)
-        regfree(&rx->re);
-    rx->compiled = 0;
-}
-
-/* The text of group g of a match at base, malloc'ed; NULL when the regex
- * has no such group or it did not take part in the match. */
-static char *s_rx_group(const s_rx_t *rx, const regmatch_t *m, const char *base, int g)
-{
-    int i = rx->group[g];
-    if (i < 0 || m[i].rm_so < 0)
-        return NULL;
-    return strndup(base + m[i].rm_so, (size_t)(m[i].rm_eo - m[i].rm_so));
-}
-
-/* Calls fn(arg, match, base) for each match of rx in text, in order, until
- * fn returns nonzero (which is returned). */
-typedef int (*s_match_fn)(void *arg, const s_rx_t *rx, const regmatch_t *m, const char *base);
-
-static int s_rx_each(const s_rx_t *rx, const char *text, size_t len, s_match_fn fn, void *arg)
-{
-    regmatch_t *m = calloc(rx->nsub + 1, sizeof *m);
-    if (!m)
-        return WH_ENOMEM;
-    int ret = 0;
-    size_t off = 0;
-    for (int n = 0; off <= len && n < S_MAX_MATCHES && !ret; n++) {
-        int flags = off > 0 && text[off - 1] != '\n' ? REG_NOTBOL : 0;
-        if (regexec(&rx->re, text + off, rx->nsub + 1, m, flags) != 0)
-            break;
-        ret = fn(arg, rx, m, text + off);
-        size_t adv = (size_t)m[0].rm_eo;
-        if (m[0].rm_eo == m[0].rm_so)
-            adv++;
-        off += adv;
-    }
-    free(m);
-    return ret;
-}
 
 /* ---- shared result helpers ---- */
 
@@ -256,6 +85,7 @@ static char *s_console_copy(const char *console, size_t len)
 typedef struct {
     const char *target;
     int hit;
+    size_t eo; /* where the match ended in the text */
     char *test, *file, *line, *message, *kind;
     char *whole;
 } s_hit_t;
@@ -264,43 +94,112 @@ static void s_hit_free(s_hit_t *h)
 {
     free(h->test), free(h->file), free(h->line), free(h->message), free(h->kind), free(h->whole);
     h->test = h->file = h->line = h->message = h->kind = h->whole = NULL;
+    h->hit = 0;
 }
 
 /* The first match whose test group is the target; a regex without a test
  * group (or a match where it did not take part) names the target. */
-static int s_on_match(void *arg, const s_rx_t *rx, const regmatch_t *m, const char *base)
+static int s_on_match(void *arg, const wh_urx_match_t *m)
 {
     s_hit_t *h = arg;
-    char *test = s_rx_group(rx, m, base, S_G_TEST);
+    char *test = wh_urx_group(m, "test");
     if (test && strcmp(test, h->target) != 0) {
         free(test);
         return 0;
     }
     h->hit = 1;
+    h->eo = m->eo;
     h->test = test;
-    h->file = s_rx_group(rx, m, base, S_G_FILE);
-    h->line = s_rx_group(rx, m, base, S_G_LINE);
-    h->message = s_rx_group(rx, m, base, S_G_MESSAGE);
-    h->kind = s_rx_group(rx, m, base, S_G_KIND);
-    h->whole = strndup(base + m[0].rm_so, (size_t)(m[0].rm_eo - m[0].rm_so));
-    return 1;
+    h->file = wh_urx_group(m, "file");
+    h->line = wh_urx_group(m, "line");
+    h->message = wh_urx_group(m, "message");
+    h->kind = wh_urx_group(m, "kind");
+    h->whole = strndup(m->text + m->so, m->eo - m->so);
+    return h->whole ? 1 : WH_ENOMEM;
 }
 
-static int s_console_check(const wh_fw_opts_t *opts, char **err)
+/* The regexes of a console job; any but fail may be NULL. */
+typedef struct {
+    wh_urx_t *fail, *pass, *cont;
+} s_rxset_t;
+
+static void s_rxset_free(s_rxset_t *x)
 {
+    wh_urx_destroy(&x->fail);
+    wh_urx_destroy(&x->pass);
+    wh_urx_destroy(&x->cont);
+}
+
+/* Compiles the job's regexes. 0, or WH_EINVAL with a one-line *err naming
+ * the option, the regex and PCRE2's reason. */
+static int s_rxset_compile(const wh_fw_opts_t *opts, s_rxset_t *x, char **err)
+{
+    memset(x, 0, sizeof *x);
     if (!opts || !opts->failure_regex || !*opts->failure_regex) {
         if (err)
             *err = strdup("the console framework needs --failure-regex");
         return WH_EINVAL;
     }
-    s_rx_t rx;
-    int rc = s_rx_compile(&rx, opts->failure_regex, "--failure-regex", err);
-    s_rx_free(&rx);
-    if (!rc && opts->pass_regex && *opts->pass_regex) {
-        rc = s_rx_compile(&rx, opts->pass_regex, "--pass-regex", err);
-        s_rx_free(&rx);
+    const struct {
+        const char *src, *what;
+        wh_urx_t **dst;
+    } all[] = {{opts->failure_regex, "--failure-regex", &x->fail},
+               {opts->pass_regex, "--pass-regex", &x->pass},
+               {opts->message_continuation, "--message-continuation", &x->cont}};
+    for (size_t i = 0; i < sizeof all / sizeof all[0]; i++) {
+        if (!all[i].src || !*all[i].src)
+            continue;
+        if (!(*all[i].dst = wh_urx_new(all[i].src, all[i].what, err))) {
+            s_rxset_free(x);
+            return WH_EINVAL;
+        }
     }
+    return 0;
+}
+
+static int s_console_check(const wh_fw_opts_t *opts, char **err)
+{
+    s_rxset_t x;
+    int rc = s_rxset_compile(opts, &x, err);
+    s_rxset_free(&x);
     return rc;
+}
+
+/* The lines after the match that ended at `at` which match cont, appended
+ * to *msg one per line (at most WH_FWU_MSG_MAX_LINES in all): the values a
+ * harness prints under its assertion line. A match that ended at a line's
+ * end continues with the next line. 0 or a negative code. */
+static int s_continue_message(const wh_urx_t *cont, const char *text, size_t len, size_t at,
+                              char **msg)
+{
+    size_t i = at;
+    if (!(i > 0 && text[i - 1] == '\n')) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        if (!nl)
+            return 0;
+        i = (size_t)(nl - text) + 1;
+    }
+    wh_buf_t b = WH_BUF_INIT;
+    int rc = wh_buf_puts(&b, *msg ? *msg : "");
+    for (int lines = 1; !rc && i < len && lines < WH_FWU_MSG_MAX_LINES; lines++) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t e = nl ? (size_t)(nl - text) : len;
+        int r = wh_urx_test(cont, text + i, e - i);
+        if (r <= 0) {
+            rc = r;
+            break;
+        }
+        rc = wh_buf_puts(&b, "\n");
+        rc = rc ? rc : wh_buf_append(&b, text + i, e - i);
+        i = e + 1;
+    }
+    if (rc) {
+        wh_buf_free(&b);
+        return rc;
+    }
+    free(*msg);
+    *msg = wh_buf_detach(&b);
+    return *msg ? 0 : WH_ENOMEM;
 }
 
 /* A crash seen in the text (a sanitizer report or a shell's crash line):
@@ -329,6 +228,29 @@ static int s_text_crash(const char *text, size_t len, const char *test, const ch
     return 0;
 }
 
+/* The target's failure from a hit of the failure regex. 0 or a negative
+ * code. */
+static int s_set_hit(wh_test_result_t *out, const char *test, s_hit_t *h, const s_rxset_t *x,
+                     const char *text, size_t len)
+{
+    char **msg = h->message ? &h->message : &h->whole;
+    int rc = x->cont ? s_continue_message(x->cont, text, len, h->eo, msg) : 0;
+    if (rc)
+        return rc;
+    char *loc = NULL;
+    if (h->file && h->line)
+        loc = wh_strdup_printf("%s:%s", s_basename(h->file), h->line);
+    else if (h->file)
+        loc = strdup(s_basename(h->file));
+    rc = s_set(out, WH_TR_FAILED, test, h->kind && *h->kind ? h->kind : "assert", loc ? loc : "",
+               *msg);
+    free(loc);
+    return rc;
+}
+
+/* Reads the console: the failure regex's first hit for the target is its
+ * failure; else the pass regex's is a pass; else a crash in the text; else
+ * MISSING (no failure seen, and no evidence of a pass). */
 static int s_console_read(const char *report_path, const char *console, size_t console_len,
                           const char *test, const wh_fw_opts_t *opts, wh_test_result_t *out,
                           char **err)
@@ -337,65 +259,44 @@ static int s_console_read(const char *report_path, const char *console, size_t c
     wh_fwu_result_init(out, err);
     if (!test || !opts)
         return WH_EINVAL;
-    s_rx_t fail_rx, pass_rx;
-    int have_pass = 0;
-    int rc = s_rx_compile(&fail_rx, opts->failure_regex ? opts->failure_regex : "",
-                          "--failure-regex", err);
+    s_rxset_t x;
+    int rc = s_rxset_compile(opts, &x, err);
     if (rc)
         return rc;
-    if (opts->pass_regex && *opts->pass_regex) {
-        if ((rc = s_rx_compile(&pass_rx, opts->pass_regex, "--pass-regex", err)) != 0) {
-            s_rx_free(&fail_rx);
-            return rc;
-        }
-        have_pass = 1;
-    }
-    char *text = s_console_copy(console ? console : "", console ? console_len : 0);
     size_t len = console ? console_len : 0;
+    char *text = s_console_copy(console ? console : "", len);
     s_hit_t h = {.target = test};
     if (!text) {
         rc = WH_ENOMEM;
         goto out;
     }
-    rc = s_rx_each(&fail_rx, text, len, s_on_match, &h);
-    if (rc < 0)
+    if ((rc = wh_urx_each(x.fail, text, len, s_on_match, &h)) < 0)
         goto out;
-    rc = 0;
     if (h.hit) {
-        char *loc = NULL;
-        if (h.file && h.line)
-            loc = wh_strdup_printf("%s:%s", s_basename(h.file), h.line);
-        else if (h.file)
-            loc = strdup(s_basename(h.file));
-        rc = s_set(out, WH_TR_FAILED, test, h.kind && *h.kind ? h.kind : "assert",
-                   loc ? loc : "", h.message ? h.message : h.whole);
-        free(loc);
+        rc = s_set_hit(out, test, &h, &x, text, len);
         goto out;
     }
-    if (have_pass) {
-        s_hit_free(&h);
-        rc = s_rx_each(&pass_rx, text, len, s_on_match, &h);
-        if (rc < 0)
+    if (x.pass) {
+        if ((rc = wh_urx_each(x.pass, text, len, s_on_match, &h)) < 0)
             goto out;
-        rc = 0;
         if (h.hit) {
             rc = s_set(out, WH_TR_PASSED, test, NULL, NULL, NULL);
             goto out;
         }
     }
+    rc = 0;
     /* Neither: the harness may have died before reaching the target. */
     if (!s_text_crash(text, len, test, opts->root, out, &rc))
         out->status = WH_TR_MISSING;
 out:
     s_hit_free(&h);
     free(text);
-    s_rx_free(&fail_rx);
-    if (have_pass)
-        s_rx_free(&pass_rx);
+    s_rxset_free(&x);
     if (rc) {
         wh_test_result_clear(out);
         if (err && !*err)
-            *err = strdup(wh_strerror(rc));
+            *err = strdup(rc == WH_EPARSE ? "a regex gave up on the output (match limit)"
+                                          : wh_strerror(rc));
     }
     return rc;
 }
@@ -534,8 +435,10 @@ static int s_plain_read(const char *report_path, const char *console, size_t con
         free(file), free(line), free(func), free(msg);
         i = e + 1;
     }
+    /* No failure in the text: whether it passed is the exit status's to
+     * say (WH_FW_EXIT0_PASSES), which wh_evaluate sees and a reader does not. */
     if (!s_text_crash(c, len, test, opts ? opts->root : NULL, out, &rc))
-        rc = s_set(out, WH_TR_PASSED, test, NULL, NULL, NULL);
+        out->status = WH_TR_MISSING;
 out:
     if (rc) {
         wh_test_result_clear(out);
@@ -551,7 +454,7 @@ static const char *const s_no_env[] = {NULL};
 
 static const wh_framework_t s_presets[] = {
     {"console", NULL, s_no_env, s_console_read, s_console_check, WH_FW_READS_CONSOLE},
-    {"plain", NULL, s_no_env, s_plain_read, NULL, WH_FW_READS_CONSOLE},
+    {"plain", NULL, s_no_env, s_plain_read, NULL, WH_FW_READS_CONSOLE | WH_FW_EXIT0_PASSES},
 };
 
 const wh_framework_t *wh_fw_console_presets(size_t *n)

@@ -466,6 +466,27 @@ static int s_testrun_make(const wh_eval_spec_t *s, s_testrun_t *t)
     return 0;
 }
 
+/* 1 when a console reader saw neither a failure nor a pass and the
+ * harness's evidence of a pass is its exit status (the preset's, or the
+ * job's --pass-on-exit0): a process that exited 0 passed. */
+static int s_passes_on_exit(const wh_eval_spec_t *s, const wh_run_result_t *rr,
+                            const wh_test_result_t *res)
+{
+    if (res->status != WH_TR_MISSING || !wh_fw_reads_console(s->fw))
+        return 0;
+    if (!s->pass_on_exit0 && !(s->fw->flags & WH_FW_EXIT0_PASSES))
+        return 0;
+    return !rr->signaled && rr->exit_code == 0;
+}
+
+static int s_set_passed(wh_test_result_t *r, const char *test)
+{
+    wh_test_result_clear(r);
+    r->status = WH_TR_PASSED;
+    r->fp.test = strdup(test);
+    return r->fp.test ? 0 : WH_ENOMEM;
+}
+
 /* Step 5b: how the test died, when it died. A sanitizer report overrides
  * the framework's (an aborting runtime usually kills the report anyway); a
  * signal without any report is a crash, not an infrastructure error; a
@@ -528,7 +549,7 @@ static int s_run_and_read(const wh_eval_spec_t *s, wh_eval_result_t *out)
      * exit code only decorates the detail when there is no report. */
     size_t console_len = 0;
     console = s_read_console(s->log_path, log_from, &console_len);
-    wh_fw_opts_t fo = {s->failure_regex, s->pass_regex, s->root};
+    wh_fw_opts_t fo = {s->failure_regex, s->pass_regex, s->root, s->message_continuation};
     int rd = s->fw->read(s->report_path, console, console_len, s->test, &fo, &out->result, &err);
     if ((rc = s_apply_crash(s, &t, &rr, console, console_len, &rd, &out->result)) != 0)
         goto out;
@@ -544,6 +565,9 @@ static int s_run_and_read(const wh_eval_spec_t *s, wh_eval_result_t *out)
         rc = 1;
         goto out;
     }
+    if (s_passes_on_exit(s, &rr, &out->result) &&
+        (rc = s_set_passed(&out->result, s->test)) != 0)
+        goto out;
     if (out->result.fp.message) {
         char *norm = wh_fp_normalized(out->result.fp.message, s->root);
         if (!norm) {

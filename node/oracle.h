@@ -42,6 +42,8 @@ typedef struct {
     const char *log_path;      /* build+run console log (truncated first); may be NULL */
     const char *failure_regex; /* console preset options; may be NULL */
     const char *pass_regex;
+    const char *message_continuation;
+    int pass_on_exit0;         /* a console reader's run that exits 0 and shows no failure passed */
     wh_tick_fn tick;           /* heartbeats / cancellation; may be NULL */
     void *tick_arg;
 } wh_eval_spec_t;

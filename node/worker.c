@@ -429,6 +429,8 @@ static int s_run_set(s_slot_t *s, const wh_job_spec_t *j, const wh_framework_t *
     es.log_path = x->log;
     es.failure_regex = j->failure_regex;
     es.pass_regex = j->pass_regex;
+    es.message_continuation = j->message_continuation;
+    es.pass_on_exit0 = j->pass_on_exit0;
     es.tick = s_tick;
     es.tick_arg = s;
     for (int i = 0; i < want; i++) {

@@ -42,6 +42,7 @@ void wh_job_spec_clear(wh_job_spec_t *j)
     free(j->framework);
     free(j->failure_regex);
     free(j->pass_regex);
+    free(j->message_continuation);
     free(j->reference);
     for (int i = 0; i < j->n_exclude && j->exclude; i++)
         free(j->exclude[i]);
@@ -90,6 +91,7 @@ int wh_job_spec_copy(wh_job_spec_t *dst, const wh_job_spec_t *src)
     t.framework = s_dup(src->framework, &bad);
     t.failure_regex = s_dup(src->failure_regex, &bad);
     t.pass_regex = s_dup(src->pass_regex, &bad);
+    t.message_continuation = s_dup(src->message_continuation, &bad);
     t.reference = s_dup(src->reference, &bad);
     t.exclude = NULL;
     t.n_exclude = 0;
@@ -147,7 +149,8 @@ static int s_job_out(Whittle__JobSpec *o, const wh_job_spec_t *j)
     if (!s_str_ok(j->job_id) || !s_str_ok(j->snapshot_id) || !s_str_ok(j->project) ||
         !s_str_ok(j->test_file) || !s_str_ok(j->test) || !s_str_ok(j->setup_cmd) ||
         !s_str_ok(j->build_cmd) || !s_str_ok(j->run_cmd) || !s_str_ok(j->framework) ||
-        !s_str_ok(j->failure_regex) || !s_str_ok(j->pass_regex) || !s_str_ok(j->reference))
+        !s_str_ok(j->failure_regex) || !s_str_ok(j->pass_regex) || !s_str_ok(j->reference) ||
+        !s_str_ok(j->message_continuation))
         return WH_ETOOBIG;
     if (j->n_exclude < 0 || (j->n_exclude > 0 && !j->exclude))
         return WH_EINVAL;
@@ -182,6 +185,9 @@ static int s_job_out(Whittle__JobSpec *o, const wh_job_spec_t *j)
     o->repeat = j->repeat;
     o->flaky_ok = j->flaky_ok;
     o->keep_fault = j->keep_fault != 0;
+    o->message_continuation = S_W(j->message_continuation);
+    o->has_pass_on_exit0 = 1;
+    o->pass_on_exit0 = j->pass_on_exit0 != 0;
     o->n_exclude = (size_t)j->n_exclude;
     o->exclude = j->exclude;
     return 0;
@@ -516,6 +522,8 @@ static void s_job_in(s_dec_t *d, wh_job_spec_t *j, const Whittle__JobSpec *o)
     j->repeat = o->repeat;
     j->flaky_ok = o->flaky_ok;
     j->keep_fault = o->keep_fault != 0;
+    j->message_continuation = s_str_in(d, o->message_continuation, "job.message_continuation");
+    j->pass_on_exit0 = o->pass_on_exit0 != 0;
     if (o->n_exclude > WH_WIRE_MAX_EXCLUDE) {
         s_fail(d, WH_ETOOBIG, "job.exclude has %zu entries (cap %d)", o->n_exclude,
                WH_WIRE_MAX_EXCLUDE);

@@ -58,6 +58,8 @@ typedef struct {
     uint32_t flaky_ok;     /* Preserved when >= flaky_ok of repeat runs preserve; 0 = all */
     char *reference;       /* project without the bug, or NULL */
     int keep_fault;        /* Preserved also requires passing on the reference */
+    char *message_continuation; /* console preset */
+    int pass_on_exit0;     /* console readers: exit 0 without a failure is a pass */
 } wh_job_spec_t;
 
 typedef struct {
