@@ -8,6 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "baseline.h"
 #include "engine.h"
 #include "record.h"
 #include "render.h"
@@ -113,6 +114,23 @@ static void s_fail(wh_reduction_t *r, int status, char *msg)
     if (r->rec)
         wh_record_log(r->rec, "error: %s", r->error);
     wh_pool_remove_job(r->pool, r->job_id);
+}
+
+/* Stops with exit 3 because the original run's failure is not identified
+ * (why), after showing the last lines of its output (the report the node
+ * sent: the framework's, else the console log) on stderr and in run.log. */
+static void s_refuse(wh_reduction_t *r, const wh_msg_t *m, char *why)
+{
+    char *tail = wh_baseline_tail((const char *)m->report, m->report_len, 20);
+    if (tail && *tail) {
+        if (!r->quiet)
+            fprintf(stderr, "Last lines of the original run's output (reports/original.report):\n%s",
+                    tail);
+        if (r->rec)
+            wh_record_log(r->rec, "original run, last lines:\n%s", tail);
+    }
+    free(tail);
+    s_fail(r, 3, why);
 }
 
 /* ---- fingerprint persistence: the baseline is cached like a verdict, so a
@@ -505,15 +523,16 @@ static int s_baseline_failed(wh_reduction_t *r, const wh_msg_t *m)
         if (strstr(d, "timed out"))
             s_fail(r, 3, wh_strdup_printf("original run of %s: %s", r->job.test, d));
         else
-            s_fail(r, 3, wh_strdup_printf("report missing on the original run of %s: %s",
-                                          r->job.test, d));
+            s_refuse(r, m, wh_strdup_printf("report missing on the original run of %s: %s",
+                                            r->job.test, d));
+        return 1;
+    }
+    char *why = wh_baseline_refusal(&r->job, (int)m->test_status, &m->observed);
+    if (why) {
+        s_refuse(r, m, why);
         return 1;
     }
     switch (m->test_status) {
-    case 0:
-        s_fail(r, 3, wh_strdup_printf("test '%s' not found in the report of the original run%s%s",
-                                      r->job.test, d[0] ? ": " : "", d));
-        return 1;
     case 1:
         s_fail(r, 3, wh_strdup_printf("original test passes: %s in %s", r->job.test,
                                       r->job.file));
@@ -593,7 +612,7 @@ static void s_on_refcheck(wh_reduction_t *r, const wh_msg_t *m)
     else if (m->test_status == 2)
         r->fault = strdup("lost");
     else
-        r->fault = strdup("unknown: the test is not in the reference's report");
+        r->fault = wh_baseline_reference_unknown(&r->job);
     r->fault_detail = wh_strdup_printf("%s | %s | %s", m->observed.test ? m->observed.test : "",
                                        m->observed.location ? m->observed.location : "",
                                        m->observed.message ? m->observed.message : "");
@@ -926,7 +945,7 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     snprintf(fpkey, sizeof fpkey, "fp:%s", r->job_id);
     char *cached_fp = NULL;
     if (wh_cache_get_blob(cache, fpkey, &cached_fp) == 0 && cached_fp &&
-        s_fp_from_json(cached_fp, &r->fp) == 0) {
+        s_fp_from_json(cached_fp, &r->fp) == 0 && wh_baseline_fp_usable(&r->job, &r->fp)) {
         wh_record_file(r->rec, "fingerprint.json", cached_fp, strlen(cached_fp));
         wh_record_log(r->rec, "fingerprint from the cache: %s", cached_fp);
         s_out(r, "Fingerprint (cached): %s | %s | %s\n", r->fp.test ? r->fp.test : "",
@@ -938,6 +957,7 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
         return 0;
     }
     free(cached_fp);
+    wh_fp_clear(&r->fp); /* none, or one that identifies nothing: run the original */
     r->state = S_BASELINE;
     r->baseline_id = ++r->next_eval;
     rc = wh_pool_submit(pool, r->job_id, r->baseline_id, r->tree->text, r->tree->text_len,

@@ -628,9 +628,14 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
         } else if (xr.r[0].verdict == WH_V_INFRA_ERROR) {
             v.verdict = WH_V_INFRA_ERROR;
             wh_buf_printf(&why, "; reference run: %s", xr.r[0].detail ? xr.r[0].detail : "failed");
-        } else if (xr.r[0].result.status != WH_TR_PASSED) {
+        } else if (xr.r[0].result.status == WH_TR_FAILED) {
             v.verdict = WH_V_DIFFERENT_FAILURE;
             wh_buf_puts(&why, "; preserved, but it fails on the reference too: the fault is lost");
+        } else if (xr.r[0].result.status != WH_TR_PASSED) {
+            /* Passing needs evidence (a report, a pass line, exit 0 with
+             * --pass-on-exit0): without it the fault is not shown kept. */
+            v.verdict = WH_V_TEST_MISSING;
+            wh_buf_puts(&why, "; preserved, but no evidence that it passes on the reference");
         } else {
             wh_buf_puts(&why, "; passes on the reference: the fault is kept");
         }

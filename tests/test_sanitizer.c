@@ -417,6 +417,44 @@ static void test_evaluate(void)
     CHECK_EQ_INT(wh_evaluate(&s, "x", 1, &segv, WH_MATCH_FULL, &r), 0);
     CHECK_EQ_INT(r.verdict, WH_V_TEST_PASSED);
     wh_eval_result_clear(&r);
+    /* Passing needs evidence: for plain it is exit status 0. */
+    s = s_spec("plain", "echo fine; exit 1", report, log);
+    CHECK_EQ_INT(wh_evaluate(&s, "x", 1, &segv, WH_MATCH_FULL, &r), 0);
+    CHECK_EQ_INT(r.verdict, WH_V_TEST_MISSING);
+    wh_eval_result_clear(&r);
+    /* Console: a silent exit 0 is no pass without --pass-on-exit0 ... */
+    s = s_spec("console", "true", report, log);
+    s.failure_regex = "^FAIL (?<test>[a-z]+)";
+    CHECK_EQ_INT(wh_evaluate(&s, "x", 1, &segv, WH_MATCH_FULL, &r), 0);
+    CHECK_EQ_INT(r.verdict, WH_V_TEST_MISSING);
+    wh_eval_result_clear(&r);
+    /* ... and is one with it; an exit 1 still is not, nor is a failure
+     * line followed by exit 0, nor a silent death. */
+    s.pass_on_exit0 = 1;
+    CHECK_EQ_INT(wh_evaluate(&s, "x", 1, &segv, WH_MATCH_FULL, &r), 0);
+    CHECK_EQ_INT(r.verdict, WH_V_TEST_PASSED);
+    CHECK_EQ_INT(r.result.status, WH_TR_PASSED);
+    CHECK_EQ_STR(r.result.fp.test, "t");
+    wh_eval_result_clear(&r);
+    s.run_cmd = "exit 1";
+    CHECK_EQ_INT(wh_evaluate(&s, "x", 1, &segv, WH_MATCH_FULL, &r), 0);
+    CHECK_EQ_INT(r.verdict, WH_V_TEST_MISSING);
+    wh_eval_result_clear(&r);
+    s.run_cmd = "echo FAIL t; exit 0";
+    CHECK_EQ_INT(wh_evaluate(&s, "x", 1, &segv, WH_MATCH_FULL, &r), 0);
+    CHECK_EQ_INT(r.verdict, WH_V_DIFFERENT_FAILURE);
+    CHECK_EQ_STR(r.result.fp.kind, "assert");
+    wh_eval_result_clear(&r);
+    s.run_cmd = "kill -SEGV $$";
+    CHECK_EQ_INT(wh_evaluate(&s, "x", 1, &segv, WH_MATCH_FULL, &r), 0);
+    CHECK_EQ_INT(r.verdict, WH_V_PRESERVED);
+    wh_eval_result_clear(&r);
+    /* A report preset ignores it: a test not in the report stays missing. */
+    s = s_spec("junit", "true", report, log);
+    s.pass_on_exit0 = 1;
+    CHECK_EQ_INT(wh_evaluate(&s, "x", 1, &segv, WH_MATCH_FULL, &r), 0);
+    CHECK_EQ_INT(r.verdict, WH_V_INFRA_ERROR);
+    wh_eval_result_clear(&r);
     /* An assertion line wins over the signal that followed it. */
     s = s_spec("plain", "echo \"t: t.c:3: t: Assertion \\`x' failed.\" >&2; kill -ABRT $$", report, log);
     CHECK_EQ_INT(wh_evaluate(&s, "x", 1, NULL, WH_MATCH_FULL, &r), 0);

@@ -1,0 +1,114 @@
+/*
+ * baseline — is the original failure identified? See baseline.h.
+ */
+#define _GNU_SOURCE
+#include "baseline.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "framework.h"
+
+static int s_empty(const char *s)
+{
+    return !s || !*s;
+}
+
+static int s_is(const wh_job_t *j, const char *fw)
+{
+    return j->framework && strcmp(j->framework, fw) == 0;
+}
+
+int wh_baseline_fp_usable(const wh_job_t *j, const wh_fp_t *fp)
+{
+    if (!fp || (s_empty(fp->kind) && s_empty(fp->location) && s_empty(fp->message)))
+        return 0;
+    int bare_crash = fp->kind && strncmp(fp->kind, "crash", 5) == 0 && s_empty(fp->location) &&
+                     s_empty(fp->message);
+    return !bare_crash || s_is(j, "plain");
+}
+
+char *wh_baseline_refusal(const wh_job_t *j, int status, const wh_fp_t *fp)
+{
+    const char *test = j->test ? j->test : "";
+    if (status == WH_TR_FAILED) {
+        if (wh_baseline_fp_usable(j, fp))
+            return NULL;
+        if (fp && !s_empty(fp->kind) && strncmp(fp->kind, "crash", 5) == 0) {
+            if (s_is(j, "console"))
+                return wh_strdup_printf(
+                    "the failure of %s is not identified: --failure-regex '%s' matched nothing in "
+                    "the original run's output, which ended in %s; fix the regex against the "
+                    "output above, or use --framework plain to reduce on the crash alone",
+                    test, j->failure_regex ? j->failure_regex : "", fp->kind);
+            return wh_strdup_printf(
+                "the failure of %s is not identified: the original run ended in %s before the %s "
+                "framework reported anything; use --framework plain to reduce on the crash alone, "
+                "or --framework console with a --failure-regex for its output",
+                test, fp->kind, j->framework ? j->framework : "");
+        }
+        return wh_strdup_printf("the failure of %s is not identified: the original run failed "
+                                "with no kind, location or message; see the output above",
+                                test);
+    }
+    if (status != WH_TR_MISSING)
+        return NULL;
+    if (s_is(j, "console"))
+        return wh_strdup_printf(
+            "the failure of %s is not identified: --failure-regex '%s' matched nothing in the "
+            "original run's output%s; fix the regex against the output above (PCRE2, applied line "
+            "by line unless it sets (?s) or (?m))",
+            test, j->failure_regex ? j->failure_regex : "",
+            j->pass_regex ? " and --pass-regex did not match either" : "");
+    if (s_is(j, "plain"))
+        return wh_strdup_printf(
+            "the failure of %s is not identified: the original run shows no assertion, crash or "
+            "sanitizer report and exited non-zero; use --framework console with a "
+            "--failure-regex for its output",
+            test);
+    return wh_strdup_printf("test '%s' not found in the report of the original run; check the "
+                            "name and that --run runs it (--framework %s)",
+                            test, j->framework ? j->framework : "");
+}
+
+char *wh_baseline_tail(const char *text, size_t len, int n)
+{
+    wh_buf_t b = WH_BUF_INIT;
+    if (wh_buf_puts(&b, ""))
+        return NULL;
+    if (!text)
+        len = 0;
+    while (len && (text[len - 1] == '\n' || text[len - 1] == '\r'))
+        len--;
+    size_t start = len;
+    for (int lines = 0; start > 0; start--) {
+        if (text[start - 1] == '\n' && ++lines == n)
+            break;
+    }
+    int rc = 0;
+    for (size_t i = start; i < len && !rc;) {
+        const char *nl = memchr(text + i, '\n', len - i);
+        size_t e = nl ? (size_t)(nl - text) : len;
+        size_t k = e;
+        if (k > i && text[k - 1] == '\r')
+            k--;
+        rc = wh_buf_printf(&b, "  | %.*s\n", (int)(k - i), text + i);
+        i = e + 1;
+    }
+    if (rc) {
+        wh_buf_free(&b);
+        return NULL;
+    }
+    return wh_buf_detach(&b);
+}
+
+char *wh_baseline_reference_unknown(const wh_job_t *j)
+{
+    if (s_is(j, "console") || s_is(j, "plain"))
+        return wh_strdup_printf(
+            "unknown: the reference run showed no failure but no evidence of a pass either "
+            "(%s)",
+            s_is(j, "plain") ? "it exited non-zero"
+                             : "--pass-regex did not match; with --pass-on-exit0 exit status 0 counts");
+    return strdup("unknown: the test is not in the reference's report");
+}

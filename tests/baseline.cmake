@@ -1,0 +1,2 @@
+# Issue 8: the original run's failure must be identified before reducing.
+wh_add_test(test_baseline SOURCES test_baseline.c LIBS wh_coord)

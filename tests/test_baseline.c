@@ -1,0 +1,100 @@
+/*
+ * Tests of coordinator/baseline: which original-run identities whittle
+ * refuses to reduce on, what it says, and the output tail it shows.
+ */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "framework.h"
+#include "wh_test.h"
+
+static wh_job_t s_job(const char *fw, const char *re)
+{
+    wh_job_t j;
+    wh_job_init(&j);
+    j.test = strdup("test_a");
+    j.framework = strdup(fw);
+    if (re)
+        j.failure_regex = strdup(re);
+    return j;
+}
+
+static void test_refusal(void)
+{
+    wh_fp_t crash = {"test_a", "crash(SIGABRT)", "", ""};
+    wh_fp_t assert_fp = {"test_a", "assert", "expected 5, got 4", "t.c:20"};
+    wh_fp_t cmocka_crash = {"test_a", "crash(SIGSEGV)", "Test failed with exception: Segmentation fault(11)", ""};
+    wh_fp_t empty = {"test_a", "", "", ""};
+
+    wh_job_t c = s_job("console", "NOMATCH(?<message>.*)$");
+    char *why = wh_baseline_refusal(&c, WH_TR_FAILED, &crash);
+    CHECK_EQ_STR(why, "the failure of test_a is not identified: --failure-regex 'NOMATCH(?<message>.*)$' "
+                      "matched nothing in the original run's output, which ended in crash(SIGABRT); fix "
+                      "the regex against the output above, or use --framework plain to reduce on the "
+                      "crash alone");
+    free(why);
+    CHECK(!wh_baseline_fp_usable(&c, &crash));
+    CHECK(wh_baseline_fp_usable(&c, &assert_fp));
+    CHECK(wh_baseline_refusal(&c, WH_TR_FAILED, &assert_fp) == NULL);
+    why = wh_baseline_refusal(&c, WH_TR_MISSING, NULL);
+    CHECK(why && strstr(why, "--failure-regex 'NOMATCH(?<message>.*)$' matched nothing") &&
+          !strstr(why, "--pass-regex"));
+    free(why);
+    /* Passes and skips have their own messages. */
+    CHECK(wh_baseline_refusal(&c, WH_TR_PASSED, NULL) == NULL);
+    CHECK(wh_baseline_refusal(&c, WH_TR_SKIPPED, NULL) == NULL);
+    why = wh_baseline_refusal(&c, WH_TR_FAILED, &empty);
+    CHECK(why && strstr(why, "no kind, location or message"));
+    free(why);
+    wh_job_clear(&c);
+
+    /* plain asked for the crash identity: accepted. */
+    wh_job_t p = s_job("plain", NULL);
+    CHECK(wh_baseline_refusal(&p, WH_TR_FAILED, &crash) == NULL);
+    why = wh_baseline_refusal(&p, WH_TR_MISSING, NULL);
+    CHECK(why && strstr(why, "no assertion, crash or sanitizer report"));
+    free(why);
+    wh_job_clear(&p);
+
+    /* A report preset: its own crash report identifies; the fallback does not. */
+    wh_job_t g = s_job("gtest", NULL);
+    CHECK(wh_baseline_refusal(&g, WH_TR_FAILED, &cmocka_crash) == NULL);
+    why = wh_baseline_refusal(&g, WH_TR_FAILED, &crash);
+    CHECK(why && strstr(why, "ended in crash(SIGABRT) before the gtest framework reported anything"));
+    free(why);
+    why = wh_baseline_refusal(&g, WH_TR_MISSING, NULL);
+    CHECK(why && strstr(why, "test 'test_a' not found in the report of the original run"));
+    free(why);
+    wh_job_clear(&g);
+}
+
+static void test_tail(void)
+{
+    const char *in = "a\nb\r\nc\nd\n\n";
+    char *t = wh_baseline_tail(in, strlen(in), 2);
+    CHECK_EQ_STR(t, "  | c\n  | d\n");
+    free(t);
+    t = wh_baseline_tail("only", 4, 20);
+    CHECK_EQ_STR(t, "  | only\n");
+    free(t);
+    t = wh_baseline_tail(NULL, 0, 20);
+    CHECK_EQ_STR(t, "");
+    free(t);
+    wh_buf_t b = WH_BUF_INIT;
+    for (int i = 1; i <= 30; i++)
+        wh_buf_printf(&b, "line %d\n", i);
+    t = wh_baseline_tail(b.buf, b.len, 20);
+    CHECK(t && strncmp(t, "  | line 11\n", 12) == 0 && strstr(t, "  | line 30\n"));
+    CHECK(t && !strstr(t, "line 10\n"));
+    free(t);
+    wh_buf_free(&b);
+}
+
+int main(void)
+{
+    RUN_TEST(test_refusal);
+    RUN_TEST(test_tail);
+    TEST_MAIN_END();
+}
