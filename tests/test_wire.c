@@ -36,7 +36,10 @@ static int s_job_eq(const wh_job_spec_t *a, const wh_job_spec_t *b)
         !s_streq0(a->build_cmd, b->build_cmd) || !s_streq0(a->run_cmd, b->run_cmd) ||
         !s_streq0(a->framework, b->framework) || a->build_timeout_ms != b->build_timeout_ms ||
         a->test_timeout_ms != b->test_timeout_ms || a->setup_timeout_ms != b->setup_timeout_ms ||
-        a->match != b->match || a->n_exclude != b->n_exclude)
+        a->match != b->match || a->n_exclude != b->n_exclude ||
+        !s_streq0(a->failure_regex, b->failure_regex) || !s_streq0(a->pass_regex, b->pass_regex) ||
+        !s_streq0(a->message_continuation, b->message_continuation) ||
+        a->pass_on_exit0 != b->pass_on_exit0)
         return 0;
     for (int i = 0; i < a->n_exclude; i++)
         if (!s_streq0(a->exclude[i], b->exclude[i]))
@@ -106,6 +109,9 @@ static void s_fill_job(wh_job_spec_t *j)
     j->match = 2;
     j->exclude = s_exclude;
     j->n_exclude = 3;
+    j->failure_regex = "^(?<file>\\w+\\.c):(?<line>\\d+): (?<message>.*)$";
+    j->message_continuation = "^\\s+\\S";
+    j->pass_on_exit0 = 1;
 }
 
 /* ---- codec ---- */
