@@ -486,6 +486,10 @@ void wh_job_identity(const wh_job_t *j, const char *snapshot, char out[65])
     wh_sha256_field_str(h, j->test);
     wh_sha256_field_str(h, j->failure_regex);
     wh_sha256_field_str(h, j->pass_regex);
+    /* The regexes' dialect: verdicts cached when they were POSIX EREs may
+     * differ under PCRE2 (\d, line-by-line matching). */
+    if (j->failure_regex)
+        wh_sha256_field_str(h, "regex:pcre2-lines");
     /* Both change verdicts; hashed only when set, so the identity of every
      * job that does not use them stays what it was. */
     if (j->message_continuation)

@@ -1,0 +1,132 @@
+/*
+ * Tests of coordinator/job for the oracle's options: validation of the
+ * console preset's regexes and of pass evidence, the JSON round trip, and
+ * the job identity (the cache key's prefix) moving with every option that
+ * changes a verdict.
+ */
+#define _GNU_SOURCE
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "job.h"
+#include "wh_test.h"
+
+/* A valid console job on the console_silent fixture. */
+static void s_job(wh_job_t *j, const char *fw)
+{
+    const char *src = getenv("WH_SOURCE_DIR");
+    wh_job_init(j);
+    j->project = wh_strdup_printf("%s/tests/fixtures/console_silent", src ? src : ".");
+    j->file = strdup("tests/test_stats.c");
+    j->test = strdup("test_summary");
+    j->run = strdup("./test_stats {test}");
+    j->framework = strdup(fw);
+    j->out = strdup("/tmp/whittle-test-job-out");
+    if (!strcmp(fw, "console"))
+        j->failure_regex = strdup("^(?<file>\\w+\\.c):(?<line>\\d+): (?<message>.*)$");
+}
+
+/* wh_job_validate's message for j (malloc'ed), NULL when it is valid. */
+static char *s_validate(wh_job_t *j)
+{
+    char *err = NULL;
+    int rc = wh_job_validate(j, &err);
+    CHECK((rc == 0) == (err == NULL));
+    return err;
+}
+
+static void test_validate(void)
+{
+    wh_job_t j;
+    s_job(&j, "console");
+    char *err = s_validate(&j);
+    CHECK(err == NULL);
+    free(err);
+    wh_job_clear(&j);
+
+    s_job(&j, "console");
+    free(j.failure_regex);
+    j.failure_regex = strdup("(?<file>\\d+");
+    err = s_validate(&j);
+    CHECK_EQ_STR(err, "bad --failure-regex '(?<file>\\d+': missing closing parenthesis at offset 11");
+    free(err);
+    wh_job_clear(&j);
+
+    s_job(&j, "console");
+    j.message_continuation = strdup("[unclosed");
+    err = s_validate(&j);
+    CHECK(err && strncmp(err, "bad --message-continuation '[unclosed': missing terminating ]", 61) == 0);
+    free(err);
+    wh_job_clear(&j);
+
+    s_job(&j, "cmocka");
+    j.message_continuation = strdup("^\\s");
+    err = s_validate(&j);
+    CHECK_EQ_STR(err, "--message-continuation is for --framework console, not 'cmocka'");
+    free(err);
+    wh_job_clear(&j);
+
+    s_job(&j, "junit");
+    j.pass_on_exit0 = 1;
+    err = s_validate(&j);
+    CHECK_EQ_STR(err, "--pass-on-exit0 is for frameworks that read the console (console, plain), not 'junit'");
+    free(err);
+    wh_job_clear(&j);
+
+    s_job(&j, "plain");
+    j.pass_on_exit0 = 1;
+    err = s_validate(&j);
+    CHECK(err == NULL);
+    free(err);
+    wh_job_clear(&j);
+
+    /* A reference needs evidence of a pass. */
+    s_job(&j, "console");
+    j.reference = strdup(j.project);
+    err = s_validate(&j);
+    CHECK_EQ_STR(err, "--reference with --framework console needs evidence of a pass: "
+                      "--pass-regex RE or --pass-on-exit0");
+    free(err);
+    j.pass_on_exit0 = 1;
+    err = s_validate(&j);
+    CHECK(err == NULL);
+    free(err);
+    wh_job_clear(&j);
+}
+
+static void test_json_and_identity(void)
+{
+    wh_job_t a, b;
+    s_job(&a, "console");
+    char id0[65], id1[65], id2[65];
+    wh_job_identity(&a, "snap", id0);
+    a.pass_on_exit0 = 1;
+    wh_job_identity(&a, "snap", id1);
+    a.message_continuation = strdup("^\\s+\\S");
+    wh_job_identity(&a, "snap", id2);
+    CHECK(strcmp(id0, id1) != 0 && strcmp(id1, id2) != 0 && strcmp(id0, id2) != 0);
+
+    char *js = wh_job_to_json(&a);
+    json_t *o = json_loads(js, 0, NULL);
+    wh_job_init(&b);
+    char *err = NULL;
+    CHECK_EQ_INT(wh_job_from_json(&b, o, &err), 0);
+    CHECK_EQ_STR(b.message_continuation, "^\\s+\\S");
+    CHECK_EQ_INT(b.pass_on_exit0, 1);
+    char idb[65];
+    wh_job_identity(&b, "snap", idb);
+    CHECK_EQ_STR(idb, id2);
+    json_decref(o);
+    free(js);
+    free(err);
+    wh_job_clear(&a);
+    wh_job_clear(&b);
+}
+
+int main(void)
+{
+    RUN_TEST(test_validate);
+    RUN_TEST(test_json_and_identity);
+    TEST_MAIN_END();
+}
