@@ -546,7 +546,9 @@ static int s_run_and_read(const wh_eval_spec_t *s, wh_eval_result_t *out)
      * exits with the number of failed tests, ctest exits 8), wrapper
      * scripts mask it, and a test runner can exit 0 while having run
      * nothing. Only the report says which test ran and how it failed; the
-     * exit code only decorates the detail when there is no report. */
+     * exit code only decorates the detail when there is no report, and is
+     * a console harness's evidence of a pass when the job says so
+     * (s_passes_on_exit). */
     size_t console_len = 0;
     console = s_read_console(s->log_path, log_from, &console_len);
     wh_fw_opts_t fo = {s->failure_regex, s->pass_regex, s->root, s->message_continuation};
