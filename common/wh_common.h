@@ -29,7 +29,8 @@
     X(EREPORT, -1010, "test report missing")                     \
     X(ECANCEL, -1011, "cancelled")                               \
     X(ETOOBIG, -1012, "input exceeds size cap")                  \
-    X(EUNAVAIL, -1013, "service unavailable")
+    X(EUNAVAIL, -1013, "service unavailable")                    \
+    X(ETAINT, -1014, "infrastructure fault")
 
 enum {
 #define WH_ERR_ENUM(name, val, str) WH_##name = (val),
