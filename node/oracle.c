@@ -299,8 +299,15 @@ static int s_cancelled(const wh_eval_spec_t *s)
 static int s_run_step(const wh_run_opts_t *o, const char *what, const char *during,
                       wh_run_result_t *rr, uint64_t *ms, wh_eval_result_t *out)
 {
+    int is_test = strcmp(what, "test") == 0;
+    if (is_test)
+        out->test_log_from = (long long)s_file_size(o->log_path);
     int r = wh_run(o, rr);
     *ms = r ? 0 : rr->ms;
+    if (!r) {
+        *(is_test ? &out->test_run : &out->build_run) = *rr;
+        *(is_test ? &out->test_ran : &out->build_ran) = 1;
+    }
     if (r) {
         out->verdict = WH_V_INFRA_ERROR;
         s_detail(out, "cannot start %s: %s", what, wh_strerror(r));

@@ -58,6 +58,12 @@ typedef struct {
     int build_ok;
     uint64_t build_ms, test_ms;
     int cancelled;
+    /* How the build and the test run ended, for the infrastructure-fault
+     * classifier (node/taint.h); valid when build_ran / test_ran. The
+     * test's output starts at byte test_log_from of log_path. */
+    wh_run_result_t build_run, test_run;
+    int build_ran, test_ran;
+    long long test_log_from;
 } wh_eval_result_t;
 
 void wh_eval_result_clear(wh_eval_result_t *r);

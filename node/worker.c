@@ -20,6 +20,7 @@
 #include "framework.h"
 #include "oracle.h"
 #include "runner.h"
+#include "taint.h"
 #include "wh_common.h"
 #include "wire.h"
 #include "workspace.h"
@@ -56,6 +57,7 @@ struct s_slot {
     char *cur_job;
     uint64_t cur_cand;
     int cancel;
+    char setup_taint[512];  /* why the last setup failed for the node's sake, or "" */
 };
 
 /* ---- socket helpers ---- */
@@ -276,6 +278,8 @@ static void s_evict(wh_node_t *n, const char *keep)
     pthread_mutex_unlock(&n->disk_mu);
 }
 
+static void s_setup_taint(s_slot_t *s, const wh_run_result_t *r, const char *log);
+
 /* Makes sure the slot's workspace for job j exists and is set up. Returns 0,
  * or a negative code with *detail set (WH_ESETUP when setup failed). */
 static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *project,
@@ -334,6 +338,7 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *p
         unlink(log);
         wh_run_result_t r = {0};
         rc = wh_run(&o, &r);
+        s_setup_taint(s, rc ? NULL : &r, log);
         if (rc == 0 && (r.cancelled || atomic_load(&n->stop))) {
             rc = WH_ECANCEL;
             *detail = strdup("setup cancelled");
@@ -389,6 +394,7 @@ typedef struct {
     wh_eval_result_t *r;   /* K results */
     int k;                 /* runs done */
     char *root, *report, *log;
+    char *taint;           /* why the last run is not to be trusted (an InfraError), or NULL */
 } s_runs_t;
 
 static void s_runs_clear(s_runs_t *x)
@@ -399,8 +405,12 @@ static void s_runs_clear(s_runs_t *x)
     free(x->root);
     free(x->report);
     free(x->log);
+    free(x->taint);
     memset(x, 0, sizeof *x);
 }
+
+static int s_taint_run(s_runs_t *x, wh_eval_result_t *er, const wh_fp_t *ref);
+static int s_taint_setup(s_slot_t *s, const wh_msg_t *m, int rc, char **detail);
 
 /* Runs content K times in the workspace of project. 0, or a negative code
  * with *detail when the workspace could not be prepared/written. */
@@ -444,6 +454,8 @@ static int s_run_set(s_slot_t *s, const wh_job_spec_t *j, const wh_framework_t *
         }
         x->k++;
         atomic_fetch_add(&s->node->evaluated, i == 0);
+        if (s_taint_run(x, &x->r[i], ref))
+            break;
         /* A build failure, an infrastructure error or a cancel ends the set:
          * repeating cannot change them. */
         if (x->r[i].cancelled || !x->r[i].build_ok || x->r[i].verdict == WH_V_INFRA_ERROR ||
@@ -514,7 +526,7 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
     const wh_fp_t *ref = (m->baseline || m->on_reference) ? NULL : &m->ref;
     int rc = s_run_set(s, j, fw, project, m->content, m->content_len, ref, want, &x, &detail);
     if (rc) {
-        v.code = rc;
+        v.code = s_taint_setup(s, m, rc, &detail);
         goto reply;
     }
     busy = wh_path_join(x.root, ".whittle-busy");
@@ -530,6 +542,13 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
     if (cancelled) {
         v.code = WH_ECANCEL;
         detail = strdup("cancelled");
+        goto reply;
+    }
+    if (x.taint) {
+        /* Nothing this run says is about the candidate: never a verdict. */
+        v.code = WH_ETAINT;
+        detail = strdup(x.taint);
+        s_attach_report(&x, &v, &rep);
         goto reply;
     }
     if (r0->verdict == WH_V_BUILD_FAILED || r0->verdict == WH_V_INFRA_ERROR) {
@@ -617,11 +636,15 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
         rc = s_run_set(s, j, fw, j->reference, m->content, m->content_len, NULL, 1, &xr, &d2);
         if (rc) {
             v.verdict = WH_V_INFRA_ERROR;
-            v.code = rc;
+            v.code = s_taint_setup(s, m, rc, &d2);
             wh_buf_printf(&why, "; reference: %s", d2 ? d2 : wh_strerror(rc));
         } else if (xr.r[0].cancelled) {
             v.verdict = WH_V_INFRA_ERROR;
             v.code = WH_ECANCEL;
+        } else if (xr.taint) {
+            v.verdict = WH_V_INFRA_ERROR;
+            v.code = WH_ETAINT;
+            wh_buf_printf(&why, "; reference run: %s", xr.taint);
         } else if (xr.r[0].verdict == WH_V_BUILD_FAILED) {
             v.verdict = WH_V_BUILD_FAILED;
             wh_buf_puts(&why, "; does not build on the reference");
@@ -655,6 +678,99 @@ reply:
     free(detail);
     free(busy);
     free(rep);
+}
+
+/* ---- infrastructure faults (node/taint.h) ----
+ *
+ * A verdict is only worth caching when its run says something about the
+ * candidate. A full disk, a quota, an OOM kill, a signal from outside or a
+ * missing tool say something about this node: such a run is answered
+ * InfraError with code WH_ETAINT, and the coordinator retries the candidate
+ * on another slot. */
+
+static void s_setup_taint(s_slot_t *s, const wh_run_result_t *r, const char *log)
+{
+    s->setup_taint[0] = '\0';
+    char *out = NULL;
+    size_t len = 0;
+    if (s_read_tail(log, 1u << 20, &out, &len) != 0)
+        out = NULL, len = 0;
+    wh_taint_step_t st = {WH_STEP_SETUP, r, out, len, NULL};
+    char why[400];
+    wh_taint_t t = wh_taint_classify(&st, why, sizeof why);
+    if (t == WH_TAINT_NONE)
+        t = wh_taint_disk(s->node->workdir, why, sizeof why);
+    if (t != WH_TAINT_NONE)
+        snprintf(s->setup_taint, sizeof s->setup_taint, "%s: %s", wh_taint_name(t), why);
+    free(out);
+}
+
+/* The code to answer when the workspace could not be prepared or written
+ * (rc, with *detail): WH_ETAINT when that is the node's fault, and *detail
+ * then says why. A candidate's workspace failing here is always the node's
+ * fault: the original's was set up, elsewhere if not here. A baseline's or
+ * a reference's setup that fails without a sign of the node (an exit 1, no
+ * full disk) is the project's: rc stays. */
+static int s_taint_setup(s_slot_t *s, const wh_msg_t *m, int rc, char **detail)
+{
+    if (rc == WH_ECANCEL || rc == WH_ENOMEM)
+        return rc;
+    char why[512] = "";
+    const char *d = *detail ? *detail : wh_strerror(rc);
+    wh_taint_step_t st = {WH_STEP_SETUP, NULL, d, strlen(d), NULL};
+    wh_taint_t t = WH_TAINT_NONE;
+    if (rc == WH_ESETUP && s->setup_taint[0])
+        snprintf(why, sizeof why, "%s", s->setup_taint);
+    else if ((t = wh_taint_classify(&st, why, sizeof why)) != WH_TAINT_NONE ||
+             (t = wh_taint_disk(s->node->workdir, why, sizeof why)) != WH_TAINT_NONE) {
+        char tmp[512];
+        snprintf(tmp, sizeof tmp, "%s: %s", wh_taint_name(t), why);
+        snprintf(why, sizeof why, "%s", tmp);
+    } else if (rc == WH_ESETUP && (m->baseline || m->on_reference))
+        return rc;
+    else
+        snprintf(why, sizeof why, "this node could not prepare the workspace");
+    char *nd = wh_strdup_printf("infrastructure fault (%s); %s", why, d);
+    if (nd) {
+        free(*detail);
+        *detail = nd;
+    }
+    return WH_ETAINT;
+}
+
+/* Classifies the evaluation er that just ran in x's workspace (its build
+ * and test output are in x->log; ref: the failure being reduced, NULL for
+ * a baseline). On a taint its verdict becomes InfraError, x->taint says
+ * why, and 1 is returned. */
+static int s_taint_run(s_runs_t *x, wh_eval_result_t *er, const wh_fp_t *ref)
+{
+    if (er->cancelled)
+        return 0;
+    char *out = NULL, *own = NULL;
+    size_t len = 0;
+    if (wh_read_file(x->log, 64u << 20, &out, &len) != 0)
+        out = NULL, len = 0;
+    size_t cut = er->test_ran && er->test_log_from >= 0 && (size_t)er->test_log_from <= len
+                     ? (size_t)er->test_log_from
+                     : len;
+    if (ref)
+        own = wh_strdup_printf("%s %s", ref->kind ? ref->kind : "", ref->message ? ref->message : "");
+    wh_taint_step_t b = {WH_STEP_BUILD, er->build_ran ? &er->build_run : NULL, out, cut, NULL};
+    wh_taint_step_t t = {WH_STEP_TEST, &er->test_run, out ? out + cut : NULL, len - cut, own};
+    char why[512];
+    wh_taint_t k = wh_taint_classify(&b, why, sizeof why);
+    if (k == WH_TAINT_NONE && er->test_ran)
+        k = wh_taint_classify(&t, why, sizeof why);
+    if (k == WH_TAINT_NONE)
+        k = wh_taint_disk(x->root, why, sizeof why);
+    free(out);
+    free(own);
+    if (k == WH_TAINT_NONE)
+        return 0;
+    free(x->taint);
+    x->taint = wh_strdup_printf("infrastructure fault (%s): %s", wh_taint_name(k), why);
+    er->verdict = WH_V_INFRA_ERROR;
+    return 1;
 }
 
 /* ---- slot thread ---- */
