@@ -12,6 +12,10 @@
 #include "wh_common.h"
 
 #define S_MAX_LOST 3
+/* Tries of one candidate that may end in an infrastructure fault. */
+#define S_MAX_TAINT 3
+/* Infrastructure faults in a row that take a slot out of rotation. */
+#define S_TAINT_STREAK 3
 
 typedef struct s_job s_job_t;
 typedef struct s_slot s_slot_t;
@@ -25,6 +29,9 @@ typedef struct s_task {
     int baseline;
     int on_reference;
     int lost;              /* slots that died while holding it */
+    int tainted;           /* tries that ended in an infrastructure fault */
+    char **tried_slot;     /* ... on these slots (names) */
+    char **tried_node;     /* ... of these nodes */
     int cancelled;
     s_slot_t *slot;        /* running on */
     struct s_task *next;   /* queue link */
@@ -34,6 +41,7 @@ struct s_job {
     wh_job_spec_t spec;
     wh_fp_t ref;
     wh_pool_verdict_fn fn;
+    wh_pool_note_fn note;
     void *ctx;
     s_task_t *head, *tail;
     int queued;
@@ -53,6 +61,8 @@ struct s_slot {
                               longer hold (it was declared dead and came back) */
     char **warm;           /* job ids this slot has judged (warm workspaces) */
     int nwarm;
+    int streak;            /* infrastructure faults in a row */
+    char *out_why;         /* out of rotation, and why; NULL when in */
     s_slot_t *next;
 };
 
@@ -67,12 +77,19 @@ struct wh_pool {
     wh_pool_other_fn other;
     void *other_ctx;
     uint64_t dispatched, requeued, dead;
+    uint64_t infra_faults;
 };
 
 static void s_task_free(s_task_t *t)
 {
     if (!t)
         return;
+    for (int i = 0; i < t->tainted; i++) {
+        free(t->tried_slot[i]);
+        free(t->tried_node[i]);
+    }
+    free(t->tried_slot);
+    free(t->tried_node);
     free(t->job_id);
     free(t->content);
     free(t);
@@ -154,6 +171,7 @@ static void s_slot_free(s_slot_t *s)
     for (int i = 0; i < s->nwarm; i++)
         free(s->warm[i]);
     free(s->warm);
+    free(s->out_why);
     free(s->name);
     free(s->node_id);
     free(s);
@@ -306,6 +324,15 @@ void wh_pool_remove_job(wh_pool_t *p, const char *job_id)
     free(j);
 }
 
+int wh_pool_set_note(wh_pool_t *p, const char *job_id, wh_pool_note_fn fn)
+{
+    s_job_t *j = s_find_job(p, job_id);
+    if (!j)
+        return WH_ENOTFOUND;
+    j->note = fn;
+    return 0;
+}
+
 int wh_pool_set_ref(wh_pool_t *p, const char *job_id, const wh_fp_t *ref)
 {
     s_job_t *j = s_find_job(p, job_id);
@@ -401,6 +428,160 @@ static void s_mark_warm(s_slot_t *s, const char *job_id)
         s->nwarm++;
 }
 
+/* ---- tainted verdicts: retries on other slots, slots out of rotation ---- */
+
+static int s_listed(char *const *l, int n, const char *x)
+{
+    for (int i = 0; i < n; i++)
+        if (l[i] && x && strcmp(l[i], x) == 0)
+            return 1;
+    return 0;
+}
+
+/* 1 when slot s may take task t: a task that met an infrastructure fault
+ * goes to a slot it has not failed on, and to another node than the ones
+ * it failed on while the pool has a slot of such a node in rotation (a
+ * full disk is the whole node's). */
+static int s_fits(const wh_pool_t *p, const s_task_t *t, const s_slot_t *s)
+{
+    if (!t->tainted)
+        return 1;
+    if (s_listed(t->tried_slot, t->tainted, s->name))
+        return 0;
+    if (!s_listed(t->tried_node, t->tainted, s->node_id))
+        return 1;
+    for (const s_slot_t *o = p->slots; o; o = o->next)
+        if (!o->out_why && !s_listed(t->tried_node, t->tainted, o->node_id))
+            return 0;
+    return 1;
+}
+
+/* 1 when a slot in rotation may take t, now or when it is free. */
+static int s_placeable(const wh_pool_t *p, const s_task_t *t)
+{
+    for (const s_slot_t *o = p->slots; o; o = o->next)
+        if (!o->out_why && s_fits(p, t, o))
+            return 1;
+    return 0;
+}
+
+/* The first queued task of j that s may take, or NULL. */
+static s_task_t *s_first_fit(const wh_pool_t *p, const s_job_t *j, const s_slot_t *s)
+{
+    for (s_task_t *t = j->head; t; t = t->next)
+        if (s_fits(p, t, s))
+            return t;
+    return NULL;
+}
+
+/* Takes t out of j's queue. */
+static void s_unlink(s_job_t *j, s_task_t *t)
+{
+    s_task_t **pp = &j->head, *prev = NULL;
+    while (*pp && *pp != t) {
+        prev = *pp;
+        pp = &(*pp)->next;
+    }
+    if (!*pp)
+        return;
+    *pp = t->next;
+    if (j->tail == t)
+        j->tail = prev;
+    t->next = NULL;
+    j->queued--;
+}
+
+static void s_note(s_task_t *t, wh_pool_note_t what, const char *worker, const char *detail)
+{
+    if (t->job && t->job->note && !t->cancelled)
+        t->job->note(t->job->ctx, t->cand_id, what, worker, detail);
+}
+
+/* Slot s answered t with an infrastructure fault (code WH_ETAINT). Counts
+ * it against the slot; returns 1 when t was taken care of (requeued for
+ * another slot, or answered InfraError because its tries are used up),
+ * 0 when t is no longer wanted (the caller frees it). */
+static int s_on_taint(wh_pool_t *p, s_slot_t *s, s_task_t *t, const wh_msg_t *m)
+{
+    const char *why = m->detail && *m->detail ? m->detail : "infrastructure fault";
+    p->infra_faults++;
+    wh_warn("slot %s: %s (job %.12s cand %llu)", s->name, why, t->job_id,
+            (unsigned long long)t->cand_id);
+    s_note(t, WH_POOL_NOTE_FAULT, s->name, why);
+    if (++s->streak >= S_TAINT_STREAK && !s->out_why) {
+        s->out_why = wh_strdup_printf("%d infrastructure faults in a row; last: %s", s->streak,
+                                      why);
+        wh_warn("slot %s taken out of rotation: %s", s->name, s->out_why ? s->out_why : why);
+        s_note(t, WH_POOL_NOTE_OUT, s->name, s->out_why ? s->out_why : why);
+    }
+    if (!t->job || t->cancelled)
+        return 0;
+    char **ts = realloc(t->tried_slot, (size_t)(t->tainted + 1) * sizeof *ts);
+    if (ts)
+        t->tried_slot = ts;
+    char **tn = ts ? realloc(t->tried_node, (size_t)(t->tainted + 1) * sizeof *tn) : NULL;
+    if (tn)
+        t->tried_node = tn;
+    if (ts && tn) {
+        t->tried_slot[t->tainted] = strdup(s->name);
+        t->tried_node[t->tainted] = strdup(s->node_id);
+        t->tainted++;
+    }
+    if (!ts || !tn || t->tainted >= S_MAX_TAINT || !s_placeable(p, t)) {
+        char *msg = !ts || !tn ? NULL
+                    : t->tainted >= S_MAX_TAINT
+                        ? wh_strdup_printf("infrastructure faults on %d slots; last on %s: %s",
+                                           t->tainted, s->name, why)
+                        : wh_strdup_printf("infrastructure fault on %s, and no other slot in "
+                                           "rotation to retry on: %s", s->name, why);
+        s_fail_task(t, msg ? msg : why, WH_ETAINT);
+        free(msg);
+        s_task_free(t);
+        return 1;
+    }
+    p->requeued++;
+    wh_info("requeue job %.12s cand %llu for another slot (try %d)", t->job_id,
+            (unsigned long long)t->cand_id, t->tainted + 1);
+    s_enqueue_front(t->job, t);
+    return 1;
+}
+
+/* Answers InfraError (WH_ETAINT) for the queued tasks no slot in rotation
+ * may take: those that met faults on every such slot, or all of them when
+ * every live slot is out of rotation. With no live slot at all, tasks wait
+ * for nodes to join. One task per scan: a verdict may end its job. */
+static void s_fail_stranded(wh_pool_t *p)
+{
+    for (int guard = 0; guard < 100000; guard++) {
+        int live = 0, in = 0;
+        const s_slot_t *out = NULL;
+        for (const s_slot_t *o = p->slots; o; o = o->next) {
+            live++;
+            in += !o->out_why;
+            if (o->out_why && !out)
+                out = o;
+        }
+        if (!live)
+            return;
+        s_task_t *t = NULL;
+        s_job_t *j;
+        for (j = p->jobs; j && !t; j = j->next)
+            for (t = j->head; t; t = t->next)
+                if (!in || (t->tainted && !s_placeable(p, t)))
+                    break;
+        if (!t)
+            return;
+        s_unlink(t->job, t);
+        char *msg = !in ? wh_strdup_printf("every slot is out of rotation (%s: %s)", out->name,
+                                           out->out_why)
+                        : wh_strdup_printf("no slot in rotation left to retry on after "
+                                           "infrastructure faults on %d", t->tainted);
+        s_fail_task(t, msg ? msg : "no slot to retry on", WH_ETAINT);
+        free(msg);
+        s_task_free(t);
+    }
+}
+
 /* Picks the job a free slot should serve. Fair share first: the job with
  * the fewest candidates on slots now, then the fewest served so far; among
  * equals, a job whose workspace is warm on this slot (or its node) wins, so
@@ -414,7 +595,7 @@ static s_job_t *s_pick_job(wh_pool_t *p, s_slot_t *s)
     int best_warm = 0;
     s_job_t *j = start;
     do {
-        if (j->head) {
+        if (s_first_fit(p, j, s)) {
             int warm = s_is_warm(s, j->spec.job_id) || s_node_warm(p, s, j->spec.job_id);
             int better = !best || j->running < best->running ||
                          (j->running == best->running &&
@@ -435,12 +616,13 @@ static s_job_t *s_pick_job(wh_pool_t *p, s_slot_t *s)
 static void s_dispatch(wh_pool_t *p)
 {
     for (s_slot_t *s = p->slots; s; s = s->next) {
-        if (s->task || s->phantom)
+        if (s->task || s->phantom || s->out_why)
             continue;
         s_job_t *j = s_pick_job(p, s);
         if (!j)
-            return;
-        s_task_t *t = s_dequeue(j);
+            continue;
+        s_task_t *t = s_first_fit(p, j, s);
+        s_unlink(j, t);
         wh_msg_t m = {0};
         m.type = WH_MSG_EVALUATE;
         m.job = j->spec;
@@ -539,6 +721,12 @@ static void s_handle(wh_pool_t *p, const uint8_t *ident, size_t ilen, wh_msg_t *
             s_enqueue_front(t->job, t);
             break;
         }
+        if (m->code == WH_ETAINT) {
+            if (s_on_taint(p, s, t, m))
+                break;
+        } else if (m->code != WH_ECANCEL) {
+            s->streak = 0;
+        }
         if (t->job && !t->cancelled)
             t->job->fn(t->job->ctx, t->cand_id, m, s->name);
         s_task_free(t);
@@ -593,6 +781,7 @@ int wh_pool_poll(wh_pool_t *p, int timeout_ms)
                 s->last_rx = 0; /* gone: reaped next turn */
         }
     }
+    s_fail_stranded(p);
     s_dispatch(p);
     return 0;
 }
@@ -620,17 +809,22 @@ void wh_pool_stats(const wh_pool_t *p, wh_pool_stats_t *o)
     o->dispatched = p->dispatched;
     o->requeued = p->requeued;
     o->dead_slots = p->dead;
+    for (const s_slot_t *s = p->slots; s; s = s->next)
+        o->out_of_rotation += s->out_why != NULL;
+    o->infra_faults = p->infra_faults;
 }
 
 void wh_pool_describe(const wh_pool_t *p, wh_buf_t *b)
 {
     wh_pool_stats_t st;
     wh_pool_stats(p, &st);
-    wh_buf_printf(b, "nodes: %d  slots: %d (busy %d)  jobs: %d  queued: %d  dispatched: %llu  requeued: %llu  dead slots: %llu\n",
+    wh_buf_printf(b, "nodes: %d  slots: %d (busy %d)  jobs: %d  queued: %d  dispatched: %llu  requeued: %llu  dead slots: %llu  out of rotation: %d  infra faults: %llu\n",
                   st.nodes, st.slots, st.busy, st.jobs, st.queued,
                   (unsigned long long)st.dispatched, (unsigned long long)st.requeued,
-                  (unsigned long long)st.dead_slots);
+                  (unsigned long long)st.dead_slots, st.out_of_rotation,
+                  (unsigned long long)st.infra_faults);
     for (const s_slot_t *s = p->slots; s; s = s->next)
-        wh_buf_printf(b, "  slot %-40s %s\n", s->name,
-                      s->task ? (s->task->cancelled ? "cancelling" : "busy") : "idle");
+        wh_buf_printf(b, "  slot %-40s %s%s%s\n", s->name,
+                      s->task ? (s->task->cancelled ? "cancelling" : "busy") : "idle",
+                      s->out_why ? "  OUT OF ROTATION: " : "", s->out_why ? s->out_why : "");
 }

@@ -11,6 +11,16 @@
  * candidate goes back to the front of its job's queue; a candidate that has
  * lost its slot 3 times is answered InfraError.
  *
+ * Tainted verdicts: an InfraError with code WH_ETAINT says something about
+ * the slot (a full disk, an OOM kill, a missing tool), not about the
+ * candidate. It is never passed on as a verdict: the candidate goes back to
+ * the front of its queue for a slot it has not failed on (on another node
+ * when one is in rotation), and the job hears of it through its note
+ * function. After 3 such faults the candidate is answered InfraError with
+ * code WH_ETAINT; so is a candidate no slot in rotation may take. A slot
+ * that answers 3 in a row is taken out of rotation: it stays connected, is
+ * named in wh_pool_describe, and gets no more work.
+ *
  * Dispatch: a free slot takes the next candidate of the next job in
  * round-robin order, preferring jobs whose warm workspace this slot's node
  * already holds. One owner thread.
@@ -44,6 +54,18 @@ void wh_pool_on_other(wh_pool_t *p, wh_pool_other_fn fn, void *ctx);
 int wh_pool_add_job(wh_pool_t *p, const wh_job_spec_t *spec, wh_pool_verdict_fn fn, void *ctx);
 /* Forgets a job: cancels its queued and running candidates. */
 void wh_pool_remove_job(wh_pool_t *p, const char *job_id);
+/* What the pool tells a job besides verdicts. */
+typedef enum {
+    WH_POOL_NOTE_FAULT = 1, /* worker answered with an infrastructure fault; retried elsewhere */
+    WH_POOL_NOTE_OUT = 2,   /* worker is now out of rotation; detail says why */
+} wh_pool_note_t;
+/* Called on the pool's thread with the job's ctx; must not call back into
+ * the pool. */
+typedef void (*wh_pool_note_fn)(void *ctx, uint64_t cand_id, wh_pool_note_t what,
+                                const char *worker, const char *detail);
+/* Sets the job's note function (NULL: none). WH_ENOTFOUND for no such job. */
+int wh_pool_set_note(wh_pool_t *p, const char *job_id, wh_pool_note_fn fn);
+
 /* Sets the reference fingerprint sent with the job's candidates. */
 int wh_pool_set_ref(wh_pool_t *p, const char *job_id, const wh_fp_t *ref);
 
@@ -71,6 +93,8 @@ typedef struct {
     int jobs;
     int queued;
     uint64_t dispatched, requeued, dead_slots;
+    int out_of_rotation;    /* live slots taken out of rotation */
+    uint64_t infra_faults;  /* tainted answers (code WH_ETAINT) received */
 } wh_pool_stats_t;
 void wh_pool_stats(const wh_pool_t *p, wh_pool_stats_t *out);
 /* Human-readable table of nodes and slots, appended to b. */

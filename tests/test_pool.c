@@ -7,7 +7,12 @@
  *    judging the old candidate is not given new work until that ends, and
  *    its late verdict is not taken;
  *  - a candidate that loses its slot 3 times is answered InfraError;
- *  - jobs share the slots in turn.
+ *  - jobs share the slots in turn;
+ *  - an infrastructure fault (InfraError, code WH_ETAINT) is never passed
+ *    on: the candidate goes to a slot of another node, the slot that keeps
+ *    answering them is taken out of rotation (named in the description),
+ *    and a candidate that runs out of slots or tries is answered
+ *    InfraError with WH_ETAINT instead of waiting forever.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -24,7 +29,10 @@ typedef struct {
     int n;
     uint64_t cand[16];
     wh_verdict_t v[16];
+    int code[16];
     char worker[16][64];
+    int faults, outs;
+    char out_worker[64];
 } s_got_t;
 
 static void s_on_verdict(void *ctx, uint64_t cand, const wh_msg_t *m, const char *worker)
@@ -33,8 +41,23 @@ static void s_on_verdict(void *ctx, uint64_t cand, const wh_msg_t *m, const char
     if (g->n < 16) {
         g->cand[g->n] = cand;
         g->v[g->n] = (wh_verdict_t)m->verdict;
+        g->code[g->n] = m->code;
         snprintf(g->worker[g->n], sizeof g->worker[0], "%s", worker);
         g->n++;
+    }
+}
+
+static void s_on_note(void *ctx, uint64_t cand, wh_pool_note_t what, const char *worker,
+                      const char *detail)
+{
+    s_got_t *g = ctx;
+    (void)cand;
+    (void)detail;
+    if (what == WH_POOL_NOTE_FAULT)
+        g->faults++;
+    if (what == WH_POOL_NOTE_OUT) {
+        g->outs++;
+        snprintf(g->out_worker, sizeof g->out_worker, "%s", worker);
     }
 }
 
@@ -90,6 +113,206 @@ static void s_verdict(void *sock, uint64_t cand, wh_verdict_t v)
     m.cand_id = cand;
     m.verdict = v;
     wh_wire_send(sock, &m, 0);
+}
+
+static void s_taint(void *sock, uint64_t cand)
+{
+    wh_msg_t m = {0};
+    m.type = WH_MSG_VERDICT;
+    m.cand_id = cand;
+    m.verdict = WH_V_INFRA_ERROR;
+    m.code = WH_ETAINT;
+    m.detail = "infrastructure fault (no space): build output: `No space left on device`";
+    wh_wire_send(sock, &m, 0);
+}
+
+/* A slot with its own node id. */
+static void *s_slot_on(void *zctx, const char *ep, const char *id, const char *node)
+{
+    void *s = zmq_socket(zctx, ZMQ_DEALER);
+    int zero = 0;
+    zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
+    zmq_setsockopt(s, ZMQ_ROUTING_ID, id, strlen(id));
+    zmq_connect(s, ep);
+    wh_msg_t h = {0};
+    h.type = WH_MSG_HELLO;
+    h.node_id = (char *)node;
+    wh_wire_send(s, &h, 0);
+    return s;
+}
+
+static void s_spec(wh_job_spec_t *spec, const char *id)
+{
+    memset(spec, 0, sizeof *spec);
+    spec->job_id = (char *)id;
+    spec->project = "/p";
+    spec->test_file = "t.c";
+    spec->test = "t";
+    spec->run_cmd = "true";
+}
+
+/* Slot "bad" (node A) answers every candidate with an infrastructure
+ * fault; "twin" is a healthy slot of the same node, "good" one of node B.
+ * Ten candidates: every one gets a real verdict, none from bad; what bad
+ * failed goes to node B, never to its twin; bad is out of rotation after
+ * exactly 3 faults and gets nothing more. */
+static void test_taint_goes_to_another_node(void)
+{
+    void *zctx = zmq_ctx_new();
+    char *err = NULL;
+    wh_pool_t *p = wh_pool_new(zctx, "inproc://pool-taint", 1000, &err);
+    s_got_t got = {0};
+    wh_job_spec_t spec;
+    s_spec(&spec, "job-t");
+    CHECK_EQ_INT(wh_pool_add_job(p, &spec, s_on_verdict, &got), 0);
+    CHECK_EQ_INT(wh_pool_set_note(p, "job-t", s_on_note), 0);
+    CHECK_EQ_INT(wh_pool_set_note(p, "no-such-job", s_on_note), WH_ENOTFOUND);
+    void *sl[3] = {s_slot_on(zctx, "inproc://pool-taint", "bad", "A"),
+                   s_slot_on(zctx, "inproc://pool-taint", "twin", "A"),
+                   s_slot_on(zctx, "inproc://pool-taint", "good", "B")};
+    for (int k = 0; k < 20; k++)
+        wh_pool_poll(p, 5);
+    for (uint64_t c = 1; c <= 10; c++)
+        CHECK_EQ_INT(wh_pool_submit(p, "job-t", c, "x", 1, 0), 0);
+    int evals[3] = {0, 0, 0}, twin_got_failed = 0;
+    uint64_t failed_on_bad[16] = {0};
+    int nfailed = 0;
+    uint64_t t0 = wh_now_ms();
+    while (got.n < 10 && wh_now_ms() - t0 < 5000) {
+        wh_pool_poll(p, 5);
+        for (int i = 0; i < 3; i++) {
+            wh_msg_t m = {0};
+            while (wh_wire_recv(sl[i], &m, ZMQ_DONTWAIT) == 0) {
+                if (m.type == WH_MSG_EVALUATE) {
+                    evals[i]++;
+                    if (i == 0) {
+                        s_taint(sl[i], m.cand_id);
+                        if (nfailed < 16)
+                            failed_on_bad[nfailed++] = m.cand_id;
+                    } else {
+                        for (int k = 0; k < nfailed; k++)
+                            twin_got_failed |= i == 1 && failed_on_bad[k] == m.cand_id;
+                        s_verdict(sl[i], m.cand_id, WH_V_TEST_PASSED);
+                    }
+                }
+                wh_msg_clear(&m);
+            }
+            wh_msg_clear(&m);
+        }
+    }
+    CHECK_EQ_INT(got.n, 10);
+    int from_bad = 0, infra = 0;
+    for (int i = 0; i < got.n; i++) {
+        from_bad += strcmp(got.worker[i], "bad") == 0;
+        infra += got.v[i] == WH_V_INFRA_ERROR;
+    }
+    CHECK_EQ_INT(from_bad, 0);
+    CHECK_EQ_INT(infra, 0);
+    CHECK_EQ_INT(evals[0], 3);
+    CHECK_EQ_INT(evals[0] + evals[1] + evals[2], 13);
+    CHECK_EQ_INT(twin_got_failed, 0);
+    CHECK_EQ_INT(got.faults, 3);
+    CHECK_EQ_INT(got.outs, 1);
+    CHECK_EQ_STR(got.out_worker, "bad");
+    wh_pool_stats_t st;
+    wh_pool_stats(p, &st);
+    CHECK_EQ_INT(st.out_of_rotation, 1);
+    CHECK_EQ_INT(st.infra_faults, 3);
+    CHECK_EQ_INT(st.slots, 3);
+    wh_buf_t b = WH_BUF_INIT;
+    wh_pool_describe(p, &b);
+    CHECK(strstr(b.buf, "out of rotation: 1  infra faults: 3") != NULL);
+    CHECK(strstr(b.buf, "slot bad") && strstr(b.buf, "OUT OF ROTATION: 3 infrastructure faults in "
+                                                   "a row; last: infrastructure fault (no space)"));
+    CHECK(strstr(strstr(b.buf, "slot twin"), "OUT OF ROTATION") == NULL);
+    wh_buf_free(&b);
+    for (int i = 0; i < 3; i++)
+        zmq_close(sl[i]);
+    wh_pool_destroy(&p);
+    zmq_ctx_term(zctx);
+}
+
+/* The retry budget: on three nodes that all fail it, a candidate is
+ * answered InfraError (WH_ETAINT) after 3 tries; with one slot, after the
+ * first (nowhere else to go); and once every slot is out of rotation, the
+ * queued candidates are answered rather than left waiting. */
+static void test_taint_budget(void)
+{
+    void *zctx = zmq_ctx_new();
+    char *err = NULL;
+    wh_pool_t *p = wh_pool_new(zctx, "inproc://pool-budget", 1000, &err);
+    s_got_t got = {0};
+    wh_job_spec_t spec;
+    s_spec(&spec, "job-u");
+    wh_pool_add_job(p, &spec, s_on_verdict, &got);
+    void *sl[4] = {s_slot_on(zctx, "inproc://pool-budget", "b1", "n1"),
+                   s_slot_on(zctx, "inproc://pool-budget", "b2", "n2"),
+                   s_slot_on(zctx, "inproc://pool-budget", "b3", "n3"),
+                   s_slot_on(zctx, "inproc://pool-budget", "b4", "n4")};
+    for (int k = 0; k < 20; k++)
+        wh_pool_poll(p, 5);
+    wh_pool_submit(p, "job-u", 1, "x", 1, 0);
+    int evals = 0;
+    uint64_t t0 = wh_now_ms();
+    while (got.n < 1 && wh_now_ms() - t0 < 3000) {
+        wh_pool_poll(p, 5);
+        for (int i = 0; i < 4; i++) {
+            wh_msg_t m = {0};
+            while (wh_wire_recv(sl[i], &m, ZMQ_DONTWAIT) == 0) {
+                if (m.type == WH_MSG_EVALUATE) {
+                    evals++;
+                    s_taint(sl[i], m.cand_id);
+                }
+                wh_msg_clear(&m);
+            }
+            wh_msg_clear(&m);
+        }
+    }
+    CHECK_EQ_INT(got.n, 1);
+    CHECK_EQ_INT(evals, 3);
+    CHECK_EQ_INT(got.v[0], WH_V_INFRA_ERROR);
+    CHECK_EQ_INT(got.code[0], WH_ETAINT);
+    for (int i = 0; i < 4; i++)
+        zmq_close(sl[i]);
+    wh_pool_destroy(&p);
+
+    /* One slot: nowhere to retry; three candidates take it out of rotation,
+     * and the fourth, queued behind them, is answered without a try. */
+    p = wh_pool_new(zctx, "inproc://pool-single", 1000, &err);
+    memset(&got, 0, sizeof got);
+    wh_pool_add_job(p, &spec, s_on_verdict, &got);
+    void *one = s_slot_on(zctx, "inproc://pool-single", "only", "n1");
+    for (int k = 0; k < 20; k++)
+        wh_pool_poll(p, 5);
+    for (uint64_t c = 1; c <= 4; c++)
+        wh_pool_submit(p, "job-u", c, "x", 1, 0);
+    evals = 0;
+    t0 = wh_now_ms();
+    while (got.n < 4 && wh_now_ms() - t0 < 3000) {
+        wh_pool_poll(p, 5);
+        wh_msg_t m = {0};
+        while (wh_wire_recv(one, &m, ZMQ_DONTWAIT) == 0) {
+            if (m.type == WH_MSG_EVALUATE) {
+                evals++;
+                s_taint(one, m.cand_id);
+            }
+            wh_msg_clear(&m);
+        }
+        wh_msg_clear(&m);
+    }
+    CHECK_EQ_INT(got.n, 4);
+    CHECK_EQ_INT(evals, 3);
+    for (int i = 0; i < got.n; i++) {
+        CHECK_EQ_INT(got.v[i], WH_V_INFRA_ERROR);
+        CHECK_EQ_INT(got.code[i], WH_ETAINT);
+    }
+    wh_pool_stats_t st;
+    wh_pool_stats(p, &st);
+    CHECK_EQ_INT(st.out_of_rotation, 1);
+    CHECK_EQ_INT(st.queued, 0);
+    zmq_close(one);
+    wh_pool_destroy(&p);
+    zmq_ctx_term(zctx);
 }
 
 static void test_dead_slot_requeue_and_return(void)
@@ -239,5 +462,7 @@ int main(void)
     RUN_TEST(test_dead_slot_requeue_and_return);
     RUN_TEST(test_three_losses_is_infra_error);
     RUN_TEST(test_jobs_take_turns);
+    RUN_TEST(test_taint_goes_to_another_node);
+    RUN_TEST(test_taint_budget);
     TEST_MAIN_END();
 }
