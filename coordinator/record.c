@@ -78,7 +78,7 @@ wh_record_t *wh_record_open(const char *out, const char *test, char **err)
         wh_record_close(&r);
         return NULL;
     }
-    fprintf(r->csv, "candidate,sweep,level,kept,total,verdict,cached,node,ms,report,runs,key\n");
+    fprintf(r->csv, "candidate,sweep,level,kept,total,verdict,cached,node,ms,report,runs,key,infra\n");
     fflush(r->csv);
     return r;
 }
@@ -112,14 +112,30 @@ void wh_record_log(wh_record_t *r, const char *fmt, ...)
     fflush(r->log);
 }
 
+/* A free-text CSV field: quoted, inner quotes doubled, one line. */
+static void s_csv_field(FILE *f, const char *s)
+{
+    if (!s || !*s)
+        return;
+    fputc('"', f);
+    for (; *s; s++) {
+        if (*s == '"')
+            fputc('"', f);
+        fputc(*s == '\n' || *s == '\r' ? ' ' : *s, f);
+    }
+    fputc('"', f);
+}
+
 void wh_record_candidate(wh_record_t *r, const wh_cand_row_t *c)
 {
     char runs[32] = "";
     if (c->runs)
         snprintf(runs, sizeof runs, "%d/%d", c->agreeing, c->runs);
-    fprintf(r->csv, "%d,%d,%d,%d,%d,%s,%d,%s,%llu,%s,%s,%s\n", c->id, c->sweep, c->level, c->kept,
+    fprintf(r->csv, "%d,%d,%d,%d,%d,%s,%d,%s,%llu,%s,%s,%s,", c->id, c->sweep, c->level, c->kept,
             c->total, wh_verdict_name(c->verdict), c->cached, c->node ? c->node : "-",
             (unsigned long long)c->ms, c->report ? c->report : "", runs, c->key ? c->key : "");
+    s_csv_field(r->csv, c->infra);
+    fputc('\n', r->csv);
     fflush(r->csv);
     fprintf(r->log, "[cand_%03d] keep %d/%d -> %s%s%s%s  removed: %s\n", c->id, c->kept,
             c->total, wh_verdict_name(c->verdict), c->cached ? "  (cached)" : "",
@@ -127,6 +143,8 @@ void wh_record_candidate(wh_record_t *r, const wh_cand_row_t *c)
             c->removed ? c->removed : "-");
     if (c->note)
         fprintf(r->log, "           note: %s\n", c->note);
+    if (c->infra)
+        fprintf(r->log, "           infra: judged after infrastructure faults: %s\n", c->infra);
     fflush(r->log);
 }
 
@@ -221,6 +239,11 @@ static void s_json_run(json_t *o, const wh_summary_t *s)
     json_object_set_new(o, "flaky_candidates", json_integer(s->flaky));
     json_object_set_new(o, "speculated", json_integer(s->speculated));
     json_object_set_new(o, "speculation_used", json_integer(s->spec_used));
+    json_object_set_new(o, "infra_faults", json_integer(s->infra_faults));
+    json_t *out = json_array();
+    for (int i = 0; i < s->n_out; i++)
+        json_array_append_new(out, json_string(s_nz(s->out_slots[i])));
+    json_object_set_new(o, "out_of_rotation", out);
     if (s->repeat > 1)
         json_object_set_new(o, "repeat", json_integer(s->repeat));
     if (s->reference) {
@@ -294,6 +317,9 @@ static void s_summary_txt(wh_record_t *r, const wh_summary_t *s)
                   s->after, s->tree_before, s->tree_after, s->nontree_before, s->nontree_after);
     wh_buf_printf(&b, "sweeps: %d  rounds: %d  candidates: %d  evaluated: %d  cached: %d  extra: %d\n",
                   s->sweeps, s->rounds, s->candidates, s->evaluated, s->cached, s->extra);
+    if (s->infra_faults || s->n_out)
+        wh_buf_printf(&b, "infra faults: %d (retried on other slots, never cached); slots out of "
+                      "rotation: %d\n", s->infra_faults, s->n_out);
     wh_buf_puts(&b, "verdicts:");
     for (int v = 1; v < WH_V_COUNT; v++)
         wh_buf_printf(&b, " %s=%d", wh_verdict_name((wh_verdict_t)v), s->verdicts[v]);

@@ -28,6 +28,7 @@ typedef struct {
     int runs;            /* test runs behind the verdict (--repeat); 0 when cached */
     int agreeing;        /* runs that preserved */
     const char *key;     /* the cache key */
+    const char *infra;   /* infrastructure faults met on the way ("slot: why | ..."), or NULL */
 } wh_cand_row_t;
 
 /* Creates OUT/<test>-<yyyymmdd-hhmmss>[-k]/. */
@@ -62,6 +63,9 @@ typedef struct {
     int keep_fault;
     const char *fault;                 /* "kept", "lost", or why the check could not tell */
     const char *fault_detail;          /* the fingerprint seen on the reference */
+    int infra_faults;                  /* tainted runs, retried elsewhere */
+    char *const *out_slots;            /* slots taken out of rotation */
+    int n_out;
 } wh_summary_t;
 
 /* Writes summary.json and summary.txt. */

@@ -30,6 +30,7 @@ typedef struct {
     char *report;
     char *detail;
     int runs, agreeing;
+    char *infra;        /* infrastructure faults met before its verdict ("slot: why | ...") */
 } s_cand_t;
 
 enum { S_BASELINE, S_ROUNDS, S_DONE, S_FAILED, S_REFCHECK };
@@ -74,6 +75,10 @@ struct wh_reduction {
     int verdicts[WH_V_COUNT];
     uint64_t t0, wall_ms;
     char *result_text;
+    /* tainted answers: retried elsewhere, never verdicts (pool.h) */
+    int infra_faults;
+    char **out_slots;       /* slots taken out of rotation during this job */
+    int n_out;
 };
 
 static void s_out(wh_reduction_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -95,6 +100,7 @@ static void s_clear_round(wh_reduction_t *r)
         free(r->c[i].node);
         free(r->c[i].report);
         free(r->c[i].detail);
+        free(r->c[i].infra);
     }
     free(r->c);
     r->c = NULL;
@@ -416,7 +422,7 @@ static void s_record_round(wh_reduction_t *r, int winner)
             .removed = removed, .note = note[0] ? note : (rep->detail && !cached ? rep->detail : NULL),
             .report = cached ? NULL : rep->report,
             .runs = cached ? 0 : rep->runs, .agreeing = cached ? 0 : rep->agreeing,
-            .key = rep->key,
+            .key = rep->key, .infra = cached ? NULL : rep->infra,
         };
         wh_record_candidate(r->rec, &row);
         s_out(r, "[cand_%03d] keep %d/%d -> %s%s\n", id, rd->kept[i], rd->total,
@@ -511,6 +517,10 @@ static int s_baseline_failed(wh_reduction_t *r, const wh_msg_t *m)
     }
     if (m->code == WH_EBUILD) {
         s_fail(r, 3, wh_strdup_printf("original does not build: %s (%s)", r->job.file, d));
+        return 1;
+    }
+    if (m->code == WH_ETAINT) {
+        s_fail(r, 4, wh_strdup_printf("the original run could not be judged: %s", d));
         return 1;
     }
     if (m->code) {
@@ -662,6 +672,14 @@ static void s_on_candidate(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, co
         s_cand_t *c = &r->c[i];
         if (c->rep != i || !c->submitted || c->eval_id != id || c->v != WH_V_NONE)
             continue;
+        if (m->code == WH_ETAINT) {
+            /* No slot could judge it: an answer built on it would be a
+             * guess. */
+            s_fail(r, 4, wh_strdup_printf("infrastructure fault: candidate e%04llu could not be "
+                                          "judged: %s", (unsigned long long)id,
+                                          m->detail ? m->detail : ""));
+            return;
+        }
         c->v = m->verdict >= 1 && m->verdict < WH_V_COUNT ? (wh_verdict_t)m->verdict
                                                           : WH_V_INFRA_ERROR;
         c->evaluated = 1;
@@ -703,6 +721,39 @@ static void s_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *
         return;
     s_on_candidate(r, id, m, worker);
     s_advance(r);
+}
+
+/* The pool's word on infrastructure faults (pool.h): run log, console,
+ * the candidate's row, the summary. */
+static void s_on_note(void *ctx, uint64_t id, wh_pool_note_t what, const char *worker,
+                      const char *detail)
+{
+    wh_reduction_t *r = ctx;
+    if (what == WH_POOL_NOTE_OUT) {
+        wh_record_log(r->rec, "slot %s taken out of rotation: %s", worker, detail);
+        s_out(r, "Slot %s taken out of rotation: %s\n", worker, detail);
+        char **o = realloc(r->out_slots, (size_t)(r->n_out + 1) * sizeof *o);
+        if (o && (o[r->n_out] = strdup(worker)) != NULL)
+            r->n_out++;
+        if (o)
+            r->out_slots = o;
+        return;
+    }
+    r->infra_faults++;
+    wh_record_log(r->rec, "           infra: e%04llu on %s: %s (not a verdict)",
+                  (unsigned long long)id, worker, detail);
+    s_out(r, "Infrastructure fault on %s: %s\n", worker, detail);
+    for (int i = 0; i < r->nc; i++) {
+        s_cand_t *c = &r->c[i];
+        if (c->rep != i || !c->submitted || c->eval_id != id)
+            continue;
+        char *n = wh_strdup_printf("%s%s%s: %s", c->infra ? c->infra : "", c->infra ? " | " : "",
+                                   worker, detail);
+        if (n) {
+            free(c->infra);
+            c->infra = n;
+        }
+    }
 }
 
 /* ---- results ---- */
@@ -795,6 +846,9 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->keep_fault = r->job.keep_fault;
     s->fault = r->fault;
     s->fault_detail = r->fault_detail;
+    s->infra_faults = r->infra_faults;
+    s->out_slots = r->out_slots;
+    s->n_out = r->n_out;
 }
 
 /* Writes the reduced test (line-true and compact) and keeps the function's
@@ -937,6 +991,7 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
         *err = wh_strdup_printf("job %s is already running", r->job_id);
         return WH_EINVAL;
     }
+    wh_pool_set_note(pool, r->job_id, s_on_note);
     r->pool = pool;
     r->cache = cache;
 
@@ -990,6 +1045,9 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     free(r->fault_detail);
     free(r->spec);
     free(r->spec_done);
+    for (int i = 0; i < r->n_out; i++)
+        free(r->out_slots[i]);
+    free(r->out_slots);
     free(r);
     *rp = NULL;
 }

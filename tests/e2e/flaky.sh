@@ -19,7 +19,7 @@ nflaky=$(json "$R/summary.json" .flaky_candidates)
 [ "$nflaky" -gt 0 ] && pass "flaky candidates seen: $nflaky" || fail "no flaky candidate seen"
 # every Preserved row whose runs disagreed: its key is not in the cache
 bad=0; seen=0
-while IFS=, read -r id sw lv kept tot verdict cached node ms rep runs key; do
+while IFS=, read -r id sw lv kept tot verdict cached node ms rep runs key infra; do
     [ "$verdict" = Preserved ] && [ -n "$runs" ] || continue
     a=${runs%/*}; k=${runs#*/}
     [ "$a" -lt "$k" ] || continue
