@@ -11,7 +11,9 @@
 #     and run.log. The reduced test and the whole candidate/verdict sequence
 #     equal the healthy run's; the cache holds exactly the evaluated
 #     verdicts, no InfraError.
-#  3. Disk freed, rerun: everything from the cache, the same answer.
+#  3. A new workspace on the full disk (another setup command): its setup
+#     fails there, the original's run goes to the healthy node.
+#  4. Disk freed, rerun: everything from the cache, the same answer.
 # Needs root for the mount: exits 77 (skipped) otherwise.
 . "$(dirname "$0")/lib.sh"
 B="$WH_BINARY_DIR"
@@ -76,8 +78,14 @@ check_eq "full disk: infra faults (3 in a row, then out)" "$(json "$R/summary.js
 check_eq "full disk: slots out of rotation" "$(json "$R/summary.json" '.out_of_rotation | length')" 1
 json "$R/summary.json" '.out_of_rotation[0]' | grep -q '^full/0/' && pass "summary names the full slot" \
     || fail "summary out_of_rotation: $(json "$R/summary.json" .out_of_rotation)"
-n=$(grep -c 'infra: e[0-9]* on full/0/[^ ]*: infrastructure fault (no space): .*No space left on device' "$R/run.log")
-check_eq "run.log: ENOSPC faults of the full slot" "$n" 3
+# The reason is the compiler's ENOSPC, or, when even the console log could
+# not be written, the full file system itself.
+n=$(grep -c 'infra: e[0-9]* on full/0/[^ ]*: infrastructure fault (no space): ' "$R/run.log")
+check_eq "run.log: no-space faults of the full slot" "$n" 3
+n=$(grep -Ec 'infra: e[0-9]* on full/0/[^ ]*: infrastructure fault \(no space\): (build output: `.*No space left on device`|the file system of .*/full/w/ws/.* is full \([0-9]+ KiB free\))' "$R/run.log")
+check_eq "run.log: ... each with the compiler's ENOSPC or the full file system" "$n" 3
+grep -q 'infra: e[0-9]* on full/0/[^ ]*: infrastructure fault (no space): build output: `.*No space left on device`' "$R/run.log" \
+    && pass "run.log quotes the compiler's ENOSPC" || fail "run.log: no ENOSPC quoted"
 grep -q '^slot full/0/[^ ]* taken out of rotation: 3 infrastructure faults in a row; last: infrastructure fault (no space)' "$R/run.log" \
     && pass "run.log names the full slot out of rotation" || fail "run.log: no out-of-rotation line"
 rows=$(awk -F, 'NR > 1 && $13 ~ /^"full\/0\/.*: infrastructure fault \(no space\)/' "$R/candidates.csv" | wc -l)
@@ -97,8 +105,28 @@ while IFS=, read -r id sw lv kept tot verdict cached node ms rep runs key infra;
 done < <(tail -n +2 "$R/candidates.csv")
 check_eq "cache: every candidate's cached verdict is its healthy verdict" "$bad" 0
 
-# 3. Disk freed: a rerun answers from the cache, with the healthy answer.
+stop_all
+
+# 3. A workspace the full node cannot even set up (another setup command:
+#    a new warm workspace, copied onto the full disk): the original's run
+#    there is tainted too, and goes to the healthy node.
+start_coord memory:
+start_node full "$FULL/w" 1 TMPDIR="$FULL/tmp"
+start_node healthy "$T/healthy" 2
+sargs=("${args[@]}"); sargs[7]="make -s && true"
+"$WHITTLE" reduce --cluster "$EP" "${sargs[@]}" --out "$T/s" > "$T/s.out" 2>&1 || { cat "$T/s.out"; fail "setup on a full disk"; }
+S=$(run_dir "$T/s")
+check_eq "setup on a full disk: reduced test equals the healthy run's" "$(cat "$S/reduced.c")" "$(cat "$A/reduced.c")"
+grep -q "infra: e0001 on full/0/[^ ]*: infrastructure fault (no space: .*No space left on device" "$S/run.log" \
+    && pass "setup on a full disk: the original's run is an infrastructure fault" \
+    || fail "setup on a full disk: $(grep infra: "$S/run.log" | head -n1)"
+check_eq "setup on a full disk: no verdict from the full node" "$(grep -c ',full/' "$S/candidates.csv")" 0
+stop_all
+
+# 4. Disk freed: a rerun answers from the cache, with the healthy answer.
 rm -f "$FULL/filler"
+start_coord "dir:$T/c2"
+start_node healthy "$T/healthy" 1
 "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/c" > "$T/c.out" 2>&1 || fail "rerun"
 C=$(run_dir "$T/c")
 check_eq "rerun: evaluated" "$(json "$C/summary.json" .evaluated)" 0
