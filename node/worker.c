@@ -410,7 +410,7 @@ static void s_runs_clear(s_runs_t *x)
 }
 
 static int s_taint_run(s_runs_t *x, wh_eval_result_t *er, const wh_fp_t *ref);
-static int s_taint_setup(s_slot_t *s, const wh_msg_t *m, int rc, char **detail);
+static int s_taint_setup(s_slot_t *s, int own, int rc, char **detail);
 
 /* Runs content K times in the workspace of project. 0, or a negative code
  * with *detail when the workspace could not be prepared/written. */
@@ -526,7 +526,7 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
     const wh_fp_t *ref = (m->baseline || m->on_reference) ? NULL : &m->ref;
     int rc = s_run_set(s, j, fw, project, m->content, m->content_len, ref, want, &x, &detail);
     if (rc) {
-        v.code = s_taint_setup(s, m, rc, &detail);
+        v.code = s_taint_setup(s, m->baseline || m->on_reference, rc, &detail);
         goto reply;
     }
     busy = wh_path_join(x.root, ".whittle-busy");
@@ -636,7 +636,7 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
         rc = s_run_set(s, j, fw, j->reference, m->content, m->content_len, NULL, 1, &xr, &d2);
         if (rc) {
             v.verdict = WH_V_INFRA_ERROR;
-            v.code = s_taint_setup(s, m, rc, &d2);
+            v.code = s_taint_setup(s, 1, rc, &d2);
             wh_buf_printf(&why, "; reference: %s", d2 ? d2 : wh_strerror(rc));
         } else if (xr.r[0].cancelled) {
             v.verdict = WH_V_INFRA_ERROR;
@@ -708,10 +708,11 @@ static void s_setup_taint(s_slot_t *s, const wh_run_result_t *r, const char *log
 /* The code to answer when the workspace could not be prepared or written
  * (rc, with *detail): WH_ETAINT when that is the node's fault, and *detail
  * then says why. A candidate's workspace failing here is always the node's
- * fault: the original's was set up, elsewhere if not here. A baseline's or
- * a reference's setup that fails without a sign of the node (an exit 1, no
- * full disk) is the project's: rc stays. */
-static int s_taint_setup(s_slot_t *s, const wh_msg_t *m, int rc, char **detail)
+ * fault: the original's was set up, elsewhere if not here. A setup that
+ * has not been seen to work (own: the baseline's, a reference's) and fails
+ * without a sign of the node (an exit 1, no full disk) is the project's:
+ * rc stays. */
+static int s_taint_setup(s_slot_t *s, int own, int rc, char **detail)
 {
     if (rc == WH_ECANCEL || rc == WH_ENOMEM)
         return rc;
@@ -726,7 +727,7 @@ static int s_taint_setup(s_slot_t *s, const wh_msg_t *m, int rc, char **detail)
         char tmp[512];
         snprintf(tmp, sizeof tmp, "%s: %s", wh_taint_name(t), why);
         snprintf(why, sizeof why, "%s", tmp);
-    } else if (rc == WH_ESETUP && (m->baseline || m->on_reference))
+    } else if (rc == WH_ESETUP && own)
         return rc;
     else
         snprintf(why, sizeof why, "this node could not prepare the workspace");
