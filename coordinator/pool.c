@@ -552,6 +552,10 @@ static int s_on_taint(wh_pool_t *p, s_slot_t *s, s_task_t *t, const wh_msg_t *m)
  * for nodes to join. One task per scan: a verdict may end its job. */
 static void s_fail_stranded(wh_pool_t *p)
 {
+    /* Without a fault no task was tried and no slot is out: nothing to
+     * scan, so the healthy path costs nothing per poll. */
+    if (!p->infra_faults)
+        return;
     for (int guard = 0; guard < 100000; guard++) {
         int live = 0, in = 0;
         const s_slot_t *out = NULL;
