@@ -66,6 +66,8 @@ const char *wh_taint_name(wh_taint_t t)
         return "signal from outside";
     case WH_TAINT_NO_TOOL:
         return "missing tool";
+    case WH_TAINT_STUCK:
+        return "stuck process";
     case WH_TAINT_NONE:
         break;
     }
@@ -173,6 +175,11 @@ wh_taint_t wh_taint_classify(const wh_taint_step_t *st, char *why, size_t n)
         return s_patterns[i].kind;
     }
     const wh_run_result_t *r = st->run;
+    if (r && r->group_lingered) {
+        snprintf(why, n, "%s: a process of its group outlived SIGKILL (stuck in the kernel)",
+                 s_step_name(st->step));
+        return WH_TAINT_STUCK;
+    }
     if (r && !r->signaled && !r->timed_out && !r->cancelled &&
         (r->exit_code == 126 || r->exit_code == 127)) {
         for (const char *const *t = s_no_tool; *t; t++) {

@@ -18,6 +18,8 @@
  *     SIGINT that whittle did not send (its timeout and cancel kills are
  *     flagged by the runner and are not taints); for the test step not
  *     when the failure being reduced is that very signal;
+ *   - a stuck process: a member of the step's process group outlived its
+ *     kill (the runner's group_lingered; a process stuck in the kernel);
  *   - a missing tool: exit 126 or 127 with "not found", "Permission
  *     denied", "No such file or directory", "cannot execute" or
  *     "error while loading shared libraries" in the output.
@@ -40,6 +42,7 @@ typedef enum {
     WH_TAINT_OOM,
     WH_TAINT_SIGNAL,
     WH_TAINT_NO_TOOL,
+    WH_TAINT_STUCK,
 } wh_taint_t;
 
 typedef enum { WH_STEP_SETUP, WH_STEP_BUILD, WH_STEP_TEST } wh_step_t;
@@ -53,7 +56,7 @@ typedef struct {
 } wh_taint_step_t;
 
 /* "no space", "disk quota", "out of memory", "signal from outside",
- * "missing tool", or "none". */
+ * "missing tool", "stuck process", or "none". */
 const char *wh_taint_name(wh_taint_t t);
 
 /* Classifies one step. On a taint, writes "<step> <evidence>" (one line,

@@ -175,6 +175,14 @@ static void test_oom_build_only(void)
     wh_taint_step_t lt = {WH_STEP_SETUP, NULL, longline, strlen(longline), NULL};
     CHECK_EQ_INT(wh_taint_classify(&lt, why, sizeof why), WH_TAINT_NO_SPACE);
     CHECK_EQ_INT(strlen(why), strlen("setup output: ``") + 200 + 3);
+    /* A group member that outlived its kill (the runner says so; a real
+     * one needs a process stuck in the kernel). */
+    wh_run_result_t stuck = {0};
+    stuck.timed_out = 1;
+    stuck.group_lingered = 1;
+    wh_taint_step_t sk = {WH_STEP_TEST, &stuck, NULL, 0, NULL};
+    CHECK_EQ_INT(wh_taint_classify(&sk, why, sizeof why), WH_TAINT_STUCK);
+    CHECK_EQ_STR(why, "test: a process of its group outlived SIGKILL (stuck in the kernel)");
 }
 
 static void test_disk(void)
