@@ -6,6 +6,7 @@
 
 #include <dirent.h>
 #include <errno.h>
+#include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -739,6 +740,42 @@ static int s_taint_setup(s_slot_t *s, int own, int rc, char **detail)
     return WH_ETAINT;
 }
 
+/* Output of one step: the last cap bytes of [from, to) of the log (to < 0:
+ * its end), malloc'ed and NUL-terminated; NULL when there is none. */
+static char *s_read_part(const char *path, long long from, long long to, size_t cap,
+                         size_t *len)
+{
+    *len = 0;
+    int fd = open(path, O_RDONLY | O_CLOEXEC);
+    struct stat st;
+    if (fd < 0 || fstat(fd, &st) < 0) {
+        if (fd >= 0)
+            close(fd);
+        return NULL;
+    }
+    long long end = to < 0 || to > (long long)st.st_size ? (long long)st.st_size : to;
+    if (from < 0)
+        from = 0;
+    if (end - from > (long long)cap)
+        from = end - (long long)cap;
+    char *buf = end > from ? malloc((size_t)(end - from) + 1) : NULL;
+    size_t got = 0;
+    while (buf && got < (size_t)(end - from)) {
+        ssize_t n = pread(fd, buf + got, (size_t)(end - from) - got, (off_t)from + (off_t)got);
+        if (n < 0 && errno == EINTR)
+            continue;
+        if (n <= 0)
+            break;
+        got += (size_t)n;
+    }
+    close(fd);
+    if (buf) {
+        buf[got] = '\0';
+        *len = got;
+    }
+    return buf;
+}
+
 /* Classifies the evaluation er that just ran in x's workspace (its build
  * and test output are in x->log; ref: the failure being reduced, NULL for
  * a baseline). On a taint its verdict becomes InfraError, x->taint says
@@ -747,24 +784,24 @@ static int s_taint_run(s_runs_t *x, wh_eval_result_t *er, const wh_fp_t *ref)
 {
     if (er->cancelled)
         return 0;
-    char *out = NULL, *own = NULL;
-    size_t len = 0;
-    if (wh_read_file(x->log, 64u << 20, &out, &len) != 0)
-        out = NULL, len = 0;
-    size_t cut = er->test_ran && er->test_log_from >= 0 && (size_t)er->test_log_from <= len
-                     ? (size_t)er->test_log_from
-                     : len;
-    if (ref)
-        own = wh_strdup_printf("%s %s", ref->kind ? ref->kind : "", ref->message ? ref->message : "");
-    wh_taint_step_t b = {WH_STEP_BUILD, er->build_ran ? &er->build_run : NULL, out, cut, NULL};
-    wh_taint_step_t t = {WH_STEP_TEST, &er->test_run, out ? out + cut : NULL, len - cut, own};
+    /* What a step printed last is where a fault shows: 1 MiB of each. */
+    long long cut = er->test_ran ? er->test_log_from : -1;
+    size_t blen = 0, tlen = 0;
+    char *bout = s_read_part(x->log, 0, cut, 1u << 20, &blen);
+    char *tout = er->test_ran ? s_read_part(x->log, cut, -1, 1u << 20, &tlen) : NULL;
+    char *own = ref ? wh_strdup_printf("%s %s", ref->kind ? ref->kind : "",
+                                       ref->message ? ref->message : "")
+                    : NULL;
+    wh_taint_step_t b = {WH_STEP_BUILD, er->build_ran ? &er->build_run : NULL, bout, blen, NULL};
+    wh_taint_step_t t = {WH_STEP_TEST, &er->test_run, tout, tlen, own};
     char why[512];
     wh_taint_t k = wh_taint_classify(&b, why, sizeof why);
     if (k == WH_TAINT_NONE && er->test_ran)
         k = wh_taint_classify(&t, why, sizeof why);
     if (k == WH_TAINT_NONE)
         k = wh_taint_disk(x->root, why, sizeof why);
-    free(out);
+    free(bout);
+    free(tout);
     free(own);
     if (k == WH_TAINT_NONE)
         return 0;
