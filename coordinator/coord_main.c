@@ -5,6 +5,7 @@
  *
  *   whittle-coordinator --bind tcp://0.0.0.0:7700 [--cache redis://HOST:PORT/DB]
  *                       [--heartbeat MS]
+ *                       [--secret-key FILE --nodes DIR --clients DIR | --insecure]
  */
 #define _GNU_SOURCE
 #include <jansson.h>
@@ -16,6 +17,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "auth.h"
 #include "cache.h"
 #include "job.h"
 #include "pool.h"
@@ -220,6 +222,8 @@ static void s_reap(s_self_t *self)
 int main(int argc, char **argv)
 {
     const char *bind = "tcp://0.0.0.0:7700", *cache_spec = NULL;
+    const char *secret = NULL, *nodes = NULL, *clients = NULL;
+    int insecure = 0;
     unsigned hb = 1000;
     for (int i = 1; i < argc; i++) {
         const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
@@ -227,6 +231,14 @@ int main(int argc, char **argv)
             bind = argv[++i];
         else if (!strcmp(a, "--cache") && v)
             cache_spec = argv[++i];
+        else if (!strcmp(a, "--secret-key") && v)
+            secret = argv[++i];
+        else if (!strcmp(a, "--nodes") && v)
+            nodes = argv[++i];
+        else if (!strcmp(a, "--clients") && v)
+            clients = argv[++i];
+        else if (!strcmp(a, "--insecure"))
+            insecure = 1;
         else if (!strcmp(a, "--heartbeat") && v) {
             long n = 0;
             if (wh_parse_long(argv[++i], 10, 600000, &n)) {
@@ -240,12 +252,23 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "-v"))
             wh_log_set_level(WH_LOG_INFO);
         else if (!strcmp(a, "--help")) {
-            puts("usage: whittle-coordinator [--bind ENDPOINT] [--cache SPEC] [--heartbeat MS] [-v]");
+            puts("usage: whittle-coordinator [--bind ENDPOINT] [--cache SPEC] [--heartbeat MS] [-v]\n"
+                 "                           [--secret-key FILE --nodes DIR --clients DIR | --insecure]");
             return 0;
         } else {
             fprintf(stderr, "whittle-coordinator: error: unknown argument '%s'\n", a);
             return 2;
         }
+    }
+    char *err = NULL;
+    if ((nodes || clients) && !secret) {
+        fprintf(stderr, "whittle-coordinator: error: --nodes/--clients need --secret-key FILE\n");
+        return 2;
+    }
+    if (wh_auth_endpoint_check(bind, secret != NULL, insecure, &err) != 0) {
+        fprintf(stderr, "whittle-coordinator: error: %s\n", err);
+        free(err);
+        return 2;
     }
     signal(SIGPIPE, SIG_IGN);
     struct sigaction sa = {0};
@@ -253,19 +276,34 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     s_self_t self = {0};
-    char *err = NULL;
     void *zctx = zmq_ctx_new();
+    wh_auth_t *auth = NULL;
+    if (secret && !(auth = wh_auth_server_new(zctx, secret, nodes, clients, &err))) {
+        fprintf(stderr, "whittle-coordinator: error: %s\n", err);
+        free(err);
+        zmq_ctx_term(zctx);
+        return 2;
+    }
     self.cache = wh_cache_open(cache_spec, &err);
     if (!self.cache) {
         fprintf(stderr, "whittle-coordinator: error: %s\n", err);
+        free(err);
+        wh_auth_destroy(&auth);
+        zmq_ctx_term(zctx);
         return 2;
     }
-    self.pool = wh_pool_new(zctx, bind, hb, &err);
+    self.pool = wh_pool_new_auth(zctx, bind, hb, auth, &err);
     if (!self.pool) {
         fprintf(stderr, "whittle-coordinator: error: %s\n", err);
+        free(err);
         wh_cache_close(&self.cache);
+        wh_auth_destroy(&auth);
+        zmq_ctx_term(zctx);
         return 2;
     }
+    if (auth)
+        fprintf(stderr, "whittle-coordinator: CURVE on; %d node key(s), %d client key(s) allowed\n",
+                wh_auth_count(auth, WH_ROLE_NODE), wh_auth_count(auth, WH_ROLE_CLIENT));
     wh_pool_on_other(self.pool, s_on_other, &self);
     fprintf(stderr, "whittle-coordinator: listening on %s, cache %s\n",
             wh_pool_endpoint(self.pool), wh_cache_describe(self.cache));
@@ -290,6 +328,7 @@ int main(int argc, char **argv)
     }
     wh_pool_destroy(&self.pool);
     wh_cache_close(&self.cache);
+    wh_auth_destroy(&auth);
     zmq_ctx_term(zctx);
     return 0;
 }

@@ -53,7 +53,8 @@ struct s_job {
 struct s_slot {
     uint8_t ident[WH_WIRE_MAX_IDENT];
     size_t ident_len;
-    char *name;            /* printable ident */
+    char *name;            /* key name/slot when authenticated, else the printable ident */
+    char *key;             /* ZAP user id of the peer ("" unauthenticated): its identity */
     char *node_id;
     uint64_t last_rx, last_tx;
     s_task_t *task;
@@ -69,6 +70,7 @@ struct s_slot {
 struct wh_pool {
     void *zctx;
     void *sock;
+    const wh_auth_t *auth; /* NULL: no CURVE (embedded, --insecure) */
     char *endpoint;
     unsigned hb_ms;
     s_slot_t *slots;
@@ -174,6 +176,7 @@ static void s_slot_free(s_slot_t *s)
     free(s->out_why);
     free(s->name);
     free(s->node_id);
+    free(s->key);
     free(s);
 }
 
@@ -210,6 +213,12 @@ static void s_slot_remove(wh_pool_t *p, s_slot_t *s, const char *why)
 
 wh_pool_t *wh_pool_new(void *zctx, const char *bind, unsigned hb_ms, char **err)
 {
+    return wh_pool_new_auth(zctx, bind, hb_ms, NULL, err);
+}
+
+wh_pool_t *wh_pool_new_auth(void *zctx, const char *bind, unsigned hb_ms, const wh_auth_t *auth,
+                            char **err)
+{
     wh_pool_t *p = calloc(1, sizeof *p);
     if (!p) {
         *err = strdup("out of memory");
@@ -217,6 +226,7 @@ wh_pool_t *wh_pool_new(void *zctx, const char *bind, unsigned hb_ms, char **err)
     }
     p->zctx = zctx;
     p->hb_ms = hb_ms ? hb_ms : 1000;
+    p->auth = auth;
     p->sock = zmq_socket(zctx, ZMQ_ROUTER);
     if (!p->sock)
         goto zerr;
@@ -224,9 +234,11 @@ wh_pool_t *wh_pool_new(void *zctx, const char *bind, unsigned hb_ms, char **err)
     zmq_setsockopt(p->sock, ZMQ_ROUTER_MANDATORY, &one, sizeof one);
     zmq_setsockopt(p->sock, ZMQ_LINGER, &zero, sizeof zero);
     /* A reconnecting slot gets a fresh routing id, so handover is not
-     * needed; but a peer reusing an id must not be refused. */
-    zmq_setsockopt(p->sock, ZMQ_ROUTER_HANDOVER, &one, sizeof one);
-    if (wh_wire_limit(p->sock) != 0 || zmq_bind(p->sock, bind) < 0)
+     * needed, and it would let a newcomer claiming a live peer's id take
+     * over its connection: off (libzmq ignores the duplicate). */
+    zmq_setsockopt(p->sock, ZMQ_ROUTER_HANDOVER, &zero, sizeof zero);
+    if ((auth && wh_auth_server_apply(auth, p->sock) != 0) || wh_wire_limit(p->sock) != 0 ||
+        zmq_bind(p->sock, bind) < 0)
         goto zerr;
     char ep[512];
     size_t eplen = sizeof ep;
@@ -655,14 +667,16 @@ static void s_dispatch(wh_pool_t *p)
     }
 }
 
-static s_slot_t *s_slot_add(wh_pool_t *p, const void *ident, size_t len, const wh_msg_t *hello)
+static s_slot_t *s_slot_add(wh_pool_t *p, const void *ident, size_t len, const char *key,
+                            const wh_msg_t *hello)
 {
     s_slot_t *s = calloc(1, sizeof *s);
     if (!s)
         return NULL;
     memcpy(s->ident, ident, len);
     s->ident_len = len;
-    s->name = strndup((const char *)ident, len);
+    s->key = strdup(key);
+    s->name = wh_auth_peer_name(key, hello ? hello->slot : 0, ident, len);
     s->node_id = strdup(hello && hello->node_id ? hello->node_id : s->name);
     s->last_rx = wh_now_ms();
     /* append so that dispatch order follows arrival order */
@@ -670,17 +684,25 @@ static s_slot_t *s_slot_add(wh_pool_t *p, const void *ident, size_t len, const w
     while (*pp)
         pp = &(*pp)->next;
     *pp = s;
-    wh_info("node slot %s joined", s->name);
+    wh_info("node slot %s joined (routing id %.*s)", s->name, (int)len, (const char *)ident);
     return s;
 }
 
-static void s_handle(wh_pool_t *p, const uint8_t *ident, size_t ilen, wh_msg_t *m)
+static void s_handle(wh_pool_t *p, const uint8_t *ident, size_t ilen, const char *key,
+                     wh_msg_t *m)
 {
     s_slot_t *s = s_find_slot(p, ident, ilen);
+    if (s && strcmp(s->key, key) != 0) {
+        /* Handover is off, so the owner's connection is gone: never let
+         * another key inherit its slot (and its candidate). */
+        wh_auth_refuse_claim(s->name, key, ident, ilen);
+        s_slot_remove(p, s, "its routing id was claimed by another key");
+        return;
+    }
     switch (m->type) {
     case WH_MSG_HELLO:
         if (!s)
-            s = s_slot_add(p, ident, ilen, m);
+            s = s_slot_add(p, ident, ilen, key, m);
         else
             s->last_rx = wh_now_ms();
         break;
@@ -689,7 +711,7 @@ static void s_handle(wh_pool_t *p, const uint8_t *ident, size_t ilen, wh_msg_t *
             /* A slot we declared dead is back (a network cut, not a crash).
              * If it is still judging the candidate we requeued, it is not
              * free until that one ends. */
-            s = s_slot_add(p, ident, ilen, m);
+            s = s_slot_add(p, ident, ilen, key, m);
             if (s && m->cand_id)
                 s->phantom = m->cand_id;
         }
@@ -755,13 +777,15 @@ int wh_pool_poll(wh_pool_t *p, int timeout_ms)
             uint8_t ident[WH_WIRE_MAX_IDENT];
             size_t ilen = sizeof ident;
             wh_msg_t m = {0};
-            int r = wh_wire_recv_from(p->sock, ident, &ilen, &m, ZMQ_DONTWAIT);
+            char key[WH_WIRE_MAX_USER];
+            int r = wh_wire_recv_from_peer(p->sock, ident, &ilen, key, sizeof key, &m,
+                                           ZMQ_DONTWAIT);
             if (r == -EAGAIN) {
                 wh_msg_clear(&m);
                 break;
             }
-            if (r == 0)
-                s_handle(p, ident, ilen, &m);
+            if (r == 0 && wh_auth_admit(key, m.type))
+                s_handle(p, ident, ilen, key, &m);
             else if (r != WH_EPROTO && r != WH_ETOOBIG) {
                 wh_msg_clear(&m);
                 break;

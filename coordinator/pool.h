@@ -31,6 +31,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "auth.h"
 #include "wire.h"
 
 typedef struct wh_pool wh_pool_t;
@@ -45,6 +46,12 @@ typedef void (*wh_pool_other_fn)(void *ctx, const void *ident, size_t ident_len,
                                  wh_msg_t *m);
 
 wh_pool_t *wh_pool_new(void *zctx, const char *bind, unsigned hb_ms, char **err);
+/* The same with CURVE on the ROUTER (auth not NULL, borrowed: it outlives
+ * the pool): only keys on its allow-lists connect, each message is checked
+ * against its sender's role (auth.h), a slot is owned by the key that
+ * registered it, and slots are named "KEYNAME/SLOT". */
+wh_pool_t *wh_pool_new_auth(void *zctx, const char *bind, unsigned hb_ms, const wh_auth_t *auth,
+                            char **err);
 void wh_pool_destroy(wh_pool_t **p);
 /* The endpoint actually bound (tcp://…:port resolved). */
 const char *wh_pool_endpoint(const wh_pool_t *p);

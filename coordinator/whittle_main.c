@@ -19,6 +19,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "auth.h"
 #include "cache.h"
 #include "framework.h"
 #include "job.h"
@@ -48,7 +49,10 @@ static void s_usage(FILE *fp)
           "                      [--pass-on-exit0] [--repeat K] [--flaky-ok R]\n"
           "                      [--reference DIR|GIT-REV] [--keep-fault] [--speculate] [-- FLAGS...]\n"
           "       whittle submit --cluster ENDPOINT FAILURES.json\n"
-          "       whittle status --cluster ENDPOINT\n",
+          "       whittle status --cluster ENDPOINT\n"
+          "         (--cluster takes [--secret-key FILE --server-key FILE | --insecure];\n"
+          "          also $WHITTLE_SECRET_KEY / $WHITTLE_SERVER_KEY)\n"
+          "       whittle keygen --out PREFIX   (writes PREFIX.secret, mode 0600, and PREFIX.public)\n",
           fp);
     fprintf(fp, "frameworks: %s\n", wh_framework_names());
 }
@@ -199,6 +203,31 @@ static unsigned s_secs(const char *s, const char *flag, int *bad)
     return ms;
 }
 
+/* The cluster client's key options (reduce --cluster, submit, status). */
+static struct {
+    const char *secret, *server;
+    int insecure;
+} s_auth_opt;
+
+/* Consumes argv[*i] when it is a key option; 1 taken, 0 not, -1 missing value. */
+static int s_auth_arg(int argc, char **argv, int *i)
+{
+    const char *a = argv[*i];
+    if (!strcmp(a, "--insecure")) {
+        s_auth_opt.insecure = 1;
+        return 1;
+    }
+    const char **dst = !strcmp(a, "--secret-key")   ? &s_auth_opt.secret
+                       : !strcmp(a, "--server-key") ? &s_auth_opt.server
+                                                    : NULL;
+    if (!dst)
+        return 0;
+    if (*i + 1 >= argc)
+        return -1;
+    *dst = argv[++*i];
+    return 1;
+}
+
 static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
 {
     int bad = 0;
@@ -231,6 +260,11 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
         OPT("--message-continuation", j->message_continuation)
         OPT("--reference", j->reference)
 #undef OPT
+        int ka = s_auth_arg(argc, argv, &i);
+        if (ka < 0)
+            return s_die(2, "%s needs a value", a);
+        if (ka)
+            continue;
         if (!strcmp(a, "--algorithm") && v) {
             if (!strcmp(v, "hdd"))
                 j->algo = WH_ALGO_HDD;
@@ -367,18 +401,31 @@ out:
 
 /* ---- cluster client ---- */
 
-static void *s_client_connect(void *zctx, const char *endpoint)
+/* A DEALER connected to the coordinator, with CURVE when keys are given.
+ * NULL with *err set (malloc'ed). */
+static void *s_client_connect(void *zctx, const char *endpoint, char **err)
 {
+    wh_auth_keys_t k;
+    int have = wh_auth_client_setup(&k, s_auth_opt.secret, s_auth_opt.server, endpoint,
+                                    s_auth_opt.insecure, err);
+    if (have < 0)
+        return NULL;
     void *s = zmq_socket(zctx, ZMQ_DEALER);
     if (!s)
-        return NULL;
+        goto zerr;
     int zero = 0;
     zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
-    if (wh_wire_limit(s) != 0 || zmq_connect(s, endpoint) < 0) {
+    if ((have && wh_auth_client_apply(&k, s) != 0) || wh_wire_limit(s) != 0 ||
+        zmq_connect(s, endpoint) < 0) {
         zmq_close(s);
-        return NULL;
+        goto zerr;
     }
+    memset(&k, 0, sizeof k);
     return s;
+zerr:
+    memset(&k, 0, sizeof k);
+    *err = wh_strdup_printf("cannot connect to cluster '%s': %s", endpoint, zmq_strerror(errno));
+    return NULL;
 }
 
 /* Sends every job and waits for each job's final PROGRESS. Prints progress
@@ -386,10 +433,13 @@ static void *s_client_connect(void *zctx, const char *endpoint)
 static int s_cluster_run(const char *endpoint, char **jobs_json, int n)
 {
     void *zctx = zmq_ctx_new();
-    void *s = s_client_connect(zctx, endpoint);
+    char *err = NULL;
+    void *s = s_client_connect(zctx, endpoint, &err);
     if (!s) {
         zmq_ctx_term(zctx);
-        return s_die(2, "cannot connect to cluster '%s': %s", endpoint, zmq_strerror(errno));
+        int code = s_die(2, "%s", err);
+        free(err);
+        return code;
     }
     for (int i = 0; i < n; i++) {
         wh_msg_t m = {0};
@@ -481,6 +531,11 @@ static int s_submit(int argc, char **argv)
 {
     const char *cluster = NULL, *file = NULL;
     for (int i = 0; i < argc; i++) {
+        int ka = s_auth_arg(argc, argv, &i);
+        if (ka < 0)
+            return s_die(2, "%s needs a value", argv[i]);
+        if (ka)
+            continue;
         if (!strcmp(argv[i], "--cluster") && i + 1 < argc)
             cluster = argv[++i];
         else if (argv[i][0] == '-')
@@ -528,6 +583,11 @@ static int s_status(int argc, char **argv)
 {
     const char *cluster = NULL;
     for (int i = 0; i < argc; i++) {
+        int ka = s_auth_arg(argc, argv, &i);
+        if (ka < 0)
+            return s_die(2, "%s needs a value", argv[i]);
+        if (ka)
+            continue;
         if (!strcmp(argv[i], "--cluster") && i + 1 < argc)
             cluster = argv[++i];
         else
@@ -536,10 +596,12 @@ static int s_status(int argc, char **argv)
     if (!cluster)
         return s_die(2, "status needs --cluster ENDPOINT");
     void *zctx = zmq_ctx_new();
-    void *s = s_client_connect(zctx, cluster);
+    char *err = NULL;
+    void *s = s_client_connect(zctx, cluster, &err);
     int code = 0;
     if (!s) {
-        code = s_die(2, "cannot connect to cluster '%s'", cluster);
+        code = s_die(2, "%s", err);
+        free(err);
     } else {
         wh_msg_t m = {0};
         m.type = WH_MSG_STATUS_REQ;
@@ -567,6 +629,28 @@ static int s_status(int argc, char **argv)
     return code;
 }
 
+/* whittle keygen --out PREFIX: a CURVE key pair in czmq's zcert format. */
+static int s_keygen(int argc, char **argv)
+{
+    const char *prefix = NULL;
+    for (int i = 0; i < argc; i++) {
+        if (!strcmp(argv[i], "--out") && i + 1 < argc)
+            prefix = argv[++i];
+        else
+            return s_die(2, "unknown argument '%s' for keygen", argv[i]);
+    }
+    if (!prefix || !*prefix)
+        return s_die(2, "keygen needs --out PREFIX (writes PREFIX.secret and PREFIX.public)");
+    char *err = NULL;
+    if (wh_auth_keygen(prefix, &err) != 0) {
+        int code = s_die(2, "%s", err);
+        free(err);
+        return code;
+    }
+    printf("%s.secret (keep private, mode 0600)\n%s.public\n", prefix, prefix);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -589,6 +673,8 @@ int main(int argc, char **argv)
         return s_submit(argc - 2, argv + 2);
     if (!strcmp(cmd, "status"))
         return s_status(argc - 2, argv + 2);
+    if (!strcmp(cmd, "keygen"))
+        return s_keygen(argc - 2, argv + 2);
     s_usage(stderr);
     return s_die(2, "unknown command '%s'", cmd);
 }

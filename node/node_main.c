@@ -4,6 +4,7 @@
  *
  *   whittle-node --connect tcp://coord:7700 [--slots N] [--workdir DIR]
  *                [--id NAME] [--max-disk SIZE] [--heartbeat MS]
+ *                [--secret-key FILE --server-key FILE | --insecure]
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -54,6 +55,8 @@ static int s_parse_size(const char *s, uint64_t *out)
 int main(int argc, char **argv)
 {
     wh_node_opts_t o = {0};
+    const char *secret = NULL, *server = NULL;
+    int insecure = 0;
     o.slots = 1;
     o.workdir = "/var/lib/whittle";
     for (int i = 1; i < argc; i++) {
@@ -69,6 +72,12 @@ int main(int argc, char **argv)
             o.workdir = argv[++i];
         else if (!strcmp(a, "--id") && v)
             o.node_id = argv[++i];
+        else if (!strcmp(a, "--secret-key") && v)
+            secret = argv[++i];
+        else if (!strcmp(a, "--server-key") && v)
+            server = argv[++i];
+        else if (!strcmp(a, "--insecure"))
+            insecure = 1;
         else if (!strcmp(a, "--heartbeat") && v) {
             long n = 0;
             if (wh_parse_long(argv[++i], 10, 600000, &n))
@@ -82,6 +91,7 @@ int main(int argc, char **argv)
             wh_log_set_level(WH_LOG_INFO);
         else if (!strcmp(a, "--help")) {
             puts("usage: whittle-node --connect ENDPOINT [--slots N] [--workdir DIR] [--id NAME]\n"
+                 "                    [--secret-key FILE --server-key FILE | --insecure]\n"
                  "                    [--max-disk SIZE] [--heartbeat MS] [-v]");
             return 0;
         } else
@@ -89,6 +99,15 @@ int main(int argc, char **argv)
     }
     if (!o.endpoint)
         return s_die("missing --connect ENDPOINT", NULL);
+    wh_auth_keys_t keys;
+    char *aerr = NULL;
+    int have = wh_auth_client_setup(&keys, secret, server, o.endpoint, insecure, &aerr);
+    if (have < 0) {
+        fprintf(stderr, "whittle-node: error: %s\n", aerr);
+        free(aerr);
+        return 2;
+    }
+    o.keys = have ? &keys : NULL;
     signal(SIGPIPE, SIG_IGN);
     struct sigaction sa = {0};
     sa.sa_handler = s_on_signal;

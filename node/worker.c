@@ -38,6 +38,8 @@ struct wh_node {
     char *workdir;
     unsigned hb_ms;
     uint64_t max_disk;
+    wh_auth_keys_t keys;       /* CURVE client keys when has_keys */
+    int has_keys;
     int nslots;
     s_slot_t *slots;
     atomic_int stop;
@@ -77,7 +79,8 @@ static int s_connect(s_slot_t *s)
     zmq_setsockopt(s->sock, ZMQ_LINGER, &linger, sizeof linger);
     int ivl = 200;
     zmq_setsockopt(s->sock, ZMQ_RECONNECT_IVL, &ivl, sizeof ivl);
-    if (wh_wire_limit(s->sock) != 0 || zmq_connect(s->sock, n->endpoint) < 0) {
+    if ((n->has_keys && wh_auth_client_apply(&n->keys, s->sock) != 0) ||
+        wh_wire_limit(s->sock) != 0 || zmq_connect(s->sock, n->endpoint) < 0) {
         int e = -errno;
         zmq_close(s->sock);
         s->sock = NULL;
@@ -886,6 +889,10 @@ wh_node_t *wh_node_start(void *zctx, const wh_node_opts_t *o, char **err)
     n->workdir = wh_abspath(o->workdir);
     n->hb_ms = o->heartbeat_ms ? o->heartbeat_ms : 1000;
     n->max_disk = o->max_disk;
+    if (o->keys) {
+        n->keys = *o->keys;
+        n->has_keys = 1;
+    }
     n->nslots = o->slots > 0 ? o->slots : 1;
     pthread_mutex_init(&n->disk_mu, NULL);
     if (!n->endpoint || !n->node_id || !n->workdir)
@@ -930,6 +937,7 @@ void wh_node_stop(wh_node_t **np)
     free(n->node_id);
     free(n->workdir);
     pthread_mutex_destroy(&n->disk_mu);
+    memset(&n->keys, 0, sizeof n->keys);
     free(n);
     *np = NULL;
 }

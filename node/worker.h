@@ -20,6 +20,8 @@
 
 #include <stdint.h>
 
+#include "auth.h"
+
 typedef struct {
     const char *endpoint;     /* coordinator's ROUTER endpoint */
     const char *node_id;      /* NULL: hostname-pid */
@@ -27,6 +29,7 @@ typedef struct {
     const char *workdir;      /* warm workspaces live under workdir/ws/<key>/slot-K */
     unsigned heartbeat_ms;    /* 0: 1000 */
     uint64_t max_disk;        /* bytes; 0 = unlimited. LRU eviction of idle workspaces */
+    const wh_auth_keys_t *keys; /* CURVE keys (copied); NULL: none (inproc, --insecure) */
 } wh_node_opts_t;
 
 typedef struct wh_node wh_node_t;

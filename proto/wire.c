@@ -815,7 +815,24 @@ int wh_wire_send_to(void *sock, const void *ident, size_t ident_len,
 int wh_wire_recv_from(void *sock, void *ident, size_t *ident_len,
                       wh_msg_t *m, int flags)
 {
+    return wh_wire_recv_from_peer(sock, ident, ident_len, NULL, 0, m, flags);
+}
+
+/* Copies the ZAP user id the frame arrived with ("" without one). */
+static void s_user_id(zmq_msg_t *f, char *user, size_t cap)
+{
+    if (!user || !cap)
+        return;
+    const char *u = zmq_msg_gets(f, "User-Id");
+    snprintf(user, cap, "%s", u ? u : "");
+}
+
+int wh_wire_recv_from_peer(void *sock, void *ident, size_t *ident_len, char *user,
+                           size_t user_cap, wh_msg_t *m, int flags)
+{
     memset(m, 0, sizeof *m);
+    if (user && user_cap)
+        user[0] = 0;
     *ident_len = 0;
     zmq_msg_t f;
     zmq_msg_init(&f);
@@ -851,6 +868,7 @@ int wh_wire_recv_from(void *sock, void *ident, size_t *ident_len,
         s_warn_drop(why);
         return WH_EPROTO;
     }
+    s_user_id(&f, user, user_cap);
     int rc = s_decode_frame(&f, m);
     zmq_msg_close(&f);
     return rc;

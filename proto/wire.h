@@ -152,5 +152,11 @@ int wh_wire_send_to(void *sock, const void *ident, size_t ident_len,
                     const wh_msg_t *m, int flags);
 int wh_wire_recv_from(void *sock, void *ident, size_t *ident_len,
                       wh_msg_t *m, int flags);
+/* recv_from that also copies the sender's ZAP user id (auth.h: "node:NAME"
+ * or "client:NAME"; "" when the socket does not authenticate) into user
+ * (user_cap bytes, truncated), set whenever the envelope frame arrived. */
+#define WH_WIRE_MAX_USER 256
+int wh_wire_recv_from_peer(void *sock, void *ident, size_t *ident_len, char *user,
+                           size_t user_cap, wh_msg_t *m, int flags);
 
 #endif
