@@ -85,7 +85,7 @@ bench_cluster_start() {
     local name=$1 slots=$2 procs=$3 i
     [ "$procs" -gt "$slots" ] && procs=$slots
     CL_PIDS=()
-    "$WB/coordinator/whittle-coordinator" --bind 'tcp://127.0.0.1:*' --cache memory: \
+    "$WB/coordinator/whittle-coordinator" --bind 'tcp://127.0.0.1:*' --insecure --cache memory: \
         2>"$BENCH_TMP/$name.coord.log" &
     BENCH_PIDS+=($!)
     CL_PIDS+=($!)
@@ -98,14 +98,14 @@ bench_cluster_start() {
     [ -n "$CL_EP" ] || bench_die "coordinator did not start (log: $BENCH_TMP/$name.coord.log)"
     for ((i = 0; i < procs; i++)); do
         local k=$((slots / procs + (i < slots % procs ? 1 : 0)))
-        "$WB/node/whittle-node" --connect "$CL_EP" --slots "$k" --workdir "$BENCH_TMP/$name.ws$i" \
+        "$WB/node/whittle-node" --connect "$CL_EP" --insecure --slots "$k" --workdir "$BENCH_TMP/$name.ws$i" \
             --id "$name-n$i" 2>"$BENCH_TMP/$name.node$i.log" &
         BENCH_PIDS+=($!)
         CL_PIDS+=($!)
     done
     local seen=0
     for i in $(seq 300); do
-        seen=$("$WB/coordinator/whittle" status --cluster "$CL_EP" 2>/dev/null |
+        seen=$("$WB/coordinator/whittle" status --cluster "$CL_EP" --insecure 2>/dev/null |
                sed -n 's/.*  slots: \([0-9]*\) .*/\1/p')
         [ "${seen:-0}" -ge "$slots" ] && return 0
         sleep 0.1

@@ -81,7 +81,7 @@ run_one() {
     if [ "$mode" = cluster ]; then
         procs=$((n < PROCS ? n : PROCS))
         bench_cluster_start "$name" "$n" "$procs"
-        args+=(--cluster "$CL_EP")
+        args+=(--cluster "$CL_EP" --insecure)
         layout="${procs}x$((n / procs))$([ $((n % procs)) -ne 0 ] && echo +)"
     else
         args+=(--jobs "$n")

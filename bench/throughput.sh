@@ -92,7 +92,7 @@ for s in $SLOTS; do
     bench_cluster_start "$name" "$s" "$procs"
     t0=$(bench_now_ms)
     rc=0
-    "$WB/coordinator/whittle" submit --cluster "$CL_EP" "$BENCH_TMP/$name.jobs.json" \
+    "$WB/coordinator/whittle" submit --cluster "$CL_EP" --insecure "$BENCH_TMP/$name.jobs.json" \
         >"$BENCH_TMP/$name.client.log" 2>&1 || rc=$?
     t1=$(bench_now_ms)
     bench_cluster_stop

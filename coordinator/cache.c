@@ -49,6 +49,7 @@
 #define _GNU_SOURCE
 #include "cache.h"
 
+#include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <hiredis/hiredis.h>
@@ -672,9 +673,10 @@ typedef struct {
 } s_pending_t;
 
 typedef struct {
-    char *url;
+    char *url;             /* as given, with the password masked: safe to print */
     char *host;
     int port, db;
+    char *user, *password; /* AUTH [user] password when password is set */
     redisContext *rc;      /* NULL while down */
     int down;              /* an outage was announced */
     uint64_t next_retry_ms;
@@ -727,8 +729,42 @@ static const char *s_rc_err(const redisContext *c)
     return c->err && c->errstr[0] ? c->errstr : "connection lost";
 }
 
-/* Connects, selects the db and checks that Redis answers. 0, or -1 with
- * *why (static or in the caller's buffer) set. */
+/* 1 when rep is a non-error reply; else 0, or -2 when Redis refused our
+ * credentials (NOAUTH, WRONGPASS, NOPERM: no retry will help), with why set.
+ * Frees rep. */
+static int s_reply_ok(redisContext *c, redisReply *rep, char *why, size_t why_sz)
+{
+    int ok = 1;
+    if (!rep) {
+        snprintf(why, why_sz, "%s", s_rc_err(c));
+        return 0;
+    }
+    if (rep->type == REDIS_REPLY_ERROR) {
+        const char *e = rep->str ? rep->str : "error reply";
+        snprintf(why, why_sz, "%s", e);
+        ok = !strncmp(e, "NOAUTH", 6) || !strncmp(e, "WRONGPASS", 9) || !strncmp(e, "NOPERM", 6) ||
+                     strstr(e, "invalid password") || strstr(e, "invalid username-password")
+                 ? -2
+                 : 0;
+    }
+    freeReplyObject(rep);
+    return ok;
+}
+
+/* AUTH [user] password (Redis 6 ACL users; just the password for
+ * requirepass). 1 ok or nothing to do; 0 / -2 as s_reply_ok. */
+static int s_redis_auth(const s_redis_t *r, redisContext *c, char *why, size_t why_sz)
+{
+    if (!r->password)
+        return 1;
+    redisReply *rep = r->user ? redisCommand(c, "AUTH %s %s", r->user, r->password)
+                              : redisCommand(c, "AUTH %s", r->password);
+    return s_reply_ok(c, rep, why, why_sz);
+}
+
+/* Connects, authenticates, selects the db and checks that Redis answers.
+ * 0, or -1 (unreachable) / -2 (credentials refused) with *why (in the
+ * caller's buffer) set. */
 static int s_redis_connect(s_redis_t *r, char *why, size_t why_sz)
 {
     struct timeval tv = {S_REDIS_TIMEOUT_MS / 1000, (S_REDIS_TIMEOUT_MS % 1000) * 1000};
@@ -744,21 +780,17 @@ static int s_redis_connect(s_redis_t *r, char *why, size_t why_sz)
         snprintf(why, why_sz, "%s", s_rc_err(c));
     } else {
         redisEnableKeepAlive(c);
-        redisReply *rep = r->db ? redisCommand(c, "SELECT %d", r->db) : redisCommand(c, "PING");
-        if (!rep)
-            snprintf(why, why_sz, "%s", s_rc_err(c));
-        else if (rep->type == REDIS_REPLY_ERROR)
-            snprintf(why, why_sz, "%s", rep->str ? rep->str : "error reply");
-        else
-            ok = 1;
-        if (rep)
-            freeReplyObject(rep);
+        ok = s_redis_auth(r, c, why, why_sz);
+        if (ok == 1) {
+            redisReply *rep = r->db ? redisCommand(c, "SELECT %d", r->db) : redisCommand(c, "PING");
+            ok = s_reply_ok(c, rep, why, why_sz);
+        }
     }
     s_nopipe_end(&np);
-    if (!ok) {
+    if (ok != 1) {
         if (c)
             redisFree(c);
-        return -1;
+        return ok == -2 ? -2 : -1;
     }
     r->rc = c;
     return 0;
@@ -1099,6 +1131,11 @@ static void s_redis_close(void *be)
     free(r->pending);
     free(r->url);
     free(r->host);
+    free(r->user);
+    if (r->password) {
+        memset(r->password, 0, strlen(r->password));
+        free(r->password);
+    }
     free(r);
 }
 
@@ -1107,16 +1144,85 @@ static const struct wh_cache_ops s_redis_ops = {
     s_redis_describe, s_redis_close,
 };
 
-/* Parses redis://host[:port][/db] (host may be [ipv6]). 0 or WH_EINVAL
- * with *err set. */
-static int s_redis_parse(s_redis_t *r, const char *url, char **err)
+/* Decodes %XX escapes of n bytes at s (so a password may hold ':', '@' or
+ * '/'). NULL when out of memory or on a bad escape. */
+static char *s_pct_decode(const char *s, size_t n)
+{
+    char *out = malloc(n + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '%') {
+            *o++ = s[i];
+            continue;
+        }
+        if (i + 2 >= n || !isxdigit((unsigned char)s[i + 1]) ||
+            !isxdigit((unsigned char)s[i + 2])) {
+            free(out);
+            return NULL;
+        }
+        char hex[3] = {s[i + 1], s[i + 2], 0};
+        unsigned v = (unsigned)strtoul(hex, NULL, 16);
+        if (v == 0) {
+            free(out);
+            return NULL;
+        }
+        *o++ = (char)v;
+        i += 2;
+    }
+    *o = 0;
+    return out;
+}
+
+/* Splits "[user[:password]@]" off the URL: sets r->user/r->password (the
+ * password may also come from $WHITTLE_REDIS_PASSWORD), and the masked
+ * r->url. Returns the rest (host...) or NULL with *err set. */
+static const char *s_redis_userinfo(s_redis_t *r, const char *url, char **err)
 {
     const char *p = url + strlen("redis://");
-    const char *host, *hend;
-    if (strchr(p, '@')) {
-        *err = wh_strdup_printf("'%s': redis URLs with credentials are not supported", url);
-        return WH_EINVAL;
+    const char *at = NULL;
+    for (const char *q = p; *q && *q != '/'; q++)
+        if (*q == '@')
+            at = q;
+    const char *env = getenv("WHITTLE_REDIS_PASSWORD");
+    if (!at) {
+        r->url = strdup(url);
+        if (env && *env)
+            r->password = strdup(env);
+        return p;
     }
+    const char *colon = memchr(p, ':', (size_t)(at - p));
+    const char *uend = colon ? colon : at;
+    if (uend > p && !(r->user = s_pct_decode(p, (size_t)(uend - p))))
+        goto bad;
+    if (colon && !(r->password = s_pct_decode(colon + 1, (size_t)(at - colon - 1))))
+        goto bad;
+    if (r->password && !*r->password) {
+        free(r->password);
+        r->password = NULL;
+    }
+    if (!r->password && env && *env)
+        r->password = strdup(env);
+    if (!r->password) {
+        *err = wh_strdup_printf("redis URL names user '%s' but no password (add :PASSWORD or set "
+                                "WHITTLE_REDIS_PASSWORD)", r->user ? r->user : "");
+        return NULL;
+    }
+    r->url = wh_strdup_printf("redis://%.*s%s@%s", (int)(uend - p), p, colon ? ":***" : "", at + 1);
+    return at + 1;
+bad:
+    *err = wh_strdup_printf("bad user or password escape in redis URL 'redis://***@%s'", at + 1);
+    return NULL;
+}
+
+/* Parses redis://[user[:password]@]host[:port][/db] (host may be [ipv6]).
+ * 0 or WH_EINVAL with *err set (never showing the password). */
+static int s_redis_parse(s_redis_t *r, const char *url, char **err)
+{
+    const char *p = s_redis_userinfo(r, url, err);
+    const char *host, *hend;
+    if (!p)
+        return WH_EINVAL;
     if (*p == '[') {
         host = p + 1;
         hend = strchr(host, ']');
@@ -1161,7 +1267,8 @@ static int s_redis_parse(s_redis_t *r, const char *url, char **err)
     }
     return 0;
 bad:
-    *err = wh_strdup_printf("bad redis URL '%s' (expected redis://host:port[/db])", url);
+    *err = wh_strdup_printf("bad redis URL '%s' (expected redis://[user[:password]@]host:port[/db])",
+                            r->url ? r->url : "redis://***");
     return WH_EINVAL;
 }
 
@@ -1172,13 +1279,12 @@ static s_redis_t *s_redis_open(const char *url, char **err)
         *err = wh_strdup0("out of memory");
         return NULL;
     }
-    r->url = strdup(url);
+    if (s_redis_parse(r, url, err))
+        goto fail;
     if (!r->url) {
         *err = wh_strdup0("out of memory");
         goto fail;
     }
-    if (s_redis_parse(r, url, err))
-        goto fail;
     r->retry_ms = S_REDIS_RETRY_MS;
     const char *env = getenv("WHITTLE_REDIS_RETRY_MS");
     if (env && *env) {
@@ -1206,7 +1312,15 @@ static s_redis_t *s_redis_open(const char *url, char **err)
     }
 
     char why[256];
-    if (s_redis_connect(r, why, sizeof why))
+    int crc = s_redis_connect(r, why, sizeof why);
+    if (crc == -2) {
+        /* Wrong or missing credentials: a configuration error, not an
+         * outage; falling back would hide it. */
+        *err = wh_strdup_printf("redis at %s refused %s: %s", r->url,
+                                r->password ? "the credentials" : "access without a password", why);
+        goto fail;
+    }
+    if (crc)
         s_redis_down(r, why);
     return r;
 fail:
@@ -1347,4 +1461,20 @@ void wh_cache_key(const char *job_identity, const char *test_file, const void *c
     wh_sha256_field_str(h, test_file);
     wh_sha256_field(h, content ? content : "", content ? len : 0);
     wh_sha256_final_hex(&h, out);
+}
+
+char *wh_cache_spec_masked(const char *spec)
+{
+    if (!spec)
+        return NULL;
+    if (strncmp(spec, "redis://", 8) != 0)
+        return strdup(spec);
+    const char *p = spec + 8, *at = NULL;
+    for (const char *q = p; *q && *q != '/'; q++)
+        if (*q == '@')
+            at = q;
+    const char *colon = at ? memchr(p, ':', (size_t)(at - p)) : NULL;
+    if (!colon)
+        return strdup(spec);
+    return wh_strdup_printf("redis://%.*s:***%s", (int)(colon - p), p, at);
 }

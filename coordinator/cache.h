@@ -41,6 +41,9 @@ int wh_cache_put(wh_cache_t *c, const char *key, wh_verdict_t v);
  * (read at open) changes that interval. Connect and command timeouts are
  * 1 s. Redis key layout: see the top of cache.c. */
 const char *wh_cache_describe(const wh_cache_t *c);
+/* spec with any password in a redis:// URL replaced by "***" (malloc'ed;
+ * NULL for NULL): what may be printed or written to a run record. */
+char *wh_cache_spec_masked(const char *spec);
 
 /* The cache key: sha256("whittle-verdict-v1" ‖ job identity ‖ test-file path
  * ‖ content), every field length-prefixed (wh_sha256_field; a NULL string

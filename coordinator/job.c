@@ -12,6 +12,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include "cache.h"
 #include "framework.h"
 #include "wire.h"
 
@@ -439,7 +440,9 @@ char *wh_job_to_json(const wh_job_t *j)
     S("framework", j->framework);
     S("out", j->out);
     S("compdb", j->compdb);
-    S("cache", j->cache);
+    char *cache = wh_cache_spec_masked(j->cache); /* never a password in a record */
+    S("cache", cache);
+    free(cache);
     S("failure_regex", j->failure_regex);
     S("pass_regex", j->pass_regex);
     S("message_continuation", j->message_continuation);

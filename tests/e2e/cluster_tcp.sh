@@ -7,12 +7,17 @@
 #    and a different job on the same project (dd instead of hdd) is answered
 #    from the verdicts the first one stored;
 #  - `whittle status` shows the nodes, `whittle submit` runs several jobs.
+# Every peer authenticates with CURVE keys (coordinator, nodes, client).
 . "$(dirname "$0")/lib.sh"
 B="$WH_BINARY_DIR"
 PIDS=()
 stop_all() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=(); }
 trap 'stop_all; rm -rf "$T"' EXIT
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+K="$T/keys"; mkdir -p "$K/nodes" "$K/clients"
+for k in coord nodes/n1 nodes/n2 nodes/capped clients/cli; do "$WHITTLE" keygen --out "$K/$k" > /dev/null || fail "keygen $k"; done
+export WHITTLE_SECRET_KEY="$K/clients/cli.secret" WHITTLE_SERVER_KEY="$K/coord.public"
 
 P="$T/headers"; cp -r "$FIX/headers" "$P"
 args=(--project "$P" --file tests/test_request.c --test test_should_read_headers
@@ -23,13 +28,15 @@ REF=$(run_dir "$T/ref")
 start_coord() { # cache-spec
     local port; port=$(free_port)
     EP="tcp://127.0.0.1:$port"
-    "$B/coordinator/whittle-coordinator" --bind "$EP" --cache "$1" -v > "$T/coord.$port.log" 2>&1 &
+    "$B/coordinator/whittle-coordinator" --bind "$EP" --cache "$1" -v \
+        --secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients" > "$T/coord.$port.log" 2>&1 &
     PIDS+=($!)
     sleep 0.3
 }
 start_nodes() { # nodes slots-per-node
     for n in $(seq 1 "$1"); do
-        "$B/node/whittle-node" --connect "$EP" --slots "$2" --workdir "$T/node$n-$RANDOM" --id "n$n" > "$T/node$n.log" 2>&1 &
+        "$B/node/whittle-node" --connect "$EP" --slots "$2" --workdir "$T/node$n-$RANDOM" --id "n$n" \
+            --secret-key "$K/nodes/n$n.secret" --server-key "$K/coord.public" > "$T/node$n.log" 2>&1 &
         PIDS+=($!)
     done
     for _ in $(seq 1 50); do
@@ -60,6 +67,8 @@ start_coord "redis://127.0.0.1:$RPORT/3"
 start_nodes 1 2
 "$WHITTLE" status --cluster "$EP" > "$T/status" && grep -q "nodes: 1  slots: 2" "$T/status" && grep -q "cache: redis" "$T/status" \
     && pass "status shows the node and the Redis cache" || fail "status: $(cat "$T/status")"
+check_eq "status names slots by key (n1/SLOT), not by routing id" \
+    "$(sed -n 's/^  slot \([^ ]*\) .*/\1/p' "$T/status" | sort | tr '\n' ' ')" "n1/0 n1/1 "
 "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/r1" > "$T/r1.out" 2>&1 || fail "redis run 1"
 "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/r2" > "$T/r2.out" 2>&1 || fail "redis run 2"
 R1=$(run_dir "$T/r1"); R2=$(run_dir "$T/r2")
@@ -88,7 +97,8 @@ stop_all
 # least recently used idle one (here the cap fits one workspace).
 start_coord memory:
 W="$T/capped"
-"$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$W" --id capped --max-disk 100K > "$T/capped.log" 2>&1 &
+"$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$W" --id capped --max-disk 100K \
+    --secret-key "$K/nodes/capped.secret" --server-key "$K/coord.public" > "$T/capped.log" 2>&1 &
 PIDS+=($!)
 sleep 0.5
 P2="$T/calc"; cp -r "$FIX/calc" "$P2"
