@@ -696,7 +696,7 @@ static void s_handle(wh_pool_t *p, const uint8_t *ident, size_t ilen, const char
         /* Handover is off, so the owner's connection is gone: never let
          * another key inherit its slot (and its candidate). */
         wh_auth_refuse_claim(s->name, key, ident, ilen);
-        s_slot_remove(p, s, "its routing id was claimed by another key");
+        s_slot_remove(p, s, "removed: its routing id was claimed by another key");
         return;
     }
     switch (m->type) {

@@ -477,8 +477,9 @@ int wh_auth_admit(const char *user_id, int msg_type)
     wh_role_t role = wh_auth_role_of(user_id);
     if (wh_auth_role_allows(role, msg_type))
         return 1;
-    static _Atomic uint64_t last;
-    if (s_log_ok(&last))
+    /* one clock per message type: a chatty peer cannot hide another's refusal */
+    static _Atomic uint64_t last[16];
+    if (s_log_ok(&last[(unsigned)msg_type & 15u]))
         wh_warn("auth: dropped %s from %s: a %s key may only send %s", s_type_name(msg_type),
                 user_id, role == WH_ROLE_NODE ? "node" : role == WH_ROLE_CLIENT ? "client" : "unknown",
                 role == WH_ROLE_NODE     ? "HELLO, HEARTBEAT, VERDICT and BYE"

@@ -1,0 +1,129 @@
+#!/bin/bash
+# Who may talk to a coordinator (issue 10), with real processes on loopback:
+#  - without keys, a tcp:// bind or connect off loopback is refused in one
+#    line, with or without --insecure; loopback without keys needs --insecure;
+#  - a coordinator with CURVE keys and two node keys + one client key listed:
+#    an unlisted node key gets no work, a client key acting as a node gets no
+#    work, a listed node key claiming a live slot's routing id gets nothing,
+#    and the job (client key) reduces to exactly the embedded run's test, on
+#    the two listed nodes only;
+#  - a node key sending SUBMIT is dropped (no job), a client key sending
+#    HELLO is dropped, both logged;
+#  - after a slot's node dies, another key claiming its routing id is refused
+#    (the slot is dropped, never inherited);
+#  - `whittle status` names slots by key (n1/0), never by routing id.
+. "$(dirname "$0")/lib.sh"
+B="$WH_BINARY_DIR"
+COORD="$B/coordinator/whittle-coordinator"; NODE="$B/node/whittle-node"; PEER="$B/tests/wh_peer"
+PIDS=()
+stop_all() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=(); }
+trap 'stop_all; rm -rf "$T"' EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+# ---- no keys: loopback only, and only with --insecure ----
+port=$(free_port)
+out=$("$COORD" --bind "tcp://0.0.0.0:$port" 2>&1); rc=$?
+check_eq "bind 0.0.0.0 without keys: exit" "$rc" 2
+check_eq "bind 0.0.0.0 without keys: one line" "$out" \
+    "whittle-coordinator: error: refusing 'tcp://0.0.0.0:$port' without keys: only loopback (127.x, [::1], localhost) may run --insecure; give --secret-key and the other side's keys"
+out=$("$COORD" --bind "tcp://0.0.0.0:$port" --insecure 2>&1); rc=$?
+check_eq "--insecure on 0.0.0.0: exit" "$rc" 2
+check_eq "--insecure on 0.0.0.0: one line" "$out" \
+    "whittle-coordinator: error: refusing 'tcp://0.0.0.0:$port' without keys: only loopback (127.x, [::1], localhost) may run --insecure; give --secret-key and the other side's keys"
+out=$("$COORD" --bind "tcp://127.0.0.1:$port" 2>&1); rc=$?
+check_eq "loopback without keys or --insecure: exit $rc, one line" "$rc: $out" \
+    "2: whittle-coordinator: error: 'tcp://127.0.0.1:$port' without keys needs --insecure (or --secret-key ...)"
+out=$("$NODE" --connect tcp://192.0.2.7:7700 --insecure --workdir "$T/nowhere" 2>&1); rc=$?
+check_eq "node --insecure to a remote coordinator: exit $rc, one line" "$rc: $out" \
+    "2: whittle-node: error: refusing 'tcp://192.0.2.7:7700' without keys: only loopback (127.x, [::1], localhost) may run --insecure; give --secret-key and the other side's keys"
+out=$("$WHITTLE" status --cluster tcp://192.0.2.7:7700 --insecure 2>&1); rc=$?
+check_eq "client --insecure to a remote coordinator: exit" "$rc" 2
+[ -e "$T/nowhere" ] && fail "a refused node created its workdir" || pass "a refused node touched nothing"
+
+# ---- keys ----
+K="$T/keys"; mkdir -p "$K/nodes" "$K/clients" "$K/other"
+for k in coord nodes/n1 nodes/n2 clients/cli other/rogue; do
+    "$WHITTLE" keygen --out "$K/$k" > /dev/null || fail "keygen $k"
+done
+check_eq "keygen: secret file mode" "$(stat -c %a "$K/nodes/n1.secret")" 600
+grep -q 'secret-key' "$K/nodes/n1.public" && fail "the public file holds the secret key" || pass "the public file holds no secret key"
+out=$("$WHITTLE" keygen --out "$K/nodes/n1" 2>&1); rc=$?
+check_eq "keygen refuses to overwrite: exit $rc, one line" "$rc: $out" \
+    "2: whittle: error: cannot create '$K/nodes/n1.secret': File exists"
+
+P="$T/headers"; cp -r "$FIX/headers" "$P"
+args=(--project "$P" --file tests/test_request.c --test test_should_read_headers
+      --setup "make -s" --build "make -s" --run "./test_request" --framework cmocka)
+"$WHITTLE" reduce "${args[@]}" --out "$T/ref" --cache memory: > "$T/ref.out" 2>&1 || fail "embedded reference run"
+REF=$(run_dir "$T/ref")
+
+port=$(free_port); EP="tcp://127.0.0.1:$port"
+"$COORD" --bind "$EP" --cache memory: -v --secret-key "$K/coord.secret" --nodes "$K/nodes" \
+    --clients "$K/clients" > "$T/coord.log" 2>&1 &
+PIDS+=($!)
+sleep 0.3
+SK=(--server-key "$K/coord.public")
+node() { # name key-file
+    "$NODE" --connect "$EP" --slots 1 --workdir "$T/w-$1" --id "$1" --secret-key "$2" "${SK[@]}" -v > "$T/node-$1.log" 2>&1 &
+    PIDS+=($!)
+}
+node n1 "$K/nodes/n1.secret"
+N1=$!
+node rogue "$K/other/rogue.secret"       # an unlisted key
+node imposter "$K/clients/cli.secret"    # a client key acting as a node
+export WHITTLE_SECRET_KEY="$K/clients/cli.secret" WHITTLE_SERVER_KEY="$K/coord.public"
+for _ in $(seq 1 50); do grep -q "node slot n1/0 joined" "$T/coord.log" && break; sleep 0.1; done
+RID=$(sed -n 's/.*node slot n1\/0 joined (routing id \(.*\))$/\1/p' "$T/coord.log")
+[ -n "$RID" ] || fail "n1's routing id not in the coordinator log"
+# n2's key claims n1's live routing id (HELLO + heartbeats for 3 s).
+"$PEER" --connect "$EP" --secret-key "$K/nodes/n2.secret" "${SK[@]}" --id "$RID" --send hello --wait 3000 > "$T/claim.out" 2>&1
+check_eq "a second key claiming a live slot's routing id receives" "$(cat "$T/claim.out")" "total 0"
+node n2 "$K/nodes/n2.secret"
+for _ in $(seq 1 50); do
+    [ "$("$WHITTLE" status --cluster "$EP" | grep -c '^  slot ')" = 2 ] && break; sleep 0.1
+done
+"$WHITTLE" status --cluster "$EP" > "$T/status" 2>&1 || fail "status with the client key"
+check_eq "status: slots by key name, only the listed nodes" \
+    "$(sed -n 's/^  slot \([^ ]*\) .*/\1/p' "$T/status" | sort | tr '\n' ' ')" "n1/0 n2/0 "
+grep -qF "$RID" "$T/status" && fail "status shows a routing id" || pass "status shows no routing id"
+
+# The reduction over CURVE: the embedded run's exact answer, listed nodes only.
+"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/curve" > "$T/curve.out" 2>&1 || { cat "$T/curve.out"; fail "reduction over CURVE"; }
+R=$(run_dir "$T/curve")
+check_eq "CURVE run: reduced test equals the embedded run's" "$(cat "$R/reduced.c")" "$(cat "$REF/reduced.c")"
+check_eq "CURVE run: candidates and verdicts" "$(cut -d, -f1-6 "$R/candidates.csv")" "$(cut -d, -f1-6 "$REF/candidates.csv")"
+nodes_used=$(awk -F, 'NR > 1 && $7 == 0 { print $8 }' "$R/candidates.csv" | sort -u | tr '\n' ' ')
+case "$nodes_used" in
+    "n1/0 "|"n2/0 "|"n1/0 n2/0 ") pass "evaluated only on listed nodes: $nodes_used" ;;
+    *) fail "candidates evaluated on '$nodes_used'" ;;
+esac
+[ -e "$T/w-rogue/ws" ] && fail "the unlisted node got work" || pass "the unlisted node got no work"
+[ -e "$T/w-imposter/ws" ] && fail "the client key acting as a node got work" || pass "the client key acting as a node got no work"
+grep -qF "auth: refused unlisted key $(sed -n 's/.*public-key = "\(.*\)"/\1/p' "$K/other/rogue.public")" "$T/coord.log" \
+    && pass "coordinator log names the refused key" || fail "no refusal of the unlisted key in the log"
+grep -q "auth: dropped HELLO from client:cli: a client key may only send SUBMIT and STATUS_REQ" "$T/coord.log" \
+    && pass "a client key's HELLO is dropped and logged" || fail "client HELLO not logged"
+
+# A node key may not submit.
+jq -n --arg p "$P" --arg o "$T/by-node" '{project: $p, file: "tests/test_request.c", test: "test_should_read_headers",
+    setup: "make -s", build: "make -s", run: "./test_request", framework: "cmocka", out: $o}' > "$T/job.json"
+"$PEER" --connect "$EP" --secret-key "$K/nodes/n2.secret" "${SK[@]}" --send submit --json "$T/job.json" --wait 1500 > "$T/nodesubmit.out" 2>&1
+check_eq "a node key's SUBMIT gets" "$(cat "$T/nodesubmit.out")" "total 0"
+grep -q "auth: dropped SUBMIT from node:n2: a node key may only send HELLO, HEARTBEAT, VERDICT and BYE" "$T/coord.log" \
+    && pass "a node key's SUBMIT is dropped and logged" || fail "node SUBMIT not logged"
+[ -e "$T/by-node" ] && fail "a node key started a job" || pass "no job from a node key"
+"$WHITTLE" status --cluster "$EP" > "$T/status2" 2>&1
+check_eq "jobs submitted (only the client's)" "$(sed -n 's/^jobs submitted: \([0-9]*\).*/\1/p' "$T/status2")" 1
+"$PEER" --connect "$EP" --secret-key "$K/nodes/n2.secret" "${SK[@]}" --send status --wait 1000 > "$T/nodestatus.out" 2>&1
+check_eq "a node key's STATUS_REQ gets" "$(cat "$T/nodestatus.out")" "total 0"
+
+# n1 dies; before its slot expires, n2's key claims its routing id: refused,
+# and the slot is dropped rather than inherited.
+kill -9 "$N1"
+"$PEER" --connect "$EP" --secret-key "$K/nodes/n2.secret" "${SK[@]}" --id "$RID" --send hello --wait 1000 > /dev/null 2>&1
+grep -qF "auth: node:n2 claimed routing id '$RID' owned by slot n1/0; refused (no takeover)" "$T/coord.log" \
+    && pass "a claim on a dead node's routing id is refused" || fail "claim after death not refused"
+grep -q "node slot n1/0 removed: its routing id was claimed by another key" "$T/coord.log" \
+    && pass "the claimed slot is dropped, not inherited" || fail "claimed slot kept"
+stop_all
+finish
