@@ -8,6 +8,14 @@
 #   WHITTLE_BIND   endpoint to listen on            (default tcp://0.0.0.0:7700)
 #   WHITTLE_CACHE  verdict cache spec               (default redis://redis:6379/0;
 #                  set it empty for the embedded cache in $WHITTLE_CACHE_DIR)
+#   WHITTLE_SECRET_KEY   the coordinator's CURVE secret key file
+#                        (default /run/secrets/coordinator_key when it exists)
+#   WHITTLE_NODES_DIR    allow-list: folder of node *.public keys   (default /etc/whittle/nodes)
+#   WHITTLE_CLIENTS_DIR  allow-list: folder of client *.public keys (default /etc/whittle/clients)
+#   WHITTLE_REDIS_PASSWORD_FILE  file holding the Redis password
+#                        (default /run/secrets/redis_password when it exists);
+#                        exported as WHITTLE_REDIS_PASSWORD, never on the command line
+#   WHITTLE_INSECURE=1   no keys (whittle-coordinator refuses it off loopback)
 #   WHITTLE_VERBOSE=1  adds -v
 set -e
 if [ "$#" -gt 0 ] && [ "${1#-}" = "$1" ]; then
@@ -16,6 +24,18 @@ fi
 set -- --bind "${WHITTLE_BIND:-tcp://0.0.0.0:7700}" "$@"
 if [ -n "${WHITTLE_CACHE-redis://redis:6379/0}" ]; then
     set -- --cache "${WHITTLE_CACHE-redis://redis:6379/0}" "$@"
+fi
+secret="${WHITTLE_SECRET_KEY:-/run/secrets/coordinator_key}"
+if [ "${WHITTLE_INSECURE:-0}" != 0 ]; then
+    set -- --insecure "$@"
+elif [ -r "$secret" ]; then
+    set -- --secret-key "$secret" --nodes "${WHITTLE_NODES_DIR:-/etc/whittle/nodes}" \
+           --clients "${WHITTLE_CLIENTS_DIR:-/etc/whittle/clients}" "$@"
+fi
+pwfile="${WHITTLE_REDIS_PASSWORD_FILE:-/run/secrets/redis_password}"
+if [ -z "${WHITTLE_REDIS_PASSWORD:-}" ] && [ -r "$pwfile" ]; then
+    WHITTLE_REDIS_PASSWORD="$(cat "$pwfile")"
+    export WHITTLE_REDIS_PASSWORD
 fi
 [ "${WHITTLE_VERBOSE:-0}" = 0 ] || set -- -v "$@"
 exec /usr/local/bin/whittle-coordinator "$@"

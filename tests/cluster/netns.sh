@@ -8,10 +8,12 @@
 #
 #   wh-br-PID   Linux bridge br0, one veth port per host (v-coord, v-redis, …)
 #   wh-coord-PID  10.77.X.1   whittle-coordinator --bind tcp://10.77.X.1:7700
-#   wh-redis-PID  10.77.X.2   redis-server --bind 10.77.X.2 --port 6390
+#   wh-redis-PID  10.77.X.2   redis-server --bind 10.77.X.2 --port 6390 --requirepass (random)
 #   wh-node1-PID  10.77.X.11  whittle-node --slots 2 --id node1
 #   wh-node2-PID  10.77.X.12  whittle-node --slots 2 --id node2
 #   wh-cli-PID    10.77.X.20  the client: whittle reduce/status --cluster …
+#   Every peer authenticates with CURVE keys (whittle keygen); the coordinator
+#   gets the Redis password from WHITTLE_REDIS_PASSWORD.
 #
 # The filesystem is shared, so --project paths and run folders are the same
 # for every "host". The cart fixture is reduced through the cluster; once
@@ -160,18 +162,24 @@ PATH="$T/shim:$PATH" WH_EVAL_LOG="$T/ref-evals.log" WH_NODE_TAG=ref \
 REF=$(run_dir "$T/ref")
 pass "reference run: $(jq -r '"\(.statements_before) -> \(.statements_after) statements, \(.candidates) candidates, \(.evaluated) evaluated"' "$REF/summary.json")"
 
-# ---- the cluster ----
-ip netns exec "$NS_RE" redis-server --bind "$IP_RE" --port 6390 --save '' --appendonly no --protected-mode no --dir "$T" \
+# ---- the cluster: CURVE keys for every peer, Redis with a password ----
+KEYS="$T/keys"; mkdir -p "$KEYS/nodes" "$KEYS/clients"
+for k in coord nodes/node1 nodes/node2 clients/cli; do "$WHITTLE" keygen --out "$KEYS/$k" > /dev/null || die "keygen $k"; done
+export WHITTLE_SECRET_KEY="$KEYS/clients/cli.secret" WHITTLE_SERVER_KEY="$KEYS/coord.public"
+RPASS="netns-$RANDOM$RANDOM"
+ip netns exec "$NS_RE" redis-server --bind "$IP_RE" --port 6390 --save '' --appendonly no --requirepass "$RPASS" --dir "$T" \
     > "$T/redis.log" 2>&1 &
 PIDS+=($!)
 wait_for 20 "redis answers across the bridge" \
-    sh -c "ip netns exec $NS_CL redis-cli -h $IP_RE -p 6390 ping 2>/dev/null | grep -q PONG" || exit 1
-ip netns exec "$NS_CO" "$COORD" --bind "$EP" --cache "redis://$IP_RE:6390/0" -v > "$T/coord.log" 2>&1 &
+    sh -c "ip netns exec $NS_CL redis-cli --no-auth-warning -a $RPASS -h $IP_RE -p 6390 ping 2>/dev/null | grep -q PONG" || exit 1
+WHITTLE_REDIS_PASSWORD="$RPASS" ip netns exec "$NS_CO" "$COORD" --bind "$EP" --cache "redis://$IP_RE:6390/0" -v \
+    --secret-key "$KEYS/coord.secret" --nodes "$KEYS/nodes" --clients "$KEYS/clients" > "$T/coord.log" 2>&1 &
 COORD_PID=$!; PIDS+=("$COORD_PID")
 start_node() { # n tag [env…]
     local n=$1 tag=$2; shift 2
     ip netns exec "wh-node$n-$S" env PATH="$T/shim:$PATH" WH_EVAL_LOG="$T/evals.log" WH_NODE_TAG="$tag" "$@" \
         "$NODE" --connect "$EP" --slots 2 --workdir "$T/node$n" --id "node$n" -v \
+        --secret-key "$KEYS/nodes/node$n.secret" --server-key "$KEYS/coord.public" \
         > "$T/$tag.log" 2>&1 &
     PIDS+=($!)
     LAST_PID=$!
@@ -197,7 +205,7 @@ while kill -0 "$CLIENT" 2>/dev/null && [ "$(date +%s)" -lt "$end" ]; do
     [ -n "$R" ] && [ -f "$R/candidates.csv" ] && rows=$(( $(wc -l < "$R/candidates.csv") - 1 ))
     if [ "$rows" -ge 8 ]; then
         st=$(status)
-        if echo "$st" | grep -Eq '^  slot node1/[0-9]+/[^ ]* +busy'; then
+        if echo "$st" | grep -Eq '^  slot node1/[0-9]+ +busy'; then
             echo "$st" > "$T/status-before-kill.txt"
             K=$(now_ns)
             kill -9 "$N1_PID"
