@@ -401,10 +401,12 @@ out:
 
 /* ---- cluster client ---- */
 
-/* A DEALER connected to the coordinator, with CURVE when keys are given.
- * NULL with *err set (malloc'ed). */
-static void *s_client_connect(void *zctx, const char *endpoint, char **err)
+/* A DEALER connected to the coordinator, with CURVE when keys are given;
+ * *mon watches its handshakes (wh_auth_refused). NULL with *err set
+ * (malloc'ed). */
+static void *s_client_connect(void *zctx, const char *endpoint, void **mon, char **err)
 {
+    *mon = NULL;
     wh_auth_keys_t k;
     int have = wh_auth_client_setup(&k, s_auth_opt.secret, s_auth_opt.server, endpoint,
                                     s_auth_opt.insecure, err);
@@ -415,9 +417,13 @@ static void *s_client_connect(void *zctx, const char *endpoint, char **err)
         goto zerr;
     int zero = 0;
     zmq_setsockopt(s, ZMQ_LINGER, &zero, sizeof zero);
+    *mon = wh_auth_watch(zctx, s);
     if ((have && wh_auth_client_apply(&k, s) != 0) || wh_wire_limit(s) != 0 ||
         zmq_connect(s, endpoint) < 0) {
         zmq_close(s);
+        if (*mon)
+            zmq_close(*mon);
+        *mon = NULL;
         goto zerr;
     }
     memset(&k, 0, sizeof k);
@@ -434,7 +440,8 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, int n)
 {
     void *zctx = zmq_ctx_new();
     char *err = NULL;
-    void *s = s_client_connect(zctx, endpoint, &err);
+    void *mon = NULL;
+    void *s = s_client_connect(zctx, endpoint, &mon, &err);
     if (!s) {
         zmq_ctx_term(zctx);
         int code = s_die(2, "%s", err);
@@ -478,6 +485,11 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, int n)
             }
             wh_msg_clear(&m);
         }
+        const char *refused = wh_auth_refused(mon);
+        if (refused) {
+            worst = s_die(2, "cluster '%s': %s", endpoint, refused);
+            break;
+        }
         if (wh_now_ms() - last > 30000) {
             worst = s_die(4, "cluster '%s' silent for 30 s; giving up (jobs keep running there)",
                           endpoint);
@@ -485,6 +497,8 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, int n)
         }
     }
     zmq_close(s);
+    if (mon)
+        zmq_close(mon);
     zmq_ctx_term(zctx);
     return worst;
 }
@@ -597,7 +611,8 @@ static int s_status(int argc, char **argv)
         return s_die(2, "status needs --cluster ENDPOINT");
     void *zctx = zmq_ctx_new();
     char *err = NULL;
-    void *s = s_client_connect(zctx, cluster, &err);
+    void *mon = NULL;
+    void *s = s_client_connect(zctx, cluster, &mon, &err);
     int code = 0;
     if (!s) {
         code = s_die(2, "%s", err);
@@ -609,8 +624,9 @@ static int s_status(int argc, char **argv)
         zmq_pollitem_t it = {s, 0, ZMQ_POLLIN, 0};
         code = 4;
         uint64_t t0 = wh_now_ms();
-        while (wh_now_ms() - t0 < 5000) {
-            if (zmq_poll(&it, 1, 500) > 0) {
+        const char *refused = NULL;
+        while (wh_now_ms() - t0 < 5000 && !(refused = wh_auth_refused(mon))) {
+            if (zmq_poll(&it, 1, 200) > 0) {
                 wh_msg_t r = {0};
                 if (wh_wire_recv(s, &r, ZMQ_DONTWAIT) == 0 && r.type == WH_MSG_STATUS) {
                     fputs(r.detail ? r.detail : "", stdout);
@@ -621,9 +637,13 @@ static int s_status(int argc, char **argv)
                 wh_msg_clear(&r);
             }
         }
-        if (code)
+        if (code && refused)
+            code = s_die(2, "cluster '%s': %s", cluster, refused);
+        else if (code)
             s_die(code, "no answer from cluster '%s' within 5 s", cluster);
         zmq_close(s);
+        if (mon)
+            zmq_close(mon);
     }
     zmq_ctx_term(zctx);
     return code;

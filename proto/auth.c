@@ -528,3 +528,59 @@ int wh_auth_client_setup(wh_auth_keys_t *k, const char *secret_file, const char 
     rc = wh_auth_keys_load(k, secret_file, server_file, err);
     return rc ? rc : 1;
 }
+
+/* ---- the client's view of a refused handshake ---- */
+
+void *wh_auth_watch(void *zctx, void *sock)
+{
+    static atomic_uint seq;
+    char ep[64];
+    snprintf(ep, sizeof ep, "inproc://wh-auth-watch-%d-%u", (int)getpid(), atomic_fetch_add(&seq, 1));
+    if (zmq_socket_monitor(sock, ep, ZMQ_EVENT_HANDSHAKE_FAILED_AUTH |
+                                         ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
+                                         ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) != 0)
+        return NULL;
+    void *mon = zmq_socket(zctx, ZMQ_PAIR);
+    int zero = 0;
+    if (mon)
+        zmq_setsockopt(mon, ZMQ_LINGER, &zero, sizeof zero);
+    if (mon && zmq_connect(mon, ep) != 0) {
+        zmq_close(mon);
+        mon = NULL;
+    }
+    return mon;
+}
+
+const char *wh_auth_refused(void *mon)
+{
+    if (!mon)
+        return NULL;
+    const char *why = NULL;
+    for (;;) {
+        zmq_msg_t f;
+        zmq_msg_init(&f);
+        if (zmq_msg_recv(&f, mon, ZMQ_DONTWAIT) < 0) {
+            zmq_msg_close(&f);
+            return why;
+        }
+        int more = zmq_msg_more(&f);
+        if (zmq_msg_size(&f) >= 2) {
+            uint16_t ev;
+            memcpy(&ev, zmq_msg_data(&f), 2);
+            if (ev == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
+                why = "the coordinator refused this key (it is not in its allow-list for this role)";
+            else if (ev & (ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL))
+                why = why ? why : "the security handshake failed (keys on one side, --insecure on the "
+                                  "other, or the wrong --server-key)";
+        }
+        zmq_msg_close(&f);
+        while (more) { /* the event's second frame: the endpoint */
+            zmq_msg_init(&f);
+            if (zmq_msg_recv(&f, mon, 0) < 0)
+                more = 0;
+            else
+                more = zmq_msg_more(&f);
+            zmq_msg_close(&f);
+        }
+    }
+}

@@ -68,6 +68,13 @@ int wh_auth_client_setup(wh_auth_keys_t *k, const char *secret_file, const char 
 /* Makes sock a CURVE client of k->server_key. Call before connect. */
 int wh_auth_client_apply(const wh_auth_keys_t *k, void *sock);
 
+/* Watches sock's security handshakes (call before connect): returns a PAIR
+ * socket to pass to wh_auth_refused and to zmq_close when done, or NULL. */
+void *wh_auth_watch(void *zctx, void *sock);
+/* NULL, or why the coordinator refused the handshake since the last call
+ * (a static one-line reason). Never blocks. */
+const char *wh_auth_refused(void *mon);
+
 /* Refuses an endpoint that would carry traffic off this machine without
  * keys: without keys tcp:// needs a loopback host (127.x, [::1], localhost)
  * and insecure set; inproc:// and ipc:// are always fine. insecure together

@@ -11,7 +11,9 @@
 #    HELLO is dropped, both logged;
 #  - after a slot's node dies, another key claiming its routing id is refused
 #    (the slot is dropped, never inherited);
-#  - `whittle status` names slots by key (n1/0), never by routing id.
+#  - `whittle status` names slots by key (n1/0), never by routing id;
+#  - a client with an unlisted key, the wrong server key or no keys gets a
+#    one-line error at once (exit 2), not a timeout.
 . "$(dirname "$0")/lib.sh"
 B="$WH_BINARY_DIR"
 COORD="$B/coordinator/whittle-coordinator"; NODE="$B/node/whittle-node"; PEER="$B/tests/wh_peer"
@@ -86,6 +88,15 @@ done
 check_eq "status: slots by key name, only the listed nodes" \
     "$(sed -n 's/^  slot \([^ ]*\) .*/\1/p' "$T/status" | sort | tr '\n' ' ')" "n1/0 n2/0 "
 grep -qF "$RID" "$T/status" && fail "status shows a routing id" || pass "status shows no routing id"
+# A refused client hears why at once, in one line.
+out=$("$WHITTLE" status --cluster "$EP" --secret-key "$K/other/rogue.secret" "${SK[@]}" 2>&1); rc=$?
+check_eq "status with an unlisted client key: exit $rc, one line" "$rc: $out" \
+    "2: whittle: error: cluster '$EP': the coordinator refused this key (it is not in its allow-list for this role)"
+out=$("$WHITTLE" status --cluster "$EP" --secret-key "$K/clients/cli.secret" --server-key "$K/other/rogue.public" 2>&1); rc=$?
+check_eq "status with the wrong server key: exit $rc, one line" "$rc: $out" \
+    "2: whittle: error: cluster '$EP': the security handshake failed (keys on one side, --insecure on the other, or the wrong --server-key)"
+out=$(env -u WHITTLE_SECRET_KEY -u WHITTLE_SERVER_KEY "$WHITTLE" status --cluster "$EP" --insecure 2>&1); rc=$?
+check_eq "status --insecure against a CURVE coordinator: exit" "$rc" 2
 
 # The reduction over CURVE: the embedded run's exact answer, listed nodes only.
 "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/curve" > "$T/curve.out" 2>&1 || { cat "$T/curve.out"; fail "reduction over CURVE"; }
