@@ -13,6 +13,7 @@
 #include "record.h"
 #include "render.h"
 #include "tree.h"
+#include "treejob.h"
 #include "workspace.h"
 
 typedef struct {
@@ -48,6 +49,8 @@ struct wh_reduction {
     wh_fp_t fp;
     int state;
     int status;
+    wh_treejob_t *treejob;  /* the exact tree, parsing after the baseline */
+    wh_fp_t pending_fp;     /* the baseline's fingerprint, taken when it is done */
     char *error;
     uint64_t next_eval;
     uint64_t baseline_id;
@@ -556,10 +559,26 @@ static int s_use_tree(wh_reduction_t *r, wh_tree_t *t, const char *how)
     return 0;
 }
 
+static void s_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed);
+
+/* Says so when the tree in use was parsed with errors allowed. */
+static void s_warn_diag(wh_reduction_t *r)
+{
+    if (!r->tree->diag)
+        return;
+    s_out(r, "Warning: %s (--allow-parse-errors: the statement tree may be incomplete)\n",
+          r->tree->diag);
+    wh_record_log(r->rec, "parse errors allowed: %s", r->tree->diag);
+}
+
 /* After a fresh baseline: cmd is the compile command the workspace at ws
  * recorded (NULL: none). It is cached with the fingerprint ("cc:<job>").
- * Returns 0 to go on, -1 when the reduction failed (exit 1). */
-static int s_exact_tree(wh_reduction_t *r, const wh_compile_cmd_t *cmd, const char *ws)
+ * With a command, the tree is parsed on a thread of its own (treejob.h)
+ * and the baseline's fingerprint waits in pending_fp for
+ * wh_reduction_poll. Returns 0 to go on now, 1 when parsing, -1 when the
+ * reduction failed (exit 1). */
+static int s_exact_tree(wh_reduction_t *r, const wh_compile_cmd_t *cmd, const char *ws,
+                        const wh_fp_t *observed)
 {
     if (wh_job_flags_explicit(&r->job))
         return 0;
@@ -579,15 +598,16 @@ static int s_exact_tree(wh_reduction_t *r, const wh_compile_cmd_t *cmd, const ch
     free(js);
     int rc = 0;
     if (moved.argc) {
-        wh_tree_t *t = NULL;
-        char *err = NULL;
-        rc = s_load_exact(r, &moved, &t, &err);
-        if (rc == 0)
-            rc = s_use_tree(r, t, "with the workspace's compile command");
-        if (rc) {
-            s_fail(r, 1, wh_strdup_printf("%s (parsed with the compile command that the warm "
-                                          "workspace recorded)", err ? err : wh_strerror(rc)));
-            free(err);
+        char *path = wh_path_join(r->job.project, r->job.file);
+        wh_tree_opts_t to = {NULL, NULL, 0, &moved, r->job.allow_parse_errors};
+        r->treejob = path ? wh_treejob_start(path, r->job.test, &to) : NULL;
+        free(path);
+        if (!r->treejob || wh_fp_copy(&r->pending_fp, observed)) {
+            s_fail(r, 1, strdup("cannot start parsing the test with the workspace's compile "
+                                "command"));
+            rc = -1;
+        } else {
+            rc = 1;
         }
     } else if (r->tree->diag && !r->job.allow_parse_errors) {
         s_fail(r, 1, wh_strdup_printf("%s; the statement tree may be incomplete and the workspace "
@@ -596,13 +616,48 @@ static int s_exact_tree(wh_reduction_t *r, const wh_compile_cmd_t *cmd, const ch
                                       "--allow-parse-errors", r->tree->diag, r->job.file));
         rc = -1;
     }
-    if (rc == 0 && r->tree->diag) {
-        s_out(r, "Warning: %s (--allow-parse-errors: the statement tree may be incomplete)\n",
-              r->tree->diag);
-        wh_record_log(r->rec, "parse errors allowed: %s", r->tree->diag);
-    }
+    if (rc == 0)
+        s_warn_diag(r);
     wh_compile_cmd_clear(&moved);
-    return rc ? -1 : 0;
+    return rc;
+}
+
+/* The exact tree is parsed: take it, then the pending fingerprint. */
+static void s_exact_tree_done(wh_reduction_t *r)
+{
+    wh_tree_t *t = NULL;
+    char *err = NULL;
+    int rc = wh_treejob_finish(&r->treejob, &t, &err);
+    if (r->state != S_BASELINE) { /* aborted meanwhile */
+        wh_tree_destroy(&t);
+        free(err);
+        return;
+    }
+    if (rc == 0 && (t->text_len != r->tree->text_len ||
+                    memcmp(t->text, r->tree->text, t->text_len) != 0)) {
+        err = wh_strdup_printf("%s changed while whittle was running", r->job.file);
+        rc = WH_EINVAL;
+    }
+    if (rc == 0) {
+        rc = s_use_tree(r, t, "with the workspace's compile command");
+        t = NULL;
+    }
+    wh_tree_destroy(&t);
+    if (rc) {
+        s_fail(r, 1, wh_strdup_printf("%s (parsed with the compile command that the warm "
+                                      "workspace recorded)", err ? err : wh_strerror(rc)));
+        free(err);
+        return;
+    }
+    s_warn_diag(r);
+    s_take_fingerprint(r, &r->pending_fp);
+    wh_fp_clear(&r->pending_fp);
+}
+
+void wh_reduction_poll(wh_reduction_t *r)
+{
+    if (r->treejob && wh_treejob_done(r->treejob))
+        s_exact_tree_done(r);
 }
 
 /* A cached fingerprint is used only with the cached compile command, and
@@ -733,8 +788,8 @@ static void s_on_baseline(wh_reduction_t *r, const wh_msg_t *m)
 {
     if (s_baseline_failed(r, m) || s_baseline_flaky(r, m))
         return;
-    if (s_exact_tree(r, m->compile.argc ? &m->compile : NULL, m->compile_root) < 0)
-        return;
+    if (s_exact_tree(r, m->compile.argc ? &m->compile : NULL, m->compile_root, &m->observed))
+        return; /* failed, or parsing: wh_reduction_poll goes on */
     s_take_fingerprint(r, &m->observed);
 }
 
@@ -1166,6 +1221,14 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     if (r->state != S_DONE && r->state != S_FAILED && r->pool)
         wh_pool_remove_job(r->pool, r->job_id);
     s_clear_round(r);
+    if (r->treejob) {
+        wh_tree_t *t = NULL;
+        char *err = NULL;
+        wh_treejob_finish(&r->treejob, &t, &err);
+        wh_tree_destroy(&t);
+        free(err);
+    }
+    wh_fp_clear(&r->pending_fp);
     wh_engine_destroy(&r->engine);
     wh_tree_destroy(&r->tree);
     wh_record_close(&r->rec);

@@ -351,6 +351,7 @@ static int s_reduce_embedded(wh_job_t *j)
             break;
         }
         wh_pool_poll(pool, 100);
+        wh_reduction_poll(r);
     }
     const char *msg = NULL;
     int st = wh_reduction_status(r, &msg);
