@@ -3,7 +3,8 @@
 #  1. the header guess finds the include/NAME/NAME.h layout: `inspect` with
 #     no flags counts the same statements as with the exact -Iinclude;
 #  2. a header that cannot be found stops `inspect` with exit 1, naming it
-#     and the fix; --allow-parse-errors parses anyway;
+#     and the fix; --allow-parse-errors parses anyway (and 11 of the 15
+#     statements are gone);
 #  3. a make project's setup runs under bear: the run folder holds the test
 #     file's exact compile command, moved from the workspace to the project
 #     (and flags after `--` still win over it);
@@ -34,6 +35,8 @@ check_eq "message" "$(cat "$T/e2")" "whittle: error: $M/tests/test_ringq.c:7:10:
 check_eq "inspect --allow-parse-errors exit" "$?" 0
 grep -q "warning: .*'ringq/ringq.h' file not found" "$T/e2" && pass "warning printed" \
     || fail "no warning: $(cat "$T/e2")"
+# ... and shows why the default refuses: 11 of the 15 statements vanish
+check_eq "statements without the header" "$(grep -o 'Totals: [0-9]* statements' "$T/o2")" "Totals: 4 statements"
 
 # 3
 "$WHITTLE" reduce --project "$P" --file tests/test_ringq.c --test test_visit_after_pop \
