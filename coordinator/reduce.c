@@ -51,6 +51,7 @@ struct wh_reduction {
     int status;
     wh_treejob_t *treejob;  /* the exact tree, parsing after the baseline */
     wh_fp_t pending_fp;     /* the baseline's fingerprint, taken when it is done */
+    int cached_pending;     /* pending_fp and the command came from the cache */
     char *error;
     uint64_t next_eval;
     uint64_t baseline_id;
@@ -521,23 +522,6 @@ static wh_engine_t *s_engine_for(const wh_tree_t *t, wh_algo_t algo)
     return e;
 }
 
-/* Parses the tree with cmd (already moved to the project); 0 and the tree,
- * or a negative code and *err. */
-static int s_load_exact(wh_reduction_t *r, const wh_compile_cmd_t *cmd, wh_tree_t **t, char **err)
-{
-    char *path = wh_path_join(r->job.project, r->job.file);
-    wh_tree_opts_t to = {NULL, NULL, 0, cmd, r->job.allow_parse_errors};
-    int rc = path ? wh_tree_load(path, r->job.test, &to, t, err) : WH_ENOMEM;
-    free(path);
-    if (rc == 0 && ((*t)->text_len != r->tree->text_len ||
-                    memcmp((*t)->text, r->tree->text, r->tree->text_len) != 0)) {
-        *err = wh_strdup_printf("%s changed while whittle was running", r->job.file);
-        wh_tree_destroy(t);
-        rc = WH_EINVAL;
-    }
-    return rc;
-}
-
 /* Takes tree t (and a new engine for it) in place of the guessed one. */
 static int s_use_tree(wh_reduction_t *r, wh_tree_t *t, const char *how)
 {
@@ -571,6 +555,16 @@ static void s_warn_diag(wh_reduction_t *r)
     wh_record_log(r->rec, "parse errors allowed: %s", r->tree->diag);
 }
 
+/* Starts parsing the test with cmd (moved to the project) off this thread. */
+static int s_start_treejob(wh_reduction_t *r, const wh_compile_cmd_t *cmd)
+{
+    char *path = wh_path_join(r->job.project, r->job.file);
+    wh_tree_opts_t to = {NULL, NULL, 0, cmd, r->job.allow_parse_errors};
+    r->treejob = path ? wh_treejob_start(path, r->job.test, &to) : NULL;
+    free(path);
+    return r->treejob ? 0 : WH_ENOMEM;
+}
+
 /* After a fresh baseline: cmd is the compile command the workspace at ws
  * recorded (NULL: none). It is cached with the fingerprint ("cc:<job>").
  * With a command, the tree is parsed on a thread of its own (treejob.h)
@@ -598,11 +592,7 @@ static int s_exact_tree(wh_reduction_t *r, const wh_compile_cmd_t *cmd, const ch
     free(js);
     int rc = 0;
     if (moved.argc) {
-        char *path = wh_path_join(r->job.project, r->job.file);
-        wh_tree_opts_t to = {NULL, NULL, 0, &moved, r->job.allow_parse_errors};
-        r->treejob = path ? wh_treejob_start(path, r->job.test, &to) : NULL;
-        free(path);
-        if (!r->treejob || wh_fp_copy(&r->pending_fp, observed)) {
+        if (s_start_treejob(r, &moved) || wh_fp_copy(&r->pending_fp, observed)) {
             s_fail(r, 1, strdup("cannot start parsing the test with the workspace's compile "
                                 "command"));
             rc = -1;
@@ -639,10 +629,26 @@ static void s_exact_tree_done(wh_reduction_t *r)
         rc = WH_EINVAL;
     }
     if (rc == 0) {
-        rc = s_use_tree(r, t, "with the workspace's compile command");
+        rc = s_use_tree(r, t, r->cached_pending ? "with the cached compile command"
+                                             : "with the workspace's compile command");
         t = NULL;
     }
     wh_tree_destroy(&t);
+    if (rc && r->cached_pending) {
+        /* The cached command no longer parses (a header it named lived in
+         * a workspace that is gone): run the original again. */
+        wh_record_log(r->rec, "cached compile command does not parse now (%s); running the "
+                      "original again", err ? err : wh_strerror(rc));
+        free(err);
+        wh_fp_clear(&r->pending_fp);
+        r->cached_pending = 0;
+        r->baseline_id = ++r->next_eval;
+        rc = wh_pool_submit(r->pool, r->job_id, r->baseline_id, r->tree->text, r->tree->text_len,
+                            WH_TASK_BASELINE);
+        if (rc)
+            s_fail(r, 4, wh_strdup_printf("cannot queue the original run: %s", wh_strerror(rc)));
+        return;
+    }
     if (rc) {
         s_fail(r, 1, wh_strdup_printf("%s (parsed with the compile command that the warm "
                                       "workspace recorded)", err ? err : wh_strerror(rc)));
@@ -660,10 +666,12 @@ void wh_reduction_poll(wh_reduction_t *r)
         s_exact_tree_done(r);
 }
 
-/* A cached fingerprint is used only with the cached compile command, and
- * only when the tree parses with it now (a header it named may have lived
- * in a workspace that is gone); otherwise the baseline runs again. */
-static int s_cached_flags_ok(wh_reduction_t *r)
+/* A cached fingerprint is used only with the cached compile command: 1
+ * when it can be used now (the user's flags; no command was recorded and
+ * the guessed tree is acceptable), 2 when the tree is being parsed with
+ * the cached command (the fingerprint waits in pending_fp; if the command
+ * no longer parses, the original runs again), 0 to run the original. */
+static int s_cached_flags(wh_reduction_t *r)
 {
     if (wh_job_flags_explicit(&r->job))
         return 1;
@@ -675,16 +683,13 @@ static int s_cached_flags_ok(wh_reduction_t *r)
         return 0;
     }
     free(js);
-    int ok = 0;
-    wh_tree_t *t = NULL;
-    char *err = NULL;
+    int how = 0;
     if (cmd.argc == 0)
-        ok = !r->tree->diag || r->job.allow_parse_errors;
-    else if (s_load_exact(r, &cmd, &t, &err) == 0)
-        ok = s_use_tree(r, t, "with the cached compile command") == 0;
-    free(err);
+        how = !r->tree->diag || r->job.allow_parse_errors;
+    else if (s_start_treejob(r, &cmd) == 0)
+        how = 2;
     wh_compile_cmd_clear(&cmd);
-    return ok;
+    return how;
 }
 
 /* ---- verdicts ---- */
@@ -1185,9 +1190,21 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     char fpkey[80];
     snprintf(fpkey, sizeof fpkey, "fp:%s", r->job_id);
     char *cached_fp = NULL;
+    int cf = 0;
     if (wh_cache_get_blob(cache, fpkey, &cached_fp) == 0 && cached_fp &&
-        s_fp_from_json(cached_fp, &r->fp) == 0 && wh_baseline_fp_usable(&r->job, &r->fp) &&
-        s_cached_flags_ok(r)) {
+        s_fp_from_json(cached_fp, &r->fp) == 0 && wh_baseline_fp_usable(&r->job, &r->fp))
+        cf = s_cached_flags(r);
+    if (cf == 2) {
+        /* The cached fingerprint waits for the tree (wh_reduction_poll). */
+        r->pending_fp = r->fp;
+        memset(&r->fp, 0, sizeof r->fp);
+        r->cached_pending = 1;
+        r->state = S_BASELINE;
+        wh_record_log(r->rec, "fingerprint from the cache: %s", cached_fp);
+        free(cached_fp);
+        return 0;
+    }
+    if (cf == 1) {
         wh_record_file(r->rec, "fingerprint.json", cached_fp, strlen(cached_fp));
         wh_record_log(r->rec, "fingerprint from the cache: %s", cached_fp);
         s_out(r, "Fingerprint (cached): %s | %s | %s\n", r->fp.test ? r->fp.test : "",

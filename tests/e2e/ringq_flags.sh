@@ -12,7 +12,8 @@
 #     `reduce` stops with exit 1 naming the header and the fix;
 #  5. the same with the generation in --setup: bear records the command,
 #     whose workspace include folder makes the header visible, and the
-#     reduction sees all 15 statements.
+#     reduction sees all 15 statements; a rerun finds the cached command
+#     stale (the workspace is gone) and runs the original again.
 . "$(dirname "$0")/lib.sh"
 P="$T/ringq"; cp -r "$FIX/ringq" "$P"
 before=$(tree_digest "$P")
@@ -75,5 +76,14 @@ check_eq "message" "$(cat "$T/err4" | head -n1)" "whittle: error: $G/tests/test_
 R5=$(run_dir "$T/runs5")
 check_eq "statements_before (generated header)" "$(json "$R5/summary.json" .statements_before)" 15
 check_eq "statements_after (generated header)" "$(json "$R5/summary.json" .statements_after)" 5
+# rerun: the cached command named the workspace's include folder, gone with
+# the workspace; it no longer parses, so the original runs again
+"$WHITTLE" reduce --project "$G" --file tests/test_ringq.c --test test_visit_after_pop \
+    --setup "$gen" --build "$gen" --run ./test_ringq --framework cmocka --out "$T/runs6" \
+    > "$T/out6" 2>&1 || { cat "$T/out6"; fail "rerun with a generated header"; }
+R6=$(run_dir "$T/runs6")
+grep -q "cached compile command does not parse now" "$R6/run.log" \
+    && pass "stale cached command: the original ran again" || fail "stale cached command not noticed"
+check_eq "statements_after (rerun)" "$(json "$R6/summary.json" .statements_after)" 5
 check_eq "project byte-identical" "$(tree_digest "$P")" "$before"
 finish
