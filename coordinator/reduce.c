@@ -51,7 +51,6 @@ struct wh_reduction {
     int status;
     wh_treejob_t *treejob;  /* the exact tree, parsing after the baseline */
     wh_fp_t pending_fp;     /* the baseline's fingerprint, taken when it is done */
-    int cached_pending;     /* pending_fp and the command came from the cache */
     char *error;
     uint64_t next_eval;
     uint64_t baseline_id;
@@ -629,26 +628,10 @@ static void s_exact_tree_done(wh_reduction_t *r)
         rc = WH_EINVAL;
     }
     if (rc == 0) {
-        rc = s_use_tree(r, t, r->cached_pending ? "with the cached compile command"
-                                             : "with the workspace's compile command");
+        rc = s_use_tree(r, t, "with the workspace's compile command");
         t = NULL;
     }
     wh_tree_destroy(&t);
-    if (rc && r->cached_pending) {
-        /* The cached command no longer parses (a header it named lived in
-         * a workspace that is gone): run the original again. */
-        wh_record_log(r->rec, "cached compile command does not parse now (%s); running the "
-                      "original again", err ? err : wh_strerror(rc));
-        free(err);
-        wh_fp_clear(&r->pending_fp);
-        r->cached_pending = 0;
-        r->baseline_id = ++r->next_eval;
-        rc = wh_pool_submit(r->pool, r->job_id, r->baseline_id, r->tree->text, r->tree->text_len,
-                            WH_TASK_BASELINE);
-        if (rc)
-            s_fail(r, 4, wh_strdup_printf("cannot queue the original run: %s", wh_strerror(rc)));
-        return;
-    }
     if (rc) {
         s_fail(r, 1, wh_strdup_printf("%s (parsed with the compile command that the warm "
                                       "workspace recorded)", err ? err : wh_strerror(rc)));
@@ -666,12 +649,13 @@ void wh_reduction_poll(wh_reduction_t *r)
         s_exact_tree_done(r);
 }
 
-/* A cached fingerprint is used only with the cached compile command: 1
- * when it can be used now (the user's flags; no command was recorded and
- * the guessed tree is acceptable), 2 when the tree is being parsed with
- * the cached command (the fingerprint waits in pending_fp; if the command
- * no longer parses, the original runs again), 0 to run the original. */
-static int s_cached_flags(wh_reduction_t *r)
+/* A cached fingerprint is used only with the cached compile command, and
+ * only when the tree parses with it now (a header it named may have lived
+ * in a workspace that is gone); otherwise the original runs again. This
+ * parse runs on the calling thread: a rerun answered from the cache must
+ * finish inside wh_reduction_start, as it always has (two jobs that differ
+ * only in their walk share one job id and must not overlap). */
+static int s_cached_flags_ok(wh_reduction_t *r)
 {
     if (wh_job_flags_explicit(&r->job))
         return 1;
@@ -683,13 +667,27 @@ static int s_cached_flags(wh_reduction_t *r)
         return 0;
     }
     free(js);
-    int how = 0;
     if (cmd.argc == 0)
-        how = !r->tree->diag || r->job.allow_parse_errors;
-    else if (s_start_treejob(r, &cmd) == 0)
-        how = 2;
+        return !r->tree->diag || r->job.allow_parse_errors;
+    char *path = wh_path_join(r->job.project, r->job.file), *err = NULL;
+    wh_tree_opts_t to = {NULL, NULL, 0, &cmd, r->job.allow_parse_errors};
+    wh_tree_t *t = NULL;
+    int rc = path ? wh_tree_load(path, r->job.test, &to, &t, &err) : WH_ENOMEM;
+    free(path);
+    if (rc == 0 && (t->text_len != r->tree->text_len ||
+                    memcmp(t->text, r->tree->text, t->text_len) != 0))
+        rc = WH_EINVAL;
+    if (rc == 0) {
+        rc = s_use_tree(r, t, "with the cached compile command");
+        t = NULL;
+    } else {
+        wh_record_log(r->rec, "cached compile command does not parse now (%s); running the "
+                      "original again", err ? err : wh_strerror(rc));
+    }
+    wh_tree_destroy(&t);
+    free(err);
     wh_compile_cmd_clear(&cmd);
-    return how;
+    return rc == 0;
 }
 
 /* ---- verdicts ---- */
@@ -1190,21 +1188,9 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     char fpkey[80];
     snprintf(fpkey, sizeof fpkey, "fp:%s", r->job_id);
     char *cached_fp = NULL;
-    int cf = 0;
     if (wh_cache_get_blob(cache, fpkey, &cached_fp) == 0 && cached_fp &&
-        s_fp_from_json(cached_fp, &r->fp) == 0 && wh_baseline_fp_usable(&r->job, &r->fp))
-        cf = s_cached_flags(r);
-    if (cf == 2) {
-        /* The cached fingerprint waits for the tree (wh_reduction_poll). */
-        r->pending_fp = r->fp;
-        memset(&r->fp, 0, sizeof r->fp);
-        r->cached_pending = 1;
-        r->state = S_BASELINE;
-        wh_record_log(r->rec, "fingerprint from the cache: %s", cached_fp);
-        free(cached_fp);
-        return 0;
-    }
-    if (cf == 1) {
+        s_fp_from_json(cached_fp, &r->fp) == 0 && wh_baseline_fp_usable(&r->job, &r->fp) &&
+        s_cached_flags_ok(r)) {
         wh_record_file(r->rec, "fingerprint.json", cached_fp, strlen(cached_fp));
         wh_record_log(r->rec, "fingerprint from the cache: %s", cached_fp);
         s_out(r, "Fingerprint (cached): %s | %s | %s\n", r->fp.test ? r->fp.test : "",
