@@ -336,25 +336,38 @@ int wh_compdb_find(const char *root, const char *file, wh_compile_cmd_t *out, ch
 
 /* ---- rebase ---- */
 
-/* Options whose value is a path: as a separate word, or joined. */
+/* Options whose value is a path: as a separate word, or joined. The first
+ * four name header search folders. */
 static const char *const s_path_opts[] = {
-    "-isystem", "-iquote", "-idirafter", "-include", "-imacros", "-isysroot", "--sysroot=",
-    "--sysroot", "-I", NULL};
+    "-isystem", "-iquote", "-idirafter", "-I", "-include", "-imacros", "-isysroot", "--sysroot=",
+    "--sysroot", NULL};
+#define S_SEARCH_OPTS 4
 
-/* Moves one absolute-or-relative path from `from` to `to` (see compdb.h). */
+/* path (absolute, or relative to dir) normalized, and when it lies under
+ * `from`, its counterpart under `to` in *moved (else *moved is NULL). */
+static int s_split_move(const char *dir, const char *path, const char *from, const char *to,
+                        char **abs, char **moved)
+{
+    *moved = NULL;
+    *abs = s_normalize(dir, path);
+    if (!*abs)
+        return WH_ENOMEM;
+    size_t fl = strlen(from);
+    if (strncmp(*abs, from, fl) != 0 || ((*abs)[fl] != '/' && (*abs)[fl] != '\0'))
+        return 0;
+    *moved = wh_strdup_printf("%s%s", to, *abs + fl);
+    return *moved ? 0 : WH_ENOMEM;
+}
+
+/* Moves one path (see compdb.h): the moved path when it exists or when
+ * the original does not either; else the original. */
 static char *s_move(const char *dir, const char *path, const char *from, const char *to)
 {
-    char *abs = s_normalize(dir, path);
-    if (!abs)
+    char *abs, *moved;
+    if (s_split_move(dir, path, from, to, &abs, &moved))
         return NULL;
-    size_t fl = strlen(from);
-    if (strncmp(abs, from, fl) != 0 || (abs[fl] != '/' && abs[fl] != '\0'))
+    if (!moved)
         return abs;
-    char *moved = wh_strdup_printf("%s%s", to, abs + fl);
-    if (!moved) {
-        free(abs);
-        return NULL;
-    }
     if (access(moved, F_OK) != 0 && access(abs, F_OK) == 0) {
         free(moved);
         return abs;
@@ -363,47 +376,106 @@ static char *s_move(const char *dir, const char *path, const char *from, const c
     return moved;
 }
 
+typedef struct {
+    char **v;
+    int n, cap;
+} s_args_t;
+
+static int s_args_push(s_args_t *a, char *s)
+{
+    if (!s)
+        return WH_ENOMEM;
+    if (a->n + 1 >= a->cap) {
+        int cap = a->cap ? 2 * a->cap : 32;
+        char **nv = realloc(a->v, (size_t)cap * sizeof *nv);
+        if (!nv) {
+            free(s);
+            return WH_ENOMEM;
+        }
+        a->v = nv;
+        a->cap = cap;
+    }
+    a->v[a->n++] = s;
+    a->v[a->n] = NULL;
+    return 0;
+}
+
+/* Appends option opt with path value: joined ("-Ipath") or separate. A
+ * search folder under `from` becomes the project's folder, followed by the
+ * workspace's own when that exists too (headers generated there by the
+ * build are found, the project's copies come first). */
+static int s_push_path(s_args_t *a, const char *opt, int joined, int search, const char *dir,
+                       const char *path, const char *from, const char *to)
+{
+    char *abs, *moved;
+    int rc = s_split_move(dir, path, from, to, &abs, &moved);
+    if (rc)
+        return rc;
+    const char *vals[2] = {abs, NULL};
+    if (moved) {
+        int me = access(moved, F_OK) == 0, ae = access(abs, F_OK) == 0;
+        if (search && me && ae) {
+            vals[0] = moved;
+            vals[1] = abs;
+        } else if (me || !ae) {
+            vals[0] = moved;
+        }
+    }
+    for (int k = 0; k < 2 && vals[k] && rc == 0; k++) {
+        if (joined) {
+            rc = s_args_push(a, wh_strdup_printf("%s%s", opt, vals[k]));
+        } else {
+            rc = s_args_push(a, strdup(opt));
+            if (rc == 0)
+                rc = s_args_push(a, strdup(vals[k]));
+        }
+    }
+    free(abs);
+    free(moved);
+    return rc;
+}
+
 int wh_compile_cmd_rebase(wh_compile_cmd_t *c, const char *from_in, const char *to_in)
 {
     char *from = s_normalize("/", from_in), *to = s_normalize("/", to_in);
     const char *dir = c->directory ? c->directory : from;
+    s_args_t a = {0};
     int rc = WH_ENOMEM;
-    if (!from || !to)
+    if (!from || !to || c->argc < 1 || s_args_push(&a, strdup(c->argv[0])))
         goto out;
     for (int i = 1; i < c->argc; i++) {
-        const char *a = c->argv[i];
-        char *nv = NULL;
-        for (int k = 0; s_path_opts[k]; k++) {
-            size_t l = strlen(s_path_opts[k]);
-            if (strncmp(a, s_path_opts[k], l) != 0)
+        const char *arg = c->argv[i];
+        int done = 0;
+        for (int k = 0; s_path_opts[k] && !done; k++) {
+            const char *o = s_path_opts[k];
+            size_t l = strlen(o);
+            if (strncmp(arg, o, l) != 0)
                 continue;
-            if (a[l] == '\0' && i + 1 < c->argc && s_path_opts[k][l - 1] != '=') {
-                char *m = s_move(dir, c->argv[i + 1], from, to);
-                if (!m)
-                    goto out;
-                free(c->argv[++i]);
-                c->argv[i] = m;
-            } else if (a[l] != '\0') {
-                char *m = s_move(dir, a + l, from, to);
-                nv = m ? wh_strdup_printf("%.*s%s", (int)l, a, m) : NULL;
-                free(m);
-                if (!nv)
-                    goto out;
-            }
-            break;
+            done = 1;
+            if (arg[l] == '\0' && i + 1 < c->argc && o[l - 1] != '=')
+                rc = s_push_path(&a, o, 0, k < S_SEARCH_OPTS, dir, c->argv[++i], from, to);
+            else if (arg[l] != '\0')
+                rc = s_push_path(&a, o, 1, k < S_SEARCH_OPTS, dir, arg + l, from, to);
+            else
+                rc = s_args_push(&a, strdup(arg));
+            if (rc)
+                goto out;
         }
-        if (!nv && a[0] != '-' && c->file) {
+        if (done)
+            continue;
+        char *nv = NULL;
+        if (arg[0] != '-' && c->file) {
             /* The input file, as the command spells it. */
-            char *abs = s_normalize(dir, a);
+            char *abs = s_normalize(dir, arg);
             if (abs && strcmp(abs, c->file) == 0)
-                nv = s_move(dir, a, from, to);
+                nv = s_move(dir, arg, from, to);
             free(abs);
         }
-        if (nv) {
-            free(c->argv[i]);
-            c->argv[i] = nv;
-        }
+        rc = s_args_push(&a, nv ? nv : strdup(arg));
+        if (rc)
+            goto out;
     }
+    rc = WH_ENOMEM;
     if (c->file) {
         char *f = s_move(dir, c->file, from, to);
         if (!f)
@@ -426,8 +498,18 @@ int wh_compile_cmd_rebase(wh_compile_cmd_t *c, const char *from_in, const char *
     }
     free(c->directory);
     c->directory = d;
+    for (int i = 0; i < c->argc; i++)
+        free(c->argv[i]);
+    free(c->argv);
+    c->argv = a.v;
+    c->argc = a.n;
+    a.v = NULL;
+    a.n = 0;
     rc = 0;
 out:
+    for (int i = 0; i < a.n; i++)
+        free(a.v[i]);
+    free(a.v);
     free(from);
     free(to);
     return rc;

@@ -53,7 +53,9 @@ int wh_compdb_find(const char *root, const char *file, wh_compile_cmd_t *out, ch
  * made absolute against c->directory and normalized; a path under `from` is
  * then moved under `to` when the moved path exists, or kept when only the
  * original exists (a header generated in the workspace's build folder, seen
- * from the same machine). directory becomes its copy under `to` when that
+ * from the same machine). A header search folder that exists in both gives
+ * both, the project's first (headers the build generated in a folder the
+ * project also has are still found). directory becomes its copy under `to` when that
  * exists, else `to` itself.
  * 0 or WH_ENOMEM. */
 int wh_compile_cmd_rebase(wh_compile_cmd_t *c, const char *from, const char *to);

@@ -185,6 +185,7 @@ static void s_reap(s_self_t *self)
     uint64_t now = wh_now_ms();
     for (s_active_t **pp = &self->active; *pp;) {
         s_active_t *a = *pp;
+        wh_reduction_poll(a->r);
         if (!wh_reduction_done(a->r)) {
             if (now - a->last_progress >= 2000) {
                 wh_buf_t b = WH_BUF_INIT;

@@ -345,7 +345,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         "out", "build_timeout", "test_timeout", "setup_timeout", "match", "args",
         "compdb", "jobs", "cache", "failure_regex", "pass_regex", "message_continuation",
         "pass_on_exit0", "repeat", "flaky_ok",
-        "reference", "keep_fault", "speculate", NULL};
+        "reference", "keep_fault", "speculate", "allow_parse_errors", NULL};
     json_object_foreach(o, k, v) {
         int ok = 0;
         for (int i = 0; known[i]; i++)
@@ -424,6 +424,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
     rc = rc ? rc : s_get_bool(o, "keep_fault", &j->keep_fault, err);
     rc = rc ? rc : s_get_bool(o, "pass_on_exit0", &j->pass_on_exit0, err);
     rc = rc ? rc : s_get_bool(o, "speculate", &j->speculate, err);
+    rc = rc ? rc : s_get_bool(o, "allow_parse_errors", &j->allow_parse_errors, err);
     return rc;
 }
 
@@ -458,6 +459,8 @@ char *wh_job_to_json(const wh_job_t *j)
         json_object_set_new(o, "speculate", json_true());
     if (j->pass_on_exit0)
         json_object_set_new(o, "pass_on_exit0", json_true());
+    if (j->allow_parse_errors)
+        json_object_set_new(o, "allow_parse_errors", json_true());
     json_object_set_new(o, "algorithm", json_string(j->algo == WH_ALGO_DD ? "dd" : "hdd"));
     static const char *const modes[] = {"full", "message", "type"};
     json_object_set_new(o, "match", json_string(modes[j->match >= 0 && j->match < 3 ? j->match : 0]));
@@ -465,7 +468,7 @@ char *wh_job_to_json(const wh_job_t *j)
     json_object_set_new(o, "test_timeout", json_real(j->test_timeout_ms / 1000.0));
     json_object_set_new(o, "setup_timeout", json_real(j->setup_timeout_ms / 1000.0));
     json_object_set_new(o, "jobs", json_integer(j->jobs));
-    if (j->nargs) {
+    if (j->nargs && !j->args_guessed) {
         json_t *a = json_array();
         for (int i = 0; i < j->nargs; i++)
             json_array_append_new(a, json_string(j->args[i]));
@@ -563,9 +566,152 @@ static void s_scan_headers(const char *dir, int depth, char ***args, int *n)
     }
 }
 
+/* Every header of the project (relative paths), walked like s_scan_headers. */
+static void s_list_headers(const char *root, const char *rel, int depth, char ***v, int *n)
+{
+    if (depth > 6 || *n >= 20000)
+        return;
+    char *dir = rel[0] ? wh_path_join(root, rel) : strdup(root);
+    char *cache = dir ? wh_path_join(dir, "CMakeCache.txt") : NULL;
+    DIR *d = cache && !wh_is_file(cache) ? opendir(dir) : NULL;
+    struct dirent *e;
+    while (d && (e = readdir(d))) {
+        const char *nm = e->d_name;
+        if (nm[0] == '.' || !strcmp(nm, "whittle-runs"))
+            continue;
+        char *sub = rel[0] ? wh_path_join(rel, nm) : strdup(nm);
+        char *full = sub ? wh_path_join(root, sub) : NULL;
+        const char *dot = strrchr(nm, '.');
+        if (full && wh_is_dir(full)) {
+            s_list_headers(root, sub, depth + 1, v, n);
+        } else if (sub && dot && (!strcmp(dot, ".h") || !strcmp(dot, ".hh") || !strcmp(dot, ".hpp") ||
+                                  !strcmp(dot, ".hxx") || !strcmp(dot, ".inc"))) {
+            char **nv = realloc(*v, (size_t)(*n + 1) * sizeof *nv);
+            if (nv) {
+                *v = nv;
+                nv[(*n)++] = sub;
+                sub = NULL;
+            }
+        }
+        free(sub);
+        free(full);
+    }
+    if (d)
+        closedir(d);
+    free(cache);
+    free(dir);
+}
+
+static void s_push_arg(char ***args, int *n, char *arg)
+{
+    for (int i = 0; arg && i < *n; i++) {
+        if (!strcmp((*args)[i], arg)) {
+            free(arg);
+            return;
+        }
+    }
+    char **a = arg ? realloc(*args, (size_t)(*n + 1) * sizeof *a) : NULL;
+    if (!a) {
+        free(arg);
+        return;
+    }
+    *args = a;
+    a[(*n)++] = arg;
+}
+
+/* The includes of the test file and of the project headers they reach:
+ * for `#include <a/b.h>` (or "a/b.h"), the project folder F such that F/a/b.h
+ * is a project header gives -IF. */
+static void s_guess_nested(const char *root, const char *file, char ***args, int *n)
+{
+    char **hdr = NULL;
+    int nh = 0;
+    s_list_headers(root, "", 0, &hdr, &nh);
+    char **queue = calloc(256, sizeof *queue);
+    int nq = 0;
+    if (!queue)
+        goto out;
+    queue[nq++] = strdup(file);
+    for (int qi = 0; qi < nq; qi++) {
+        char *text = NULL;
+        size_t len = 0;
+        if (!queue[qi] || wh_read_file(queue[qi], 1u << 20, &text, &len) != 0)
+            continue;
+        for (char *line = text; line && *line;) {
+            char *nl = strchr(line, '\n');
+            char *p = line;
+            while (*p == ' ' || *p == '\t')
+                p++;
+            if (*p == '#') {
+                p++;
+                while (*p == ' ' || *p == '\t')
+                    p++;
+                if (!strncmp(p, "include", 7)) {
+                    p += 7;
+                    while (*p == ' ' || *p == '\t')
+                        p++;
+                    char close = *p == '<' ? '>' : *p == '"' ? '"' : 0;
+                    char *e = close ? strchr(p + 1, close) : NULL;
+                    if (e && (!nl || e < nl)) {
+                        size_t sl = (size_t)(e - p - 1);
+                        char *spec = p + 1;
+                        for (int h = 0; h < nh; h++) {
+                            size_t hl = strlen(hdr[h]);
+                            if (hl < sl || memcmp(hdr[h] + hl - sl, spec, sl) != 0 ||
+                                (hl > sl && hdr[h][hl - sl - 1] != '/'))
+                                continue;
+                            if (memchr(spec, '/', sl)) {
+                                char *dir = hl > sl ? wh_strdup_printf("%s/%.*s", root,
+                                                                       (int)(hl - sl - 1), hdr[h])
+                                                    : strdup(root);
+                                s_push_arg(args, n, dir ? wh_strdup_printf("-I%s", dir) : NULL);
+                                free(dir);
+                            }
+                            char *hp = wh_path_join(root, hdr[h]);
+                            int seen = 0;
+                            for (int k = 0; hp && k < nq && !seen; k++)
+                                seen = queue[k] && !strcmp(queue[k], hp);
+                            if (hp && !seen && nq < 256)
+                                queue[nq++] = hp;
+                            else
+                                free(hp);
+                        }
+                    }
+                }
+            }
+            line = nl ? nl + 1 : NULL;
+        }
+        free(text);
+    }
+out:
+    for (int i = 0; i < nq; i++)
+        free(queue[i]);
+    free(queue);
+    for (int i = 0; i < nh; i++)
+        free(hdr[i]);
+    free(hdr);
+}
+
+int wh_job_flags_explicit(const wh_job_t *j)
+{
+    return j->compdb || (j->nargs && !j->args_guessed);
+}
+
 void wh_job_guess_includes(wh_job_t *j)
 {
     if (j->nargs || j->compdb || !j->project)
         return;
-    s_scan_headers(j->project, 0, &j->args, &j->nargs);
+    if (j->file) {
+        char *f = j->file[0] == '/' ? strdup(j->file) : wh_path_join(j->project, j->file);
+        if (f)
+            s_guess_nested(j->project, f, &j->args, &j->nargs);
+        free(f);
+    }
+    char **more = NULL;
+    int nmore = 0;
+    s_scan_headers(j->project, 0, &more, &nmore);
+    for (int i = 0; i < nmore; i++)
+        s_push_arg(&j->args, &j->nargs, more[i]);
+    free(more);
+    j->args_guessed = j->nargs > 0;
 }

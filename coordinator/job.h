@@ -27,6 +27,8 @@ typedef struct {
     char *compdb;         /* -p: folder with compile_commands.json */
     char **args;          /* extra compiler args for libclang */
     int nargs;
+    int args_guessed;     /* args are wh_job_guess_includes's, not the user's */
+    int allow_parse_errors; /* --allow-parse-errors */
     unsigned build_timeout_ms, test_timeout_ms, setup_timeout_ms;
     int match;            /* wh_match_t */
     char *failure_regex;  /* --failure-regex (console preset) */
@@ -62,10 +64,17 @@ char *wh_job_to_json(const wh_job_t *j);
 void wh_job_identity(const wh_job_t *j, const char *snapshot, char out[65]);
 
 /* When neither compile flags (--) nor a compilation database folder (-p)
- * were given, adds "-I" for every project folder that holds headers, so
- * libclang finds the project's own headers; a compile_commands.json found
- * next to the file still comes first. */
+ * were given, guesses "-I" flags so that libclang finds the project's own
+ * headers, and sets args_guessed (such args are not serialized: the side
+ * that parses guesses again). For every `#include` of the test file (and of
+ * the project headers it reaches) that names a path with a folder
+ * (`<NAME/NAME.h>`), the project folder under which that path exists;
+ * then every project folder that holds headers. A compile_commands.json
+ * found next to the file still comes first. */
 void wh_job_guess_includes(wh_job_t *j);
+
+/* 1 when the compile flags are the user's: -p or `--`. */
+int wh_job_flags_explicit(const wh_job_t *j);
 
 /* The file extension of j->file including the dot (".c"), or "". */
 const char *wh_job_ext(const wh_job_t *j);

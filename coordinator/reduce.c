@@ -13,6 +13,7 @@
 #include "record.h"
 #include "render.h"
 #include "tree.h"
+#include "treejob.h"
 #include "workspace.h"
 
 typedef struct {
@@ -48,6 +49,8 @@ struct wh_reduction {
     wh_fp_t fp;
     int state;
     int status;
+    wh_treejob_t *treejob;  /* the exact tree, parsing after the baseline */
+    wh_fp_t pending_fp;     /* the baseline's fingerprint, taken when it is done */
     char *error;
     uint64_t next_eval;
     uint64_t baseline_id;
@@ -504,6 +507,189 @@ static void s_advance(wh_reduction_t *r)
     }
 }
 
+/* ---- exact compile flags (DESIGN.md "Statement tree"): after the
+ * baseline, the tree is parsed again with the test file's compile command
+ * from the warm workspace, unless the user gave -p or `--` ---- */
+
+static wh_engine_t *s_engine_for(const wh_tree_t *t, wh_algo_t algo)
+{
+    int *parent = malloc(sizeof(int) * (size_t)(t->n ? t->n : 1));
+    for (int i = 0; parent && i < t->n; i++)
+        parent[i] = t->units[i].parent;
+    wh_engine_t *e = parent ? wh_engine_new(t->n, parent, algo) : NULL;
+    free(parent);
+    return e;
+}
+
+/* Takes tree t (and a new engine for it) in place of the guessed one. */
+static int s_use_tree(wh_reduction_t *r, wh_tree_t *t, const char *how)
+{
+    wh_engine_t *e = s_engine_for(t, r->job.algo);
+    if (!e) {
+        wh_tree_destroy(&t);
+        return WH_ENOMEM;
+    }
+    if (t->n != r->tree->n) {
+        s_out(r, "Statement tree %s: %d statements (the header guess saw %d)\n", how, t->n,
+              r->tree->n);
+    }
+    wh_record_log(r->rec, "statement tree %s: %d statements (the header guess saw %d)", how, t->n,
+                  r->tree->n);
+    wh_engine_destroy(&r->engine);
+    wh_tree_destroy(&r->tree);
+    r->engine = e;
+    r->tree = t;
+    return 0;
+}
+
+static void s_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed);
+
+/* Says so when the tree in use was parsed with errors allowed. */
+static void s_warn_diag(wh_reduction_t *r)
+{
+    if (!r->tree->diag)
+        return;
+    s_out(r, "Warning: %s (--allow-parse-errors: the statement tree may be incomplete)\n",
+          r->tree->diag);
+    wh_record_log(r->rec, "parse errors allowed: %s", r->tree->diag);
+}
+
+/* Starts parsing the test with cmd (moved to the project) off this thread. */
+static int s_start_treejob(wh_reduction_t *r, const wh_compile_cmd_t *cmd)
+{
+    char *path = wh_path_join(r->job.project, r->job.file);
+    wh_tree_opts_t to = {NULL, NULL, 0, cmd, r->job.allow_parse_errors};
+    r->treejob = path ? wh_treejob_start(path, r->job.test, &to) : NULL;
+    free(path);
+    return r->treejob ? 0 : WH_ENOMEM;
+}
+
+/* After a fresh baseline: cmd is the compile command the workspace at ws
+ * recorded (NULL: none). It is cached with the fingerprint ("cc:<job>").
+ * With a command, the tree is parsed on a thread of its own (treejob.h)
+ * and the baseline's fingerprint waits in pending_fp for
+ * wh_reduction_poll. Returns 0 to go on now, 1 when parsing, -1 when the
+ * reduction failed (exit 1). */
+static int s_exact_tree(wh_reduction_t *r, const wh_compile_cmd_t *cmd, const char *ws,
+                        const wh_fp_t *observed)
+{
+    if (wh_job_flags_explicit(&r->job))
+        return 0;
+    wh_compile_cmd_t moved = {0};
+    if (cmd && ws && (wh_compile_cmd_copy(&moved, cmd) ||
+                      wh_compile_cmd_rebase(&moved, ws, r->job.project))) {
+        s_fail(r, 1, NULL);
+        wh_compile_cmd_clear(&moved);
+        return -1;
+    }
+    char key[80], *js = wh_compile_cmd_to_json(&moved);
+    snprintf(key, sizeof key, "cc:%s", r->job_id);
+    if (js) {
+        wh_cache_put_blob(r->cache, key, js);
+        wh_record_file(r->rec, "compile_command.json", js, strlen(js));
+    }
+    free(js);
+    int rc = 0;
+    if (moved.argc) {
+        if (s_start_treejob(r, &moved) || wh_fp_copy(&r->pending_fp, observed)) {
+            s_fail(r, 1, strdup("cannot start parsing the test with the workspace's compile "
+                                "command"));
+            rc = -1;
+        } else {
+            rc = 1;
+        }
+    } else if (r->tree->diag && !r->job.allow_parse_errors) {
+        s_fail(r, 1, wh_strdup_printf("%s; the statement tree may be incomplete and the workspace "
+                                      "recorded no compile command for %s: give -p BUILD_DIR (a "
+                                      "compile_commands.json), -- -I... flags, or "
+                                      "--allow-parse-errors", r->tree->diag, r->job.file));
+        rc = -1;
+    }
+    if (rc == 0)
+        s_warn_diag(r);
+    wh_compile_cmd_clear(&moved);
+    return rc;
+}
+
+/* The exact tree is parsed: take it, then the pending fingerprint. */
+static void s_exact_tree_done(wh_reduction_t *r)
+{
+    wh_tree_t *t = NULL;
+    char *err = NULL;
+    int rc = wh_treejob_finish(&r->treejob, &t, &err);
+    if (r->state != S_BASELINE) { /* aborted meanwhile */
+        wh_tree_destroy(&t);
+        free(err);
+        return;
+    }
+    if (rc == 0 && (t->text_len != r->tree->text_len ||
+                    memcmp(t->text, r->tree->text, t->text_len) != 0)) {
+        err = wh_strdup_printf("%s changed while whittle was running", r->job.file);
+        rc = WH_EINVAL;
+    }
+    if (rc == 0) {
+        rc = s_use_tree(r, t, "with the workspace's compile command");
+        t = NULL;
+    }
+    wh_tree_destroy(&t);
+    if (rc) {
+        s_fail(r, 1, wh_strdup_printf("%s (parsed with the compile command that the warm "
+                                      "workspace recorded)", err ? err : wh_strerror(rc)));
+        free(err);
+        return;
+    }
+    s_warn_diag(r);
+    s_take_fingerprint(r, &r->pending_fp);
+    wh_fp_clear(&r->pending_fp);
+}
+
+void wh_reduction_poll(wh_reduction_t *r)
+{
+    if (r->treejob && wh_treejob_done(r->treejob))
+        s_exact_tree_done(r);
+}
+
+/* A cached fingerprint is used only with the cached compile command, and
+ * only when the tree parses with it now (a header it named may have lived
+ * in a workspace that is gone); otherwise the original runs again. This
+ * parse runs on the calling thread: a rerun answered from the cache must
+ * finish inside wh_reduction_start, as it always has (two jobs that differ
+ * only in their walk share one job id and must not overlap). */
+static int s_cached_flags_ok(wh_reduction_t *r)
+{
+    if (wh_job_flags_explicit(&r->job))
+        return 1;
+    char key[80], *js = NULL;
+    snprintf(key, sizeof key, "cc:%s", r->job_id);
+    wh_compile_cmd_t cmd;
+    if (wh_cache_get_blob(r->cache, key, &js) != 0 || !js || wh_compile_cmd_from_json(js, &cmd)) {
+        free(js);
+        return 0;
+    }
+    free(js);
+    if (cmd.argc == 0)
+        return !r->tree->diag || r->job.allow_parse_errors;
+    char *path = wh_path_join(r->job.project, r->job.file), *err = NULL;
+    wh_tree_opts_t to = {NULL, NULL, 0, &cmd, r->job.allow_parse_errors};
+    wh_tree_t *t = NULL;
+    int rc = path ? wh_tree_load(path, r->job.test, &to, &t, &err) : WH_ENOMEM;
+    free(path);
+    if (rc == 0 && (t->text_len != r->tree->text_len ||
+                    memcmp(t->text, r->tree->text, t->text_len) != 0))
+        rc = WH_EINVAL;
+    if (rc == 0) {
+        rc = s_use_tree(r, t, "with the cached compile command");
+        t = NULL;
+    } else {
+        wh_record_log(r->rec, "cached compile command does not parse now (%s); running the "
+                      "original again", err ? err : wh_strerror(rc));
+    }
+    wh_tree_destroy(&t);
+    free(err);
+    wh_compile_cmd_clear(&cmd);
+    return rc == 0;
+}
+
 /* ---- verdicts ---- */
 
 /* The original's run went wrong (setup, build, infrastructure, not found,
@@ -605,6 +791,8 @@ static void s_on_baseline(wh_reduction_t *r, const wh_msg_t *m)
 {
     if (s_baseline_failed(r, m) || s_baseline_flaky(r, m))
         return;
+    if (s_exact_tree(r, m->compile.argc ? &m->compile : NULL, m->compile_root, &m->observed))
+        return; /* failed, or parsing: wh_reduction_poll goes on */
     s_take_fingerprint(r, &m->observed);
 }
 
@@ -916,18 +1104,19 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, char **err)
     }
 
     char *path = wh_path_join(r->job.project, r->job.file);
-    wh_tree_opts_t to = {r->job.compdb, (const char *const *)r->job.args, r->job.nargs};
+    /* Without the user's flags this parse uses the header guess: the tree
+     * is parsed again after the baseline with the warm workspace's compile
+     * command (s_exact_tree), so a header the guess misses is judged then;
+     * any other error stops here. */
+    wh_tree_opts_t to = {r->job.compdb, (const char *const *)r->job.args, r->job.nargs, NULL,
+                         r->job.allow_parse_errors          ? WH_TREE_ALLOW_ERRORS
+                         : !wh_job_flags_explicit(&r->job) ? WH_TREE_ALLOW_MISSING_HEADERS
+                                                           : 0};
     int rc = wh_tree_load(path, r->job.test, &to, &r->tree, err);
     free(path);
     if (rc)
         goto fail;
-    {
-        int *parent = malloc(sizeof(int) * (size_t)(r->tree->n ? r->tree->n : 1));
-        for (int i = 0; parent && i < r->tree->n; i++)
-            parent[i] = r->tree->units[i].parent;
-        r->engine = parent ? wh_engine_new(r->tree->n, parent, r->job.algo) : NULL;
-        free(parent);
-    }
+    r->engine = s_engine_for(r->tree, r->job.algo);
     if (!r->engine) {
         *err = strdup("cannot create the reduction engine");
         goto fail;
@@ -1000,7 +1189,8 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     snprintf(fpkey, sizeof fpkey, "fp:%s", r->job_id);
     char *cached_fp = NULL;
     if (wh_cache_get_blob(cache, fpkey, &cached_fp) == 0 && cached_fp &&
-        s_fp_from_json(cached_fp, &r->fp) == 0 && wh_baseline_fp_usable(&r->job, &r->fp)) {
+        s_fp_from_json(cached_fp, &r->fp) == 0 && wh_baseline_fp_usable(&r->job, &r->fp) &&
+        s_cached_flags_ok(r)) {
         wh_record_file(r->rec, "fingerprint.json", cached_fp, strlen(cached_fp));
         wh_record_log(r->rec, "fingerprint from the cache: %s", cached_fp);
         s_out(r, "Fingerprint (cached): %s | %s | %s\n", r->fp.test ? r->fp.test : "",
@@ -1034,6 +1224,14 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     if (r->state != S_DONE && r->state != S_FAILED && r->pool)
         wh_pool_remove_job(r->pool, r->job_id);
     s_clear_round(r);
+    if (r->treejob) {
+        wh_tree_t *t = NULL;
+        char *err = NULL;
+        wh_treejob_finish(&r->treejob, &t, &err);
+        wh_tree_destroy(&t);
+        free(err);
+    }
+    wh_fp_clear(&r->pending_fp);
     wh_engine_destroy(&r->engine);
     wh_tree_destroy(&r->tree);
     wh_record_close(&r->rec);

@@ -7,7 +7,8 @@
  * needs), and writes the run record. Several reductions can share one pool
  * (the coordinator daemon); the embedded default runs one.
  *
- * Runs on the pool's thread. libclang parsing happens in wh_reduction_new.
+ * Runs on the pool's thread. libclang parsing happens in wh_reduction_new,
+ * and again, after the baseline, on a thread of its own (wh_reduction_poll).
  */
 #ifndef WH_REDUCE_H
 #define WH_REDUCE_H
@@ -33,6 +34,11 @@ void wh_reduction_destroy(wh_reduction_t **r);
  * on the pool's thread. */
 wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, char **err);
 int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, char **err);
+
+/* Runs what finished off the pool's thread: the statement tree parsed
+ * again with the warm workspace's compile command after the baseline.
+ * Call once per turn of the pool loop, on the pool's thread. */
+void wh_reduction_poll(wh_reduction_t *r);
 
 /* 1 when finished (successfully or not). */
 int wh_reduction_done(const wh_reduction_t *r);

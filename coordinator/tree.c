@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "tree.h"
+#include "compdb.h"
 #include "wh_common.h"
 
 #include <clang-c/CXCompilationDatabase.h>
@@ -625,6 +626,36 @@ static size_t s_stmt_end(const s_ctx_t *c, CXSourceRange r)
 
 static int s_add_block(s_units_t *u, CXCursor block, int level, int parent);
 
+/* A macro invocation followed by a braced body, `list_for_each(p, head) {
+ * ... }`: the macro expands to a loop (or an if, a switch) whose body is a
+ * block spelled in the file after the invocation. That block is the
+ * statement's own, like a for's; blocks that come from the macro itself or
+ * from its arguments never are. cur starts at the invocation at begin. */
+static void s_macro_loop_blocks(s_blocks_t *bl, CXCursor cur, size_t begin)
+{
+    switch (clang_getCursorKind(cur)) {
+    case CXCursor_ForStmt:
+    case CXCursor_WhileStmt:
+    case CXCursor_IfStmt:
+    case CXCursor_SwitchStmt:
+    case CXCursor_CXXForRangeStmt:
+        break;
+    default:
+        return;
+    }
+    const s_ctx_t *c = bl->c;
+    int m = s_macro_at(c, begin);
+    size_t inv_end = m >= 0 ? c->mac[m].e : s_invocation_end(c->text, c->len, begin);
+    s_owned_blocks(bl, cur);
+    int k = 0;
+    for (int i = 0; i < bl->n; i++) {
+        size_t b = 0;
+        if (s_is_file_block(c, bl->v[i], &b, NULL) && b >= inv_end)
+            bl->v[k++] = bl->v[i];
+    }
+    bl->n = k;
+}
+
 /* Adds the unit for statement cur (a direct child of a block) and its
  * children. limit is where the next sibling begins (or the block's '}'). */
 static int s_add_stmt(s_units_t *u, CXCursor cur, size_t begin, size_t limit, int level,
@@ -683,14 +714,18 @@ static int s_add_stmt(s_units_t *u, CXCursor cur, size_t begin, size_t limit, in
     int idx = s_unit_push(u, &unit);
     if (idx < 0)
         return idx;
-    if (is_macro)
-        return 0;
 
     s_blocks_t bl = {.c = c};
-    s_owned_blocks(&bl, inner);
-    if (bl.oom) {
+    if (is_macro) {
+        s_macro_loop_blocks(&bl, inner, begin);
+        if (bl.n > 0)
+            u->v[idx].kind = s_kind_of(inner);
+    } else {
+        s_owned_blocks(&bl, inner);
+    }
+    if (bl.oom || bl.n == 0) {
         free(bl.v);
-        return WH_ENOMEM;
+        return bl.oom ? WH_ENOMEM : 0;
     }
     /* An expression or declaration that owns blocks owns lambda bodies. */
     if (bl.n > 0 && (unit.kind == WH_STMT_EXPR || unit.kind == WH_STMT_DECL ||
@@ -1078,23 +1113,45 @@ static char *s_entry_file(CXCompileCommand cmd)
     return abs;
 }
 
+/* A libclang database entry as a plain compile command. */
+static int s_cmd_of(CXCompileCommand cmd, wh_compile_cmd_t *out)
+{
+    memset(out, 0, sizeof *out);
+    unsigned n = clang_CompileCommand_getNumArgs(cmd);
+    CXString d = clang_CompileCommand_getDirectory(cmd);
+    out->directory = strdup(clang_getCString(d));
+    clang_disposeString(d);
+    out->argv = calloc((size_t)n + 1, sizeof *out->argv);
+    if (!out->directory || !out->argv)
+        goto oom;
+    for (unsigned i = 0; i < n; i++) {
+        CXString s = clang_CompileCommand_getArg(cmd, i);
+        out->argv[i] = strdup(clang_getCString(s));
+        clang_disposeString(s);
+        if (!out->argv[i])
+            goto oom;
+        out->argc = (int)i + 1;
+    }
+    return 0;
+oom:
+    wh_compile_cmd_clear(out);
+    return WH_ENOMEM;
+}
+
 /* Appends the arguments of a compile command that matter for parsing: the
  * compiler, output, dependency-file and input arguments are dropped, and so
  * is -Werror (libclang warns about things the project's compiler does not,
  * and a warning must not stop the parse). same_lang=0 drops the language
  * standard too, for flags borrowed from an entry of the other language. */
-static int s_append_cmd(s_argv_t *a, CXCompileCommand cmd, int same_lang, int *has_x)
+static int s_append_cmd(s_argv_t *a, const wh_compile_cmd_t *cmd, int same_lang, int *has_x)
 {
-    unsigned n = clang_CompileCommand_getNumArgs(cmd);
+    int n = cmd->argc;
     int rc = 0;
-    CXString d = clang_CompileCommand_getDirectory(cmd);
-    char *wd = wh_strdup_printf("-working-directory=%s", clang_getCString(d));
-    clang_disposeString(d);
+    char *wd = wh_strdup_printf("-working-directory=%s", cmd->directory ? cmd->directory : "/");
     if (!wd)
         return WH_ENOMEM;
-    for (unsigned i = 1; i < n && rc == 0; i++) {
-        CXString s = clang_CompileCommand_getArg(cmd, i);
-        const char *arg = clang_getCString(s);
+    for (int i = 1; i < n && rc == 0; i++) {
+        const char *arg = cmd->argv[i];
         int skip_next = 0, drop = 0;
         if (strcmp(arg, "-c") == 0 || strcmp(arg, "-M") == 0 || strcmp(arg, "-MM") == 0 ||
             strcmp(arg, "-MD") == 0 || strcmp(arg, "-MMD") == 0 || strcmp(arg, "-MP") == 0 ||
@@ -1122,19 +1179,26 @@ static int s_append_cmd(s_argv_t *a, CXCompileCommand cmd, int same_lang, int *h
                  strcmp(arg, "-idirafter") == 0 || strcmp(arg, "-include") == 0 ||
                  strcmp(arg, "-imacros") == 0 || strcmp(arg, "-x") == 0 ||
                  strcmp(arg, "-target") == 0 || strcmp(arg, "-isysroot") == 0 ||
-                 strcmp(arg, "--sysroot") == 0 || strcmp(arg, "-Xclang") == 0)) {
-                CXString v = clang_CompileCommand_getArg(cmd, ++i);
-                rc = s_argv_push(a, clang_getCString(v));
-                clang_disposeString(v);
-            }
+                 strcmp(arg, "--sysroot") == 0 || strcmp(arg, "-Xclang") == 0))
+                rc = s_argv_push(a, cmd->argv[++i]);
         }
-        clang_disposeString(s);
         if (skip_next)
             i++;
     }
     if (rc == 0)
         rc = s_argv_push(a, wd);
     free(wd);
+    return rc;
+}
+
+/* s_append_cmd for a libclang database entry. */
+static int s_append_db_cmd(s_argv_t *a, CXCompileCommand cmd, int same_lang, int *has_x)
+{
+    wh_compile_cmd_t c;
+    int rc = s_cmd_of(cmd, &c);
+    if (rc == 0)
+        rc = s_append_cmd(a, &c, same_lang, has_x);
+    wh_compile_cmd_clear(&c);
     return rc;
 }
 
@@ -1193,14 +1257,25 @@ static int s_db_find(const char *abs, const wh_tree_opts_t *opts, CXCompilationD
 static int s_build_args(const char *abs, const wh_tree_opts_t *opts, s_argv_t *a, char **err)
 {
     CXCompilationDatabase db = NULL;
-    int rc = s_db_find(abs, opts, &db, err);
+    int rc = 0;
+    if (opts && opts->cmd && opts->cmd->argc > 0) {
+        /* The exact command: no database search, no language guess. */
+        int has_x = 0;
+        rc = s_append_cmd(a, opts->cmd, 1, &has_x);
+        if (rc == 0)
+            rc = s_argv_push(a, "-Wno-unknown-warning-option");
+        for (int i = 0; rc == 0 && i < opts->nargs; i++)
+            rc = s_argv_push(a, opts->args[i]);
+        return rc;
+    }
+    rc = s_db_find(abs, opts, &db, err);
     if (rc < 0)
         return rc;
     int cxx = s_is_cxx_path(abs), has_x = 0, from_db = 0;
     if (db) {
         CXCompileCommands cmds = clang_CompilationDatabase_getCompileCommands(db, abs);
         if (cmds && clang_CompileCommands_getSize(cmds) > 0) {
-            rc = s_append_cmd(a, clang_CompileCommands_getCommand(cmds, 0), 1, &has_x);
+            rc = s_append_db_cmd(a, clang_CompileCommands_getCommand(cmds, 0), 1, &has_x);
             from_db = 1;
         }
         if (cmds)
@@ -1227,7 +1302,7 @@ static int s_build_args(const char *abs, const wh_tree_opts_t *opts, s_argv_t *a
             }
             free(dir);
             if (best >= 0) {
-                rc = s_append_cmd(a, clang_CompileCommands_getCommand(all, (unsigned)best),
+                rc = s_append_db_cmd(a, clang_CompileCommands_getCommand(all, (unsigned)best),
                                   best_same, &has_x);
                 from_db = best_same;
             }
@@ -1253,17 +1328,35 @@ static int s_build_args(const char *abs, const wh_tree_opts_t *opts, s_argv_t *a
 /* ------------------------------------------------------------------------ */
 /* Parsing */
 
+/* One error-level diagnostic of the parse. */
+typedef struct {
+    char *msg;      /* "file:line:col: error: message" */
+    int missing;    /* an #include that was not found */
+    int in_main;    /* located in the test file, at offset off */
+    size_t off;
+} s_diag_t;
+
+static void s_diags_free(s_diag_t *d, int n)
+{
+    for (int i = 0; i < n; i++)
+        free(d[i].msg);
+    free(d);
+}
+
 typedef struct {
     CXIndex index;
     s_ctx_t c;
     char *text;
     size_t len;
     s_fns_t fns;
+    s_diag_t *diags;
+    int ndiags;
 } s_parsed_t;
 
 static void s_parsed_free(s_parsed_t *p)
 {
     s_fns_free(&p->fns);
+    s_diags_free(p->diags, p->ndiags);
     free(p->c.mac);
     free(p->c.nl);
     if (p->c.tu)
@@ -1274,52 +1367,78 @@ static void s_parsed_free(s_parsed_t *p)
     memset(p, 0, sizeof *p);
 }
 
-/* The first error of the parse as "file:line:col: error: message"; NULL when
- * there is none. Errors without a location (the driver complaining about an
- * option) are not parse errors of the file. */
-static char *s_first_error(CXTranslationUnit tu, const char *file, CXFile main)
+/* Every error of the parse that has a location (errors without one are the
+ * driver complaining about an option, not about the file), in order. */
+static int s_collect_diags(CXTranslationUnit tu, const char *file, CXFile main, s_diag_t **out,
+                           int *nout)
 {
     unsigned n = clang_getNumDiagnostics(tu);
-    char *msg = NULL;
-    for (unsigned i = 0; i < n && !msg; i++) {
+    s_diag_t *v = calloc(n ? n : 1, sizeof *v);
+    int k = 0;
+    if (!v)
+        return WH_ENOMEM;
+    for (unsigned i = 0; i < n; i++) {
         CXDiagnostic d = clang_getDiagnostic(tu, i);
         enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
-        if (sev >= CXDiagnostic_Error) {
-            CXFile f = NULL;
-            unsigned line = 0, col = 0;
-            clang_getSpellingLocation(clang_getDiagnosticLocation(d), &f, &line, &col, NULL);
-            if (f) {
-                CXString fn = clang_getFileName(f);
-                CXString sp = clang_getDiagnosticSpelling(d);
-                const char *where = clang_File_isEqual(f, main) ? file : clang_getCString(fn);
-                msg = wh_strdup_printf("%s:%u:%u: %s: %s", where, line, col,
-                                       sev == CXDiagnostic_Fatal ? "fatal error" : "error",
-                                       clang_getCString(sp));
-                clang_disposeString(sp);
-                clang_disposeString(fn);
+        CXFile f = NULL, ef = NULL;
+        unsigned line = 0, col = 0, eoff = 0;
+        CXSourceLocation loc = clang_getDiagnosticLocation(d);
+        clang_getSpellingLocation(loc, &f, &line, &col, NULL);
+        clang_getExpansionLocation(loc, &ef, NULL, NULL, &eoff);
+        if (sev >= CXDiagnostic_Error && f) {
+            CXString fn = clang_getFileName(f);
+            CXString sp = clang_getDiagnosticSpelling(d);
+            const char *text = clang_getCString(sp);
+            const char *where = clang_File_isEqual(f, main) ? file : clang_getCString(fn);
+            v[k].msg = wh_strdup_printf("%s:%u:%u: %s: %s", where, line, col,
+                                        sev == CXDiagnostic_Fatal ? "fatal error" : "error", text);
+            v[k].missing = text && strstr(text, "file not found") != NULL;
+            v[k].in_main = ef && clang_File_isEqual(ef, main);
+            v[k].off = eoff;
+            clang_disposeString(sp);
+            clang_disposeString(fn);
+            if (!v[k].msg) {
+                clang_disposeDiagnostic(d);
+                s_diags_free(v, k);
+                return WH_ENOMEM;
             }
+            k++;
         }
         clang_disposeDiagnostic(d);
     }
-    return msg;
+    *out = v;
+    *nout = k;
+    return 0;
 }
 
-/* 1 when some error of the parse is an #include that was not found. */
-static int s_missing_include(CXTranslationUnit tu)
+/* The fix named by every refusal. */
+#define S_FIX "give -p BUILD_DIR (a compile_commands.json), -- -I... flags, or --allow-parse-errors"
+
+/* The first diagnostic that may hide statements of the function spanning
+ * [b, e) of the main file: a missing header anywhere first (it is the
+ * cause of the errors that follow), else an error inside [b, e). With
+ * b == e every error counts. NULL when there is none. */
+static const s_diag_t *s_hiding_diag(const s_diag_t *v, int n, size_t b, size_t e)
 {
-    unsigned n = clang_getNumDiagnostics(tu);
-    int found = 0;
-    for (unsigned i = 0; i < n && !found; i++) {
-        CXDiagnostic d = clang_getDiagnostic(tu, i);
-        if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
-            CXString sp = clang_getDiagnosticSpelling(d);
-            const char *t = clang_getCString(sp);
-            found = t && strstr(t, "file not found") != NULL;
-            clang_disposeString(sp);
-        }
-        clang_disposeDiagnostic(d);
-    }
-    return found;
+    for (int i = 0; i < n; i++)
+        if (v[i].missing)
+            return &v[i];
+    for (int i = 0; i < n; i++)
+        if (b == e || (v[i].in_main && v[i].off >= b && v[i].off < e))
+            return &v[i];
+    return NULL;
+}
+
+/* The refusal message for d: what, why, and the fix. */
+static char *s_refusal(const s_diag_t *d, const char *test)
+{
+    if (d->missing)
+        return wh_strdup_printf("%s; what depends on it would be missing from the statement tree: "
+                                S_FIX, d->msg);
+    if (test)
+        return wh_strdup_printf("%s (in test '%s'); the statement tree may be incomplete: " S_FIX,
+                                d->msg, test);
+    return wh_strdup_printf("%s; " S_FIX, d->msg);
 }
 
 static int s_parse(const char *file, const wh_tree_opts_t *opts, s_parsed_t *p, char **err)
@@ -1360,21 +1479,10 @@ static int s_parse(const char *file, const wh_tree_opts_t *opts, s_parsed_t *p, 
         rc = WH_EPARSE;
         goto fail;
     }
-    char *msg = s_first_error(p->c.tu, file, p->c.main);
-    if (msg && s_missing_include(p->c.tu)) {
-        /* A header the flags do not reach: the statements are still all
-         * there (libclang recovers), only their types are unknown, and the
-         * tree needs no types. Go on, but say so: exact flags come from
-         * compile_commands.json (-p) or after `--`. */
-        wh_warn("%s (parsing without it; give -p BUILD_DIR or -- -I... for exact flags)", msg);
-        free(msg);
-        msg = NULL;
-    }
-    if (msg) {
-        *err = msg;
-        rc = WH_EPARSE;
+    /* Judged by the callers: only they know the test function's extent. */
+    rc = s_collect_diags(p->c.tu, file, p->c.main, &p->diags, &p->ndiags);
+    if (rc < 0)
         goto fail;
-    }
     p->c.text = p->text;
     p->c.len = p->len;
     if (s_lines_build(&p->c) < 0) {
@@ -1520,6 +1628,18 @@ int wh_tree_load(const char *file, const char *test, const wh_tree_opts_t *opts,
     CXCursor body = p.fns.v[found].body;
     size_t bb = 0, be = 0;
     s_is_file_block(&p.c, body, &bb, &be);
+    const s_diag_t *hide = s_hiding_diag(p.diags, p.ndiags, p.fns.v[found].def_off, be);
+    int allow = opts ? opts->allow_errors : 0;
+    if (hide && !(allow == WH_TREE_ALLOW_ERRORS ||
+                  (allow == WH_TREE_ALLOW_MISSING_HEADERS && hide->missing))) {
+        *err = s_refusal(hide, p.fns.v[found].full);
+        free(t);
+        s_parsed_free(&p);
+        free(dummy);
+        return *err ? WH_EPARSE : WH_ENOMEM;
+    }
+    if (hide && !(t->diag = strdup(hide->msg)))
+        goto oom;
     rc = s_add_block(&u, body, 0, -1);
     if (rc < 0)
         goto oom;
@@ -1543,6 +1663,7 @@ oom:
     if (t) {
         free(t->path);
         free(t->test);
+        free(t->diag);
         free(t);
     }
     s_parsed_free(&p);
@@ -1570,6 +1691,17 @@ int wh_tree_list(const char *file, const wh_tree_opts_t *opts, char ***names, in
         free(dummy);
         return rc;
     }
+    const s_diag_t *hide = s_hiding_diag(p.diags, p.ndiags, 0, 0);
+    int allow = opts ? opts->allow_errors : 0;
+    if (hide && !(allow == WH_TREE_ALLOW_ERRORS ||
+                  (allow == WH_TREE_ALLOW_MISSING_HEADERS && hide->missing))) {
+        *err = s_refusal(hide, NULL);
+        s_parsed_free(&p);
+        free(dummy);
+        return *err ? WH_EPARSE : WH_ENOMEM;
+    }
+    if (hide)
+        wh_warn("%s (listing anyway: --allow-parse-errors)", hide->msg);
     int cnt = 0;
     for (int i = 0; i < p.fns.n; i++)
         cnt += p.fns.v[i].listed;
@@ -1606,6 +1738,7 @@ void wh_tree_destroy(wh_tree_t **tp)
     free(t->text);
     free(t->test);
     free(t->units);
+    free(t->diag);
     free(t);
     *tp = NULL;
 }

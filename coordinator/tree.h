@@ -24,6 +24,8 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "compdb.h"
+
 typedef enum {
     WH_STMT_EXPR = 0,  /* expression / call / assignment / return / other leaf */
     WH_STMT_DECL,      /* declaration */
@@ -62,6 +64,10 @@ typedef struct {
     size_t body_end;     /* offset just past the body's '}' */
     int n;
     wh_unit_t *units;
+    /* With opts->allow_errors: the first parse error that may hide
+     * statements (a header not found, an error inside the test function),
+     * "file:line:col: error: message"; NULL when the parse was clean. */
+    char *diag;
 } wh_tree_t;
 
 typedef struct {
@@ -71,7 +77,19 @@ typedef struct {
     /* Extra compiler arguments (after `--` on the command line). */
     const char *const *args;
     int nargs;
+    /* The test file's exact compile command (the warm workspace's, moved to
+     * the project: compdb.h); when set, compdb_dir is not searched and args
+     * are appended to it. */
+    const wh_compile_cmd_t *cmd;
+    /* WH_TREE_ALLOW_ERRORS: a parse error that may hide statements does not
+     * fail the load; it is kept in wh_tree_t.diag instead.
+     * WH_TREE_ALLOW_MISSING_HEADERS: only a header that is not found is
+     * allowed (flags still to come, e.g. from the warm workspace); other
+     * errors fail. 0: every such error fails the load. */
+    int allow_errors;
 } wh_tree_opts_t;
+
+enum { WH_TREE_ALLOW_ERRORS = 1, WH_TREE_ALLOW_MISSING_HEADERS = 2 };
 
 /* Parses file and builds the tree of test function `test`. Compile flags:
  * the file's entry in compile_commands.json (opts->compdb_dir, or found by
@@ -81,8 +99,14 @@ typedef struct {
  * preferred); else defaults (C++ files: -x c++ -std=c++17). Output, -c,
  * dependency-file, input and -Werror arguments are dropped; the entry's
  * directory becomes libclang's working directory; opts->args are appended.
- * opts may be NULL. Any error-level diagnostic with a location fails the
- * load with WH_EPARSE ("file:line:col: error: message").
+ * opts may be NULL; opts->cmd replaces the database search.
+ * Parse errors: a header that is not found (anywhere) or an error-level
+ * diagnostic inside the test function fails the load with WH_EPARSE and a
+ * message naming it ("file:line:col: error: 'x.h' file not found")
+ * and the fix (-p BUILD_DIR, -- -I..., --allow-parse-errors), because
+ * libclang drops what it cannot resolve and statements would vanish from
+ * the tree; with opts->allow_errors it is kept in t->diag instead. Errors
+ * elsewhere in the file do not touch the test's statements and are ignored.
  * Thread-safe: each call creates its own CXIndex. On error returns
  * a negative WH_E* code and sets *err to a malloc'ed one-line message that
  * names the problem and the input (for an unknown test: lists the test names
@@ -103,7 +127,10 @@ int wh_tree_load(const char *file, const char *test, const wh_tree_opts_t *opts,
  * its resolved name, its own (expanded) function name (e.g. Check's
  * "name_fn"), or the name without the suite when exactly one test has it.
  * *names is a malloc'ed, NULL-terminated array of malloc'ed strings (free
- * each, then the array); on error *names is NULL and *n is 0. */
+ * each, then the array); on error *names is NULL and *n is 0. A missing
+ * header or any error-level diagnostic fails it with WH_EPARSE (a test
+ * macro from a missing header would go unseen) unless opts->allow_errors,
+ * which warns instead. */
 int wh_tree_list(const char *file, const wh_tree_opts_t *opts, char ***names,
                  int *n, char **err);
 

@@ -39,7 +39,8 @@ static void s_on_signal(int sig)
 
 static void s_usage(FILE *fp)
 {
-    fputs("usage: whittle inspect FILE (--test NAME | --list) [-p BUILD_DIR] [--json] [-- FLAGS...]\n"
+    fputs("usage: whittle inspect FILE (--test NAME | --list) [-p BUILD_DIR] [--json]\n"
+          "                       [--allow-parse-errors] [-- FLAGS...]\n"
           "       whittle reduce --project DIR --file FILE --test NAME --run CMD [--setup CMD]\n"
           "                      [--build CMD] [--framework NAME]\n"
           "                      [--algorithm hdd|dd] [--jobs N] [--out DIR] [--cache SPEC]\n"
@@ -47,7 +48,8 @@ static void s_usage(FILE *fp)
           "                      [--setup-timeout S] [-p BUILD_DIR] [--cluster ENDPOINT] [-v]\n"
           "                      [--failure-regex RE] [--pass-regex RE] [--message-continuation RE]\n"
           "                      [--pass-on-exit0] [--repeat K] [--flaky-ok R]\n"
-          "                      [--reference DIR|GIT-REV] [--keep-fault] [--speculate] [-- FLAGS...]\n"
+          "                      [--reference DIR|GIT-REV] [--keep-fault] [--speculate]\n"
+          "                      [--allow-parse-errors] [-- FLAGS...]\n"
           "       whittle submit --cluster ENDPOINT FAILURES.json\n"
           "       whittle status --cluster ENDPOINT\n"
           "         (--cluster takes [--secret-key FILE --server-key FILE | --insecure];\n"
@@ -77,7 +79,7 @@ static int s_inspect_run(const char *file, const char *test, int list, int json,
 static int s_inspect(int argc, char **argv)
 {
     const char *file = NULL, *test = NULL, *compdb = NULL;
-    int list = 0, json = 0;
+    int list = 0, json = 0, allow = 0;
     const char **extra = NULL;
     int nextra = 0;
     for (int i = 0; i < argc; i++) {
@@ -94,6 +96,8 @@ static int s_inspect(int argc, char **argv)
             list = 1;
         else if (!strcmp(a, "--json"))
             json = 1;
+        else if (!strcmp(a, "--allow-parse-errors"))
+            allow = 1;
         else if (a[0] == '-' && a[1])
             return s_die(2, "unknown option '%s' for inspect", a);
         else if (!file)
@@ -126,6 +130,7 @@ static int s_inspect(int argc, char **argv)
             }
             if (found) {
                 guess.project = strdup(dir);
+                guess.file = wh_abspath(file);
                 wh_job_guess_includes(&guess);
                 break;
             }
@@ -134,7 +139,7 @@ static int s_inspect(int argc, char **argv)
         extra = (const char **)guess.args;
         nextra = guess.nargs;
     }
-    wh_tree_opts_t o = {compdb, extra, nextra};
+    wh_tree_opts_t o = {compdb, extra, nextra, NULL, allow};
     char *err = NULL;
     int code = s_inspect_run(file, test, list, json, &o, &err);
     wh_job_clear(&guess);
@@ -181,6 +186,9 @@ static int s_inspect_run(const char *file, const char *test, int list, int json,
         free(err);
         return code;
     }
+    if (t->diag)
+        fprintf(stderr, "whittle: warning: %s (--allow-parse-errors: the tree may miss statements)\n",
+                t->diag);
     wh_tree_print(t, stdout, json);
     wh_tree_destroy(&t);
     return 0;
@@ -315,6 +323,8 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
             j->pass_on_exit0 = 1;
         } else if (!strcmp(a, "--speculate")) {
             j->speculate = 1;
+        } else if (!strcmp(a, "--allow-parse-errors")) {
+            j->allow_parse_errors = 1;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             j->verbose++;
         } else if (!strcmp(a, "--")) {
@@ -375,6 +385,7 @@ static int s_reduce_embedded(wh_job_t *j)
             break;
         }
         wh_pool_poll(pool, 100);
+        wh_reduction_poll(r);
     }
     const char *msg = NULL;
     int st = wh_reduction_status(r, &msg);
@@ -519,9 +530,14 @@ static int s_reduce(int argc, char **argv)
     if (!cluster) {
         code = s_reduce_embedded(&j);
     } else {
-        /* Check the test exists here first: a typo should not cost a trip. */
+        /* Check the test exists here first: a typo should not cost a trip.
+         * Parse errors are judged over there, with the warm workspace's
+         * compile command, unless the flags are the user's. */
         char *path = wh_path_join(j.project, j.file);
-        wh_tree_opts_t to = {j.compdb, (const char *const *)j.args, j.nargs};
+        wh_tree_opts_t to = {j.compdb, (const char *const *)j.args, j.nargs, NULL,
+                             j.allow_parse_errors            ? WH_TREE_ALLOW_ERRORS
+                             : !wh_job_flags_explicit(&j) ? WH_TREE_ALLOW_MISSING_HEADERS
+                                                          : 0};
         wh_tree_t *t = NULL;
         int rc = wh_tree_load(path, j.test, &to, &t, &err);
         free(path);

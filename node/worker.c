@@ -25,6 +25,7 @@
 #include "wh_common.h"
 #include "wire.h"
 #include "workspace.h"
+#include "wsflags.h"
 
 #define S_READY_MARK ".whittle-ready"
 #define S_MAX_SETUP_MS (3600u * 1000u)
@@ -332,8 +333,15 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *p
         goto out;
     }
     if (j->setup_cmd && *j->setup_cmd) {
+        /* The setup also records the test file's compile command (wsflags.h). */
+        char *setup = wh_wsflags_setup_cmd(dir, j->setup_cmd);
+        if (!setup) {
+            rc = WH_ENOMEM;
+            goto out;
+        }
         wh_run_opts_t o = {0};
-        o.cmd = j->setup_cmd;
+        o.cmd = setup;
+        o.env = wh_wsflags_setup_env();
         o.cwd = dir;
         o.timeout_ms = j->setup_timeout_ms ? j->setup_timeout_ms : S_MAX_SETUP_MS;
         o.log_path = log;
@@ -342,6 +350,8 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *p
         unlink(log);
         wh_run_result_t r = {0};
         rc = wh_run(&o, &r);
+        free(setup);
+        o.cmd = NULL;
         s_setup_taint(s, rc ? NULL : &r, log);
         if (rc == 0 && (r.cancelled || atomic_load(&n->stop))) {
             rc = WH_ECANCEL;
@@ -356,6 +366,8 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *p
             rc = WH_ESETUP;
             goto out;
         }
+        o.env = NULL;
+        wh_wsflags_after_setup(dir, j->test_file, &o);
     }
     rc = wh_write_file(mark, "ready\n", 6);
     /* The new workspace counts too: bring the total back under the cap. */
@@ -587,6 +599,9 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
                 best_n = same;
             }
         }
+        /* A baseline tells the coordinator how the test file compiles. */
+        if (m->baseline && wh_wsflags_find(x.root, j->test_file, &v.compile) == 0)
+            v.compile_root = x.root;
         v.verdict = WH_V_NONE;
         v.test_status = x.r[best].result.status;
         v.observed = x.r[best].result.fp;
@@ -676,6 +691,7 @@ reply:
     if (busy)
         unlink(busy);
     s->cur_job = NULL;
+    wh_compile_cmd_clear(&v.compile);
     s_runs_clear(&x);
     s_runs_clear(&xr);
     wh_buf_free(&why);

@@ -62,6 +62,8 @@ void wh_msg_clear(wh_msg_t *m)
     free(m->detail);
     free(m->report);
     free(m->json);
+    wh_compile_cmd_clear(&m->compile);
+    free(m->compile_root);
     memset(m, 0, sizeof *m);
 }
 
@@ -208,6 +210,7 @@ int wh_msg_encode(const wh_msg_t *m, uint8_t **buf, size_t *len)
     Whittle__JobSpec job;
     Whittle__Fingerprint fp;
     Whittle__Verdict verdict;
+    Whittle__CompileCommand cc;
     Whittle__Cancel cancel;
     Whittle__Heartbeat hb;
     Whittle__Bye bye;
@@ -280,6 +283,21 @@ int wh_msg_encode(const wh_msg_t *m, uint8_t **buf, size_t *len)
         if (!s_str_ok(m->job.job_id))
             return WH_ETOOBIG;
         verdict.job_id = S_W(m->job.job_id);
+        if (m->compile.argc > 0) {
+            if (m->compile.argc > WH_WIRE_MAX_ARGS || !s_str_ok(m->compile.directory) ||
+                !s_str_ok(m->compile.file) || !s_str_ok(m->compile_root))
+                return WH_ETOOBIG;
+            for (int i = 0; i < m->compile.argc; i++)
+                if (!m->compile.argv[i] || !s_str_ok(m->compile.argv[i]))
+                    return WH_ETOOBIG;
+            whittle__compile_command__init(&cc);
+            cc.directory = S_W(m->compile.directory);
+            cc.file = S_W(m->compile.file);
+            cc.n_arguments = (size_t)m->compile.argc;
+            cc.arguments = m->compile.argv;
+            cc.workspace = S_W(m->compile_root);
+            verdict.compile = &cc;
+        }
         env.body_case = WHITTLE__ENVELOPE__BODY_VERDICT;
         env.verdict = &verdict;
         break;
@@ -436,6 +454,40 @@ static void s_fail(s_dec_t *d, int rc, const char *fmt, ...)
     else
         wh_buf_free(&b);
     va_end(ap);
+}
+
+static char *s_str_in(s_dec_t *d, const char *s, const char *field);
+
+/* A baseline's compile command: capped, every part present. */
+static void s_compile_in(s_dec_t *d, wh_msg_t *m, const Whittle__CompileCommand *c)
+{
+    if (!c || d->rc || c->n_arguments == 0)
+        return;
+    if (c->n_arguments > WH_WIRE_MAX_ARGS) {
+        s_fail(d, WH_ETOOBIG, "verdict.compile has %zu arguments (cap %d)", c->n_arguments,
+               WH_WIRE_MAX_ARGS);
+        return;
+    }
+    if (!c->directory || !c->file || !c->workspace) {
+        s_fail(d, WH_EPROTO, "verdict.compile is incomplete");
+        return;
+    }
+    m->compile.directory = s_str_in(d, c->directory, "verdict.compile.directory");
+    m->compile.file = s_str_in(d, c->file, "verdict.compile.file");
+    m->compile_root = s_str_in(d, c->workspace, "verdict.compile.workspace");
+    m->compile.argv = calloc(c->n_arguments + 1, sizeof *m->compile.argv);
+    if (!m->compile.argv) {
+        s_fail(d, WH_ENOMEM, "out of memory");
+        return;
+    }
+    for (size_t i = 0; i < c->n_arguments && !d->rc; i++) {
+        if (!c->arguments[i]) {
+            s_fail(d, WH_EPROTO, "verdict.compile.arguments[%zu] is missing", i);
+            return;
+        }
+        m->compile.argv[i] = s_str_in(d, c->arguments[i], "verdict.compile.arguments");
+        m->compile.argc = (int)i + 1;
+    }
 }
 
 /* Checks and copies one unpacked string field (NULL when absent). */
@@ -613,6 +665,7 @@ static void s_env_in(s_dec_t *d, wh_msg_t *m, const Whittle__Envelope *e)
         m->runs = e->verdict->runs;
         m->agreeing_runs = e->verdict->agreeing_runs;
         m->job.job_id = s_str_in(d, e->verdict->job_id, "verdict.job_id");
+        s_compile_in(d, m, e->verdict->compile);
         break;
     case WH_MSG_CANCEL:
         m->cand_id = e->cancel->cand_id;

@@ -16,6 +16,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "compdb.h"
 #include "wh_common.h"
 
 #define WH_WIRE_VERSION 1
@@ -84,6 +85,9 @@ typedef struct {
     uint32_t agreeing_runs;  /* VERDICT: runs that preserved / matched the reported fingerprint */
     uint8_t *report;         /* VERDICT: the report file, capped */
     size_t report_len;
+    wh_compile_cmd_t compile; /* VERDICT of a baseline: the test file's compile command
+                                 (argc 0: none), with paths under compile_root */
+    char *compile_root;      /* VERDICT: the workspace root of compile */
     /* SUBMIT: a JSON job description (same fields as `whittle reduce`) */
     char *json;
     int final;               /* PROGRESS: last message of a job */
@@ -95,7 +99,8 @@ typedef struct {
  *   HELLO      node_id, slot, slots
  *   EVALUATE   job, cand_id, content/content_len, baseline, ref
  *   VERDICT    cand_id, job.job_id, verdict, test_status, observed, detail,
- *              build_ms, test_ms, report/report_len, code, runs, agreeing_runs
+ *              build_ms, test_ms, report/report_len, code, runs, agreeing_runs,
+ *              compile/compile_root
  *   CANCEL     cand_id, job.job_id
  *   HEARTBEAT  node_id, slot, cand_id
  *   BYE        node_id, detail
@@ -109,6 +114,7 @@ typedef struct {
 
 /* Caps checked on decode besides the byte sizes above. */
 #define WH_WIRE_MAX_EXCLUDE 256
+#define WH_WIRE_MAX_ARGS 4096
 
 /* Frees every owned field and zeroes m. */
 void wh_msg_clear(wh_msg_t *m);

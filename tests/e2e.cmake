@@ -9,3 +9,11 @@ endforeach()
 # The coordinator path with simulated slots over real sockets.
 wh_add_test(test_sched SOURCES test_sched.c LIBS wh_coord)
 wh_add_test(test_pool SOURCES test_pool.c LIBS wh_coord)
+
+# Compile flags from the warm workspace, parse errors, loop macros (issue 8).
+foreach(t ringq_flags ringq_foreach)
+  add_test(NAME e2e_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
+  set_tests_properties(e2e_${t} PROPERTIES
+    ENVIRONMENT "WH_SOURCE_DIR=${PROJECT_SOURCE_DIR};WH_BINARY_DIR=${PROJECT_BINARY_DIR}"
+    TIMEOUT 900 LABELS e2e)
+endforeach()

@@ -97,8 +97,9 @@ static void test_lookup_and_rebase(void)
      * does not exist in the project, so the directory becomes its root. */
     CHECK_EQ_INT(wh_compile_cmd_rebase(&c, ws, proj), 0);
     s = s_join_argv(&c);
-    want = wh_strdup_printf("[/usr/bin/cc] [-DA=1 2] [-I%s/include] [-isystem] [%s/build/gen] "
-                            "[-I%s/build/gen] [-o] [t.o] [-c] [%s/tests/t.c]", proj, ws, ws, proj);
+    want = wh_strdup_printf("[/usr/bin/cc] [-DA=1 2] [-I%s/include] [-I%s/include] [-isystem] "
+                            "[%s/build/gen] [-I%s/build/gen] [-o] [t.o] [-c] [%s/tests/t.c]",
+                            proj, ws, ws, ws, proj);
     CHECK(strncmp(s, want, strlen(want)) == 0);
     if (strncmp(s, want, strlen(want)) != 0)
         fprintf(stderr, "got  %s\nwant %s\n", s, want);

@@ -487,6 +487,35 @@ static void test_list(void)
     s_check_list("criterion_basic.c", "suite_a::first");
 }
 
+static void test_macro_loop(void)
+{
+    /* A macro invocation followed by a braced body is a Tree statement of
+     * the loop's kind; its body's statements are its units. Without a
+     * braced body (or with braces from the macro itself) it stays one
+     * NonTree macro unit. */
+    wh_tree_t *t = s_load("macro_loop.c", "test_loops", NULL);
+    static const s_exp_t exp[] = {
+        {0, 0, WH_STMT_DECL, "struct node head = {&head, 0}, *pos;"},
+        {0, 0, WH_STMT_DECL, "int sum = 0;"},
+        {0, 1, WH_STMT_FOR, "list_for_each(pos, &head) {\n        sum += pos->v;\n        if (sum > 3) "
+                            "{\n            sum = 0;\n        }\n    }"},
+        {1, 0, WH_STMT_EXPR, "sum += pos->v;"},
+        {1, 1, WH_STMT_IF, "if (sum > 3) {\n            sum = 0;\n        }"},
+        {2, 0, WH_STMT_EXPR, "sum = 0;"},
+        {0, 1, WH_STMT_FOR, "repeat_n(i, 3) {\n        sum += i;\n    }"},
+        {1, 0, WH_STMT_EXPR, "sum += i;"},
+        {0, 1, WH_STMT_WHILE, "while_ok(sum) {\n        sum--;\n    }"},
+        {1, 0, WH_STMT_EXPR, "sum--;"},
+        {0, 0, WH_STMT_MACRO, "repeat_n(j, 2) sum++;"},
+        {0, 0, WH_STMT_MACRO, "CHECK(sum == 0);"},
+        {0, 0, WH_STMT_MACRO, "BLOCK_MACRO(sum++);"},
+        {0, 0, WH_STMT_EXPR, "(void)sum;"},
+    };
+    if (t)
+        s_check_units(t, exp, (int)(sizeof exp / sizeof exp[0]));
+    wh_tree_destroy(&t);
+}
+
 static void test_errors(void)
 {
     wh_tree_t *t = NULL;
@@ -529,15 +558,57 @@ static void test_errors(void)
     err = NULL;
     free(path);
 
-    /* A missing include is not fatal: the statements are still there (a
-     * warning says the flags are incomplete); a syntax error still is. */
+    /* A missing include is refused: what depends on it would vanish from
+     * the tree. The message names the header and the fix; with
+     * allow_errors the file loads and the tree keeps the diagnostic. */
     path = s_data("missing_include.c");
-    CHECK_EQ_INT(wh_tree_load(path, "test_x", NULL, &t, &err), 0);
+    CHECK_EQ_INT(wh_tree_load(path, "test_x", NULL, &t, &err), WH_EPARSE);
+    want = wh_strdup_printf("%s:1:10: error: 'no_such_header_whittle.h' file not found; "
+                            "what depends on it would be missing from the statement tree: give -p "
+                            "BUILD_DIR (a compile_commands.json), -- -I... flags, or "
+                            "--allow-parse-errors", path);
+    CHECK_EQ_STR(err, want);
+    free(want);
+    free(err);
+    err = NULL;
+    CHECK(t == NULL);
+    CHECK_EQ_INT(wh_tree_list(path, NULL, &names, &n, &err), WH_EPARSE);
+    CHECK(err && strstr(err, "'no_such_header_whittle.h' file not found"));
+    free(err);
+    err = NULL;
+    wh_tree_opts_t allow = {.allow_errors = 1};
+    CHECK_EQ_INT(wh_tree_load(path, "test_x", &allow, &t, &err), 0);
     CHECK(t && t->n == 2);
+    CHECK(t && t->diag && strstr(t->diag, "'no_such_header_whittle.h' file not found"));
     wh_tree_destroy(&t);
     free(err);
     err = NULL;
     free(path);
+
+    /* An error inside the test function is refused and named with the
+     * test; one in another function does not touch the test's statements. */
+    char tmpl[] = "/tmp/wh_tree_err_XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    CHECK(dir != NULL);
+    path = wh_path_join(dir, "errs.c");
+    const char *src = "static int helper(void) { return undeclared_a; }\n"
+                      "void test_in(void)\n{\n    int x = 1;\n    x += undeclared_b;\n}\n"
+                      "void test_clean(void)\n{\n    int y = helper();\n    (void)y;\n}\n";
+    CHECK_EQ_INT(wh_write_file(path, src, strlen(src)), 0);
+    CHECK_EQ_INT(wh_tree_load(path, "test_in", NULL, &t, &err), WH_EPARSE);
+    want = wh_strdup_printf("%s:5:10: error: use of undeclared identifier 'undeclared_b' (in test "
+                            "'test_in'); the statement tree may be incomplete: give -p BUILD_DIR "
+                            "(a compile_commands.json), -- -I... flags, or --allow-parse-errors",
+                            path);
+    CHECK_EQ_STR(err, want);
+    free(want);
+    free(err);
+    err = NULL;
+    CHECK_EQ_INT(wh_tree_load(path, "test_clean", NULL, &t, &err), 0);
+    CHECK(t && t->n == 2 && t->diag == NULL);
+    wh_tree_destroy(&t);
+    free(path);
+    wh_rm_rf(dir);
 
     /* An explicit compile_commands.json folder that has none. */
     wh_tree_opts_t opts = {.compdb_dir = "/nonexistent/whittle"};
@@ -636,10 +707,24 @@ static void test_compdb(void)
     s_write(build, "compile_commands.json", db);
     free(db);
     CHECK_EQ_INT(s_count(dir, "foo.c", "test_foo", NULL), 2);
-    /* Without the -I the header is missing: parsed anyway (with a
-     * warning), and the default FOO (undefined) selects the other branch. */
+    /* Without the -I the header is missing: refused, or parsed anyway with
+     * allow_errors (and the default FOO, undefined, selects the other
+     * branch). */
     s_write(build, "compile_commands.json", "[]\n");
-    CHECK(s_count(dir, "foo.c", "test_foo", NULL) > 0);
+    CHECK_EQ_INT(s_count(dir, "foo.c", "test_foo", NULL), WH_EPARSE);
+    wh_tree_opts_t o3 = {.allow_errors = 1};
+    CHECK_EQ_INT(s_count(dir, "foo.c", "test_foo", &o3), 2);
+
+    /* An exact compile command replaces the database search: -DFOO=1 and
+     * the header folder from the command, not from compile_commands.json. */
+    char *foo = wh_path_join(dir, "foo.c");
+    char *inc = wh_strdup_printf("-I%s", sub);
+    char *argv[] = {"cc", "-DFOO=1", inc, "-c", foo, NULL};
+    wh_compile_cmd_t cmd = {.directory = build, .file = foo, .argv = argv, .argc = 5};
+    wh_tree_opts_t o4 = {.cmd = &cmd};
+    CHECK_EQ_INT(s_count(dir, "foo.c", "test_foo", &o4), 4);
+    free(inc);
+    free(foo);
 
     CHECK_EQ_INT(wh_rm_rf(dir), 0);
     free(sub);
@@ -668,6 +753,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_gtest);
     RUN_TEST(test_criterion);
     RUN_TEST(test_list);
+    RUN_TEST(test_macro_loop);
     RUN_TEST(test_errors);
     RUN_TEST(test_compdb);
     TEST_MAIN_END();

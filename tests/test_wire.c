@@ -438,6 +438,55 @@ static void test_type_body_mismatch(void)
     free(in.p);
 }
 
+/* A baseline's compile command crosses the wire whole; over the argument
+ * cap it is refused on both sides. */
+static void test_compile_command(void)
+{
+    char *argv[] = {"/usr/bin/cc", "-I/ws/slot-0/include", "-DX=a b", "-c", "t.c", NULL};
+    wh_msg_t m = {0};
+    m.type = WH_MSG_VERDICT;
+    m.cand_id = 1;
+    m.compile.directory = "/ws/slot-0";
+    m.compile.file = "/ws/slot-0/t.c";
+    m.compile.argv = argv;
+    m.compile.argc = 5;
+    m.compile_root = "/ws/slot-0";
+    uint8_t *buf = NULL;
+    size_t len = 0;
+    CHECK_EQ_INT(wh_msg_encode(&m, &buf, &len), 0);
+    wh_msg_t out;
+    char *err = NULL;
+    CHECK_EQ_INT(wh_msg_decode(buf, len, &out, &err), 0);
+    free(err);
+    free(buf);
+    CHECK_EQ_INT(out.compile.argc, 5);
+    CHECK_EQ_STR(out.compile.directory, "/ws/slot-0");
+    CHECK_EQ_STR(out.compile.file, "/ws/slot-0/t.c");
+    CHECK_EQ_STR(out.compile_root, "/ws/slot-0");
+    for (int i = 0; i < 5 && i < out.compile.argc; i++)
+        CHECK_EQ_STR(out.compile.argv[i], argv[i]);
+    CHECK(out.compile.argv && out.compile.argv[5] == NULL);
+    wh_msg_clear(&out);
+    /* Without a command nothing is sent. */
+    memset(&m, 0, sizeof m);
+    m.type = WH_MSG_VERDICT;
+    CHECK_EQ_INT(wh_msg_encode(&m, &buf, &len), 0);
+    CHECK_EQ_INT(wh_msg_decode(buf, len, &out, NULL), 0);
+    CHECK_EQ_INT(out.compile.argc, 0);
+    CHECK(out.compile_root == NULL);
+    free(buf);
+    wh_msg_clear(&out);
+    /* Over the cap. */
+    char **many = calloc(WH_WIRE_MAX_ARGS + 2, sizeof *many);
+    for (int i = 0; many && i < WH_WIRE_MAX_ARGS + 1; i++)
+        many[i] = "-DX";
+    m.compile.argv = many;
+    m.compile.argc = WH_WIRE_MAX_ARGS + 1;
+    m.compile.directory = m.compile.file = m.compile_root = "/";
+    CHECK_EQ_INT(wh_msg_encode(&m, &buf, &len), WH_ETOOBIG);
+    free(many);
+}
+
 static void test_caps_on_decode(void)
 {
     char *err = NULL;
@@ -811,6 +860,7 @@ int main(void)
     RUN_TEST(test_version_mismatch);
     RUN_TEST(test_type_body_mismatch);
     RUN_TEST(test_caps_on_decode);
+    RUN_TEST(test_compile_command);
     RUN_TEST(test_truncated_and_garbage);
     RUN_TEST(test_inproc);
     RUN_TEST(test_tcp);

@@ -28,6 +28,10 @@ check_eq "inspect --json totals" "$("$WHITTLE" inspect "$P/tests/test_cart.c" --
 R=$(run_dir "$T/hdd")
 check_eq "hdd statements_before" "$(json "$R/summary.json" .statements_before)" 7
 check_eq "hdd statements_after" "$(json "$R/summary.json" .statements_after)" 4
+# CMake wrote compile_commands.json (CMAKE_EXPORT_COMPILE_COMMANDS=ON in the
+# setup's environment): the tree used the test file's exact command.
+check_eq "compile command file" "$(json "$R/compile_command.json" .file)" "$P/tests/test_cart.c"
+check_eq "compile command -I (project first)" "$(json "$R/compile_command.json" '[.arguments[] | select(startswith("-I"))][0]')" "-I$P/src"
 check_eq "hdd tree_after" "$(json "$R/summary.json" .tree_after)" 1
 check_eq "hdd sweeps" "$(json "$R/summary.json" .sweeps)" 3
 check_eq "hdd fingerprint message" "$(json "$R/summary.json" .fingerprint.message)" '"apple" != "appl"'
