@@ -296,6 +296,13 @@ static int s_cancelled(const wh_eval_spec_t *s)
  * start). Returns 1 when the step did not end on its own (it could not
  * start, was cancelled or timed out), with out holding that InfraError;
  * 0 when rr holds how the finished command ended. */
+/* The workspace root as the commands see it (the stable path when they run
+ * in a mount namespace): paths in reports and consoles are under it. */
+static const char *s_seen(const wh_eval_spec_t *s)
+{
+    return s->mount_at ? s->mount_at : s->root;
+}
+
 static int s_run_step(const wh_run_opts_t *o, const char *what, const char *during,
                       wh_run_result_t *rr, uint64_t *ms, wh_eval_result_t *out)
 {
@@ -385,7 +392,7 @@ static int s_build(const wh_eval_spec_t *s, wh_eval_result_t *out)
     wh_run_result_t rr;
     if (s->build_cmd && *s->build_cmd) {
         wh_run_opts_t bo = {s->build_cmd, s->root,        NULL,       s->build_timeout_ms,
-                            s->log_path,  s->tick,        s->tick_arg};
+                            s->log_path,  s->tick,        s->tick_arg, s->mount_at};
         if (s_run_step(&bo, "build", "build", &rr, &out->build_ms, out))
             return 1;
         if (rr.signaled) {
@@ -505,14 +512,14 @@ static int s_apply_crash(const wh_eval_spec_t *s, const s_testrun_t *t, const wh
 {
     wh_buf_t san_raw = WH_BUF_INIT;
     wh_fp_t san_fp = {0};
-    int sf = wh_san_collect(t->san, s->root, &san_fp, &san_raw);
+    int sf = wh_san_collect(t->san, s_seen(s), &san_fp, &san_raw);
     s_log_append(s->log_path, san_raw.buf, san_raw.len);
     wh_buf_free(&san_raw);
     wh_san_remove(t->san); /* kept in the console log; nothing left beside the workspace */
     if (sf == 0 && console) {
         /* A runtime that ignores log_path (gcc's UBSan inside ASan) reports
          * on stderr. */
-        sf = wh_san_parse(console, console_len, s->root, &san_fp);
+        sf = wh_san_parse(console, console_len, s_seen(s), &san_fp);
     }
     int sig = s_crash_signal(rr);
     int rc = 0;
@@ -542,7 +549,7 @@ static int s_run_and_read(const wh_eval_spec_t *s, wh_eval_result_t *out)
     wh_san_remove(t.san); /* best effort: a leftover is only misread if it stays */
     off_t log_from = s_file_size(s->log_path);
     wh_run_opts_t to = {t.cmd,       s->root, (const char *const *)t.env, s->test_timeout_ms,
-                        s->log_path, s->tick, s->tick_arg};
+                        s->log_path, s->tick, s->tick_arg, s->mount_at};
     wh_run_result_t rr;
     if (s_run_step(&to, "test", "the test run", &rr, &out->test_ms, out)) {
         rc = 1;
@@ -558,7 +565,7 @@ static int s_run_and_read(const wh_eval_spec_t *s, wh_eval_result_t *out)
      * (s_passes_on_exit). */
     size_t console_len = 0;
     console = s_read_console(s->log_path, log_from, &console_len);
-    wh_fw_opts_t fo = {s->failure_regex, s->pass_regex, s->root, s->message_continuation};
+    wh_fw_opts_t fo = {s->failure_regex, s->pass_regex, s_seen(s), s->message_continuation};
     int rd = s->fw->read(s->report_path, console, console_len, s->test, &fo, &out->result, &err);
     if ((rc = s_apply_crash(s, &t, &rr, console, console_len, &rd, &out->result)) != 0)
         goto out;
@@ -578,7 +585,7 @@ static int s_run_and_read(const wh_eval_spec_t *s, wh_eval_result_t *out)
         (rc = s_set_passed(&out->result, s->test)) != 0)
         goto out;
     if (out->result.fp.message) {
-        char *norm = wh_fp_normalized(out->result.fp.message, s->root);
+        char *norm = wh_fp_normalized(out->result.fp.message, s_seen(s));
         if (!norm) {
             rc = WH_ENOMEM;
             goto out;

@@ -46,6 +46,8 @@ typedef struct {
     int pass_on_exit0;         /* a console reader's run that exits 0 and shows no failure passed */
     wh_tick_fn tick;           /* heartbeats / cancellation; may be NULL */
     void *tick_arg;
+    const char *mount_at;      /* NULL, or the stable path the commands see root at
+                                  (runner.h); paths in reports are read relative to it */
 } wh_eval_spec_t;
 
 typedef struct {

@@ -237,9 +237,17 @@ int wh_run(const wh_run_opts_t *o, wh_run_result_t *r)
         goto out;
 
     char *argv[] = {"sh", "-c", (char *)o->cmd, NULL};
+    /* The stable path: unshare execs the shell (same pid, so the group
+     * kill still reaches everything), which binds cwd over mount_at and
+     * execs the user's command there. Paths go as arguments, never pasted. */
+    char *nsv[] = {"unshare", "--mount", "--propagation", "private", "/bin/sh", "-c",
+                   "mount --bind \"$1\" \"$2\" && cd \"$2\" && exec /bin/sh -c \"$3\"",
+                   "sh", (char *)o->cwd, (char *)o->mount_at, (char *)o->cmd, NULL};
+    int ns = o->mount_at && o->cwd;
     pid_t pid = -1;
     uint64_t t0 = wh_now_ms();
-    int serr = posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, env);
+    int serr = ns ? posix_spawnp(&pid, "unshare", &fa, &attr, nsv, env)
+                  : posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, env);
     if (serr != 0) {
         rc = -serr;
         goto out;

@@ -24,6 +24,12 @@ typedef struct {
     const char *log_path;        /* stdout+stderr appended here; NULL = /dev/null */
     wh_tick_fn tick;
     void *tick_arg;
+    /* When set, the command runs in a private mount namespace (util-linux
+     * `unshare --mount`, needs CAP_SYS_ADMIN) where cwd is bind-mounted at
+     * mount_at, and starts in mount_at: every slot's workspace is then seen
+     * at one stable path, so a cloned build tree's absolute paths hold.
+     * Nothing leaks to the caller's namespace (propagation is private). */
+    const char *mount_at;
 } wh_run_opts_t;
 
 typedef struct {
