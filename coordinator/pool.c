@@ -47,6 +47,8 @@ struct s_job {
     int queued;
     int running;           /* candidates on slots now */
     uint64_t served;       /* candidates dispatched so far */
+    uint64_t added_ms;     /* when it was added (monotonic) */
+    wh_pool_warm_t warm;   /* WARMED reports */
     s_job_t *next;
 };
 
@@ -62,6 +64,10 @@ struct s_slot {
                               longer hold (it was declared dead and came back) */
     char **warm;           /* job ids this slot has judged (warm workspaces) */
     int nwarm;
+    int warms;             /* it answers WARM (older slots do not) */
+    char *warming;         /* the job it is preparing after a WARM, or NULL */
+    char **cold;           /* job ids whose WARM failed on this slot */
+    int ncold;
     int streak;            /* infrastructure faults in a row */
     char *out_why;         /* out of rotation, and why; NULL when in */
     s_slot_t *next;
@@ -168,11 +174,20 @@ static void s_fail_task(s_task_t *t, const char *why, int code)
     }
 }
 
+static void s_warm_cancel(wh_pool_t *p, const s_job_t *j);
+static int s_may_serve(const wh_pool_t *p, const s_slot_t *s, const s_job_t *j);
+static int s_warm_idle(wh_pool_t *p, s_slot_t *s);
+static void s_on_warmed(wh_pool_t *p, s_slot_t *s, const wh_msg_t *m);
+
 static void s_slot_free(s_slot_t *s)
 {
     for (int i = 0; i < s->nwarm; i++)
         free(s->warm[i]);
     free(s->warm);
+    for (int i = 0; i < s->ncold; i++)
+        free(s->cold[i]);
+    free(s->cold);
+    free(s->warming);
     free(s->out_why);
     free(s->name);
     free(s->node_id);
@@ -299,6 +314,7 @@ int wh_pool_add_job(wh_pool_t *p, const wh_job_spec_t *spec, wh_pool_verdict_fn 
     }
     j->fn = fn;
     j->ctx = ctx;
+    j->added_ms = wh_now_ms();
     j->next = p->jobs;
     p->jobs = j;
     return 0;
@@ -318,6 +334,7 @@ void wh_pool_remove_job(wh_pool_t *p, const char *job_id)
     s_task_t *t;
     while ((t = s_dequeue(j)))
         s_task_free(t);
+    s_warm_cancel(p, j);
     for (s_slot_t *s = p->slots; s; s = s->next) {
         if (s->task && s->task->job == j) {
             s->task->job = NULL;
@@ -598,6 +615,111 @@ static void s_fail_stranded(wh_pool_t *p)
     }
 }
 
+/* ---- eager warm-up ---- */
+
+static int s_in_list(char *const *list, int n, const char *id)
+{
+    for (int i = 0; i < n; i++)
+        if (strcmp(list[i], id) == 0)
+            return 1;
+    return 0;
+}
+
+/* 1 when slot s may take job j's candidates: its workspace for j is warm,
+ * or no slot's is (then it prepares on the way, as before warm-up). */
+static int s_may_serve(const wh_pool_t *p, const s_slot_t *s, const s_job_t *j)
+{
+    /* An older slot that cannot be warmed prepares on the way, as always. */
+    if (!s->warms || s_is_warm(s, j->spec.job_id))
+        return 1;
+    for (const s_slot_t *o = p->slots; o; o = o->next)
+        if (!o->out_why && s_is_warm(o, j->spec.job_id))
+            return 0;
+    return 1;
+}
+
+/* Sends WARM to idle slot s for the first job with work (queued or running
+ * candidates) that s is cold for and has not failed to prepare. 1 when
+ * sent. */
+static int s_warm_idle(wh_pool_t *p, s_slot_t *s)
+{
+    for (s_job_t *j = p->jobs; j; j = j->next) {
+        const char *id = j->spec.job_id;
+        if (!s->warms || (!j->head && !j->running) || s_is_warm(s, id) ||
+            s_in_list(s->cold, s->ncold, id))
+            continue;
+        wh_msg_t m = {0};
+        m.type = WH_MSG_WARM;
+        m.job = j->spec;
+        if (s_send(p, s, &m) != 0 || !(s->warming = strdup(id)))
+            return 0;
+        wh_info("warm job %.12s on %s", id, s->name);
+        return 1;
+    }
+    return 0;
+}
+
+/* A slot's WARMED: a workspace of the job was prepared (counted), or the
+ * WARM is over (final: the slot is free again, warm or cold for the job). */
+static void s_on_warmed(wh_pool_t *p, s_slot_t *s, const wh_msg_t *m)
+{
+    const char *id = m->job.job_id;
+    s_job_t *j = id ? s_find_job(p, id) : NULL;
+    if (m->final && s->warming && (!id || strcmp(s->warming, id) == 0)) {
+        free(s->warming);
+        s->warming = NULL;
+    }
+    if (!j)
+        return;
+    wh_pool_warm_t *w = &j->warm;
+    if (!m->final) {
+        w->setups += (int)m->setups;
+        w->clones += m->cloned != 0;
+        w->failed += m->code != 0 && m->code != WH_ECANCEL;
+        if (m->setups && m->warm_ms - m->clone_ms > w->setup_ms)
+            w->setup_ms = m->warm_ms - m->clone_ms;
+        if (m->cloned && m->clone_ms > w->clone_ms)
+            w->clone_ms = m->clone_ms;
+    }
+    if (m->code == 0 && !m->on_reference) {
+        s_mark_warm(s, id);
+        if (!w->first_warm_ms)
+            w->first_warm_ms = wh_now_ms() - j->added_ms + 1;
+    } else if (m->final && m->code != WH_ECANCEL && !s_in_list(s->cold, s->ncold, id)) {
+        wh_warn("slot %s could not prepare job %.12s: %s", s->name, id,
+                m->detail ? m->detail : wh_strerror(m->code));
+        char **c = realloc(s->cold, (size_t)(s->ncold + 1) * sizeof *c);
+        if (c && (c[s->ncold] = strdup(id)) != NULL)
+            s->ncold++;
+        if (c)
+            s->cold = c;
+    }
+}
+
+/* The job is going away: slots preparing it stop (CANCEL of candidate 0). */
+static void s_warm_cancel(wh_pool_t *p, const s_job_t *j)
+{
+    for (s_slot_t *s = p->slots; s; s = s->next) {
+        if (!s->warming || strcmp(s->warming, j->spec.job_id) != 0)
+            continue;
+        wh_msg_t c = {0};
+        c.type = WH_MSG_CANCEL;
+        c.job.job_id = s->warming;
+        c.cand_id = 0;
+        s_send(p, s, &c);
+    }
+}
+
+int wh_pool_warm_stats(const wh_pool_t *p, const char *job_id, wh_pool_warm_t *out)
+{
+    memset(out, 0, sizeof *out);
+    const s_job_t *j = s_find_job((wh_pool_t *)p, job_id);
+    if (!j)
+        return WH_ENOTFOUND;
+    *out = j->warm;
+    return 0;
+}
+
 /* Picks the job a free slot should serve. Fair share first: the job with
  * the fewest candidates on slots now, then the fewest served so far; among
  * equals, a job whose workspace is warm on this slot (or its node) wins, so
@@ -611,7 +733,7 @@ static s_job_t *s_pick_job(wh_pool_t *p, s_slot_t *s)
     int best_warm = 0;
     s_job_t *j = start;
     do {
-        if (s_first_fit(p, j, s)) {
+        if (s_first_fit(p, j, s) && s_may_serve(p, s, j)) {
             int warm = s_is_warm(s, j->spec.job_id) || s_node_warm(p, s, j->spec.job_id);
             int better = !best || j->running < best->running ||
                          (j->running == best->running &&
@@ -632,11 +754,13 @@ static s_job_t *s_pick_job(wh_pool_t *p, s_slot_t *s)
 static void s_dispatch(wh_pool_t *p)
 {
     for (s_slot_t *s = p->slots; s; s = s->next) {
-        if (s->task || s->phantom || s->out_why)
+        if (s->task || s->phantom || s->out_why || s->warming)
             continue;
         s_job_t *j = s_pick_job(p, s);
-        if (!j)
+        if (!j) {
+            s_warm_idle(p, s);
             continue;
+        }
         s_task_t *t = s_first_fit(p, j, s);
         s_unlink(j, t);
         wh_msg_t m = {0};
@@ -678,6 +802,7 @@ static s_slot_t *s_slot_add(wh_pool_t *p, const void *ident, size_t len, const c
     s->key = strdup(key);
     s->name = wh_auth_peer_name(key, hello ? hello->slot : 0, ident, len);
     s->node_id = strdup(hello && hello->node_id ? hello->node_id : s->name);
+    s->warms = hello && hello->warms;
     s->last_rx = wh_now_ms();
     /* append so that dispatch order follows arrival order */
     s_slot_t **pp = &p->slots;
@@ -724,6 +849,12 @@ static void s_handle(wh_pool_t *p, const uint8_t *ident, size_t ilen, const char
     case WH_MSG_BYE:
         if (s)
             s_slot_remove(p, s, "left");
+        break;
+    case WH_MSG_WARMED:
+        if (s) {
+            s->last_rx = wh_now_ms();
+            s_on_warmed(p, s, m);
+        }
         break;
     case WH_MSG_VERDICT: {
         if (!s)
@@ -853,6 +984,7 @@ void wh_pool_describe(const wh_pool_t *p, wh_buf_t *b)
                   (unsigned long long)st.infra_faults);
     for (const s_slot_t *s = p->slots; s; s = s->next)
         wh_buf_printf(b, "  slot %-40s %s%s%s\n", s->name,
-                      s->task ? (s->task->cancelled ? "cancelling" : "busy") : "idle",
+                      s->task ? (s->task->cancelled ? "cancelling" : "busy")
+                      : s->warming ? "warming" : "idle",
                       s->out_why ? "  OUT OF ROTATION: " : "", s->out_why ? s->out_why : "");
 }

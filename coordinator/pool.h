@@ -24,6 +24,13 @@
  * Dispatch: a free slot takes the next candidate of the next job in
  * round-robin order, preferring jobs whose warm workspace this slot's node
  * already holds. One owner thread.
+ *
+ * Eager warm-up: a job's candidates go only to slots whose workspace for it
+ * is warm, as long as any slot is (a cold slot would stall its round for a
+ * whole setup); while a job has work, every idle slot that is cold for it
+ * is sent WARM and prepares at once, and joins when it answers WARMED. When
+ * no slot is warm yet, a cold one takes the first candidate and prepares on
+ * the way, as before.
  */
 #ifndef WH_POOL_H
 #define WH_POOL_H
@@ -104,6 +111,18 @@ typedef struct {
     uint64_t infra_faults;  /* tainted answers (code WH_ETAINT) received */
 } wh_pool_stats_t;
 void wh_pool_stats(const wh_pool_t *p, wh_pool_stats_t *out);
+
+/* How a job's workspaces were prepared, from the slots' WARMED reports. */
+typedef struct {
+    int setups;              /* setups run (project and reference workspaces) */
+    int clones;              /* workspaces cloned from a node's set-up copy */
+    int failed;              /* preparations that failed */
+    uint64_t setup_ms;       /* the longest setup (with the project copy before it) */
+    uint64_t clone_ms;       /* the longest clone of a node's set-up copy */
+    uint64_t first_warm_ms;  /* from wh_pool_add_job to the first warm slot; 0 = none */
+} wh_pool_warm_t;
+/* 0, or WH_ENOTFOUND for an unknown job. */
+int wh_pool_warm_stats(const wh_pool_t *p, const char *job_id, wh_pool_warm_t *out);
 /* Human-readable table of nodes and slots, appended to b. */
 void wh_pool_describe(const wh_pool_t *p, wh_buf_t *b);
 

@@ -228,6 +228,22 @@ static void s_json_sizes(json_t *o, const wh_summary_t *s)
     json_object_set_new(o, "cache", json_string(s_nz(s->cache)));
 }
 
+/* Setups and clones run for the job, the longest of each, and when its
+ * first slot was warm. */
+static json_t *s_json_warm(const wh_summary_t *s)
+{
+    if (!s->warm_known)
+        return json_null();
+    json_t *o = json_object();
+    json_object_set_new(o, "setups", json_integer(s->warm_setups));
+    json_object_set_new(o, "clones", json_integer(s->warm_clones));
+    json_object_set_new(o, "failed", json_integer(s->warm_failed));
+    json_object_set_new(o, "setup_ms", json_integer((json_int_t)s->warm_setup_ms));
+    json_object_set_new(o, "clone_ms", json_integer((json_int_t)s->warm_clone_ms));
+    json_object_set_new(o, "first_warm_ms", json_integer((json_int_t)s->warm_first_ms));
+    return o;
+}
+
 static void s_json_run(json_t *o, const wh_summary_t *s)
 {
     json_t *fp = json_object();
@@ -244,6 +260,7 @@ static void s_json_run(json_t *o, const wh_summary_t *s)
     for (int i = 0; i < s->n_out; i++)
         json_array_append_new(out, json_string(s_nz(s->out_slots[i])));
     json_object_set_new(o, "out_of_rotation", out);
+    json_object_set_new(o, "warm", s_json_warm(s));
     if (s->repeat > 1)
         json_object_set_new(o, "repeat", json_integer(s->repeat));
     if (s->reference) {

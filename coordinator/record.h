@@ -66,6 +66,11 @@ typedef struct {
     int infra_faults;                  /* tainted runs, retried elsewhere */
     char *const *out_slots;            /* slots taken out of rotation */
     int n_out;
+    /* How the job's workspaces were prepared (pool.h, wh_pool_warm_t);
+     * written as "warm" when warm_known, else null. */
+    int warm_known;
+    int warm_setups, warm_clones, warm_failed;
+    uint64_t warm_setup_ms, warm_clone_ms, warm_first_ms;
 } wh_summary_t;
 
 /* Writes summary.json and summary.txt. */

@@ -1029,6 +1029,16 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->flaky = r->flaky;
     s->speculated = r->speculated;
     s->spec_used = r->spec_used;
+    wh_pool_warm_t w;
+    if (r->pool && wh_pool_warm_stats(r->pool, r->job_id, &w) == 0) {
+        s->warm_known = 1;
+        s->warm_setups = w.setups;
+        s->warm_clones = w.clones;
+        s->warm_failed = w.failed;
+        s->warm_setup_ms = w.setup_ms;
+        s->warm_clone_ms = w.clone_ms;
+        s->warm_first_ms = w.first_warm_ms;
+    }
     s->repeat = r->job.repeat;
     s->reference = r->job.reference;
     s->keep_fault = r->job.keep_fault;

@@ -23,12 +23,12 @@
 #include "runner.h"
 #include "taint.h"
 #include "wh_common.h"
+#include "warmup.h"
 #include "wire.h"
 #include "workspace.h"
 #include "wsflags.h"
 
 #define S_READY_MARK ".whittle-ready"
-#define S_MAX_SETUP_MS (3600u * 1000u)
 
 typedef struct s_slot s_slot_t;
 
@@ -46,6 +46,7 @@ struct wh_node {
     atomic_int stop;
     atomic_uint_fast64_t evaluated;
     pthread_mutex_t disk_mu;   /* serializes eviction scans */
+    wh_warmup_t *warm;         /* one setup per node per workspace key */
 };
 
 struct s_slot {
@@ -91,6 +92,7 @@ static int s_connect(s_slot_t *s)
     hello.type = WH_MSG_HELLO;
     hello.node_id = n->node_id;
     hello.slot = (uint32_t)s->index;
+    hello.warms = 1;
     hello.slots = (uint32_t)n->nslots;
     int rc = wh_wire_send(s->sock, &hello, 0);
     s->last_rx = s->last_tx = wh_now_ms();
@@ -120,6 +122,7 @@ static void s_heartbeat_if_due(s_slot_t *s)
          * from us again must not take us for an idle slot. */
         hb.node_id = s->node->node_id;
         hb.slot = (uint32_t)s->index;
+        hb.warms = 1;
         hb.cand_id = s->cur_job ? s->cur_cand : 0;
         s_send(s, &hb);
     }
@@ -158,6 +161,16 @@ static void s_drain_busy(s_slot_t *s)
             v.code = WH_EPROTO;
             v.detail = "slot busy";
             s_send(s, &v);
+        } else if (m.type == WH_MSG_WARM) {
+            /* Same for a WARM: the coordinator lost track of us (a
+             * reconnect); answer so that it does not wait for ever. */
+            wh_msg_t w = {0};
+            w.type = WH_MSG_WARMED;
+            w.job.job_id = m.job.job_id;
+            w.code = WH_ECANCEL;
+            w.detail = "slot busy";
+            w.final = 1;
+            s_send(s, &w);
         }
         wh_msg_clear(&m);
     }
@@ -208,9 +221,19 @@ static uint64_t s_du(const char *path)
     return s_du_sum;
 }
 
-/* The idle workspace (ws/<key>/slot-K with a ready mark, not busy, not
- * `keep`) whose ready mark is oldest, or NULL. */
-static char *s_lru_workspace(const char *ws, const char *keep)
+/* 1 when path is the set-up copy ("<key>/golden") of slot folder keep's
+ * key: the workspace about to be prepared may need it. */
+static int s_keeps_golden(const char *path, const char *keep)
+{
+    const char *ks = keep ? strrchr(keep, '/') : NULL;
+    size_t kl = ks ? (size_t)(ks - keep) : 0;
+    return ks && strncmp(path, keep, kl) == 0 && strcmp(path + kl, "/golden") == 0;
+}
+
+/* The idle workspace (ws/<key>/slot-K or ws/<key>/golden with a ready
+ * mark, not busy, not `keep` or its key's golden, not `skip`) whose ready
+ * mark is oldest, or NULL. */
+static char *s_lru_workspace(const char *ws, const char *keep, const char *skip)
 {
     char *victim = NULL;
     struct timespec oldest = {0, 0};
@@ -223,14 +246,17 @@ static char *s_lru_workspace(const char *ws, const char *keep)
         DIR *k = kdir ? opendir(kdir) : NULL;
         struct dirent *f;
         while (k && (f = readdir(k))) {
-            if (strncmp(f->d_name, "slot-", 5) != 0 || strchr(f->d_name, '.'))
+            /* slots, and the node's set-up copies they are cloned from */
+            if ((strncmp(f->d_name, "slot-", 5) != 0 && strcmp(f->d_name, "golden") != 0) ||
+                strchr(f->d_name, '.'))
                 continue;
             char *slot = wh_path_join(kdir, f->d_name);
             char *mark = slot ? wh_path_join(slot, S_READY_MARK) : NULL;
             char *busy = slot ? wh_path_join(slot, ".whittle-busy") : NULL;
             struct stat st;
             if (slot && mark && busy && stat(mark, &st) == 0 && !wh_is_file(busy) &&
-                !(keep && strcmp(slot, keep) == 0) &&
+                !(keep && strcmp(slot, keep) == 0) && !s_keeps_golden(slot, keep) &&
+                !(skip && strcmp(slot, skip) == 0) &&
                 (!victim || st.st_mtim.tv_sec < oldest.tv_sec ||
                  (st.st_mtim.tv_sec == oldest.tv_sec && st.st_mtim.tv_nsec < oldest.tv_nsec))) {
                 free(victim);
@@ -260,12 +286,26 @@ static void s_evict(wh_node_t *n, const char *keep)
         return;
     pthread_mutex_lock(&n->disk_mu);
     char *ws = wh_path_join(n->workdir, "ws");
+    char *skip = NULL;
     for (int guard = 0; ws && guard < 1024; guard++) {
         if (s_du(ws) <= n->max_disk)
             break;
-        char *victim = s_lru_workspace(ws, keep);
+        char *victim = s_lru_workspace(ws, keep, skip);
         if (!victim)
             break;
+        const char *base = strrchr(victim, '/');
+        if (base && strcmp(base, "/golden") == 0) {
+            /* A set-up copy being cloned stays; the next oldest goes. */
+            if (wh_warmup_retire(n->warm, victim) == -EBUSY) {
+                free(skip);
+                skip = victim;
+                continue;
+            }
+            wh_info("evicted the node's set-up copy %s (disk over %llu bytes)", victim,
+                    (unsigned long long)n->max_disk);
+            free(victim);
+            continue;
+        }
         wh_info("evicting workspace %s (disk over %llu bytes)", victim,
                 (unsigned long long)n->max_disk);
         wh_rm_rf(victim);
@@ -279,13 +319,54 @@ static void s_evict(wh_node_t *n, const char *keep)
         }
         free(victim);
     }
+    free(skip);
     free(ws);
     pthread_mutex_unlock(&n->disk_mu);
 }
 
 static void s_setup_taint(s_slot_t *s, const wh_run_result_t *r, const char *log);
 
-/* Makes sure the slot's workspace for job j exists and is set up. Returns 0,
+/* warmup.h's on_setup: a setup's outcome may be an infrastructure fault. */
+static void s_on_setup(void *arg, const wh_run_result_t *r, const char *log)
+{
+    s_setup_taint(arg, r, log);
+}
+
+/* Tells the coordinator that a workspace of job j was prepared (or could
+ * not be): it counts setups and clones, and a warm slot gets candidates.
+ * final = the answer to a WARM. */
+static void s_send_warmed(s_slot_t *s, const char *job_id, int on_reference, int code,
+                          const wh_warm_stats_t *st, const char *detail, int final)
+{
+    wh_msg_t m = {0};
+    m.type = WH_MSG_WARMED;
+    m.job.job_id = (char *)job_id;
+    m.on_reference = on_reference;
+    m.code = code;
+    m.detail = (char *)detail;
+    m.final = final;
+    if (st) {
+        m.warm_ms = (uint32_t)(st->setup_ms + st->clone_ms);
+        m.clone_ms = (uint32_t)st->clone_ms;
+        m.cloned = st->cloned;
+        m.setups = (uint32_t)st->setups;
+    }
+    s_send(s, &m);
+}
+
+/* 1 when the ready mark at path was written in this node's workspace mode. */
+static int s_mark_ok(const wh_node_t *n, const char *path)
+{
+    char *txt = NULL;
+    size_t len = 0;
+    int ok = wh_read_file(path, 256, &txt, &len) == 0 &&
+             strcmp(txt, wh_warmup_mark(n->warm)) == 0;
+    free(txt);
+    return ok;
+}
+
+/* Makes sure the slot's workspace for job j exists and is set up (the
+ * node's first setup of the key, or a clone of it: warmup.h). Returns 0,
  * or a negative code with *detail set (WH_ESETUP when setup failed). */
 static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *project,
                               char **root, char **detail)
@@ -293,98 +374,116 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *p
     wh_node_t *n = s->node;
     char key[65];
     s_ws_key(j, project, key);
+    char *parent = wh_strdup_printf("%s/ws/%s", n->workdir, key);
     char *dir = wh_strdup_printf("%s/ws/%s/slot-%d", n->workdir, key, s->index);
     char *mark = dir ? wh_path_join(dir, S_READY_MARK) : NULL;
-    char *log = dir ? wh_strdup_printf("%s.setup.log", dir) : NULL;
+    const char **excl = calloc((size_t)j->n_exclude + 1, sizeof *excl);
     int rc = 0;
-    if (!dir || !mark || !log) {
+    if (!parent || !dir || !mark || !excl) {
         rc = WH_ENOMEM;
         goto out;
     }
-    if (wh_is_file(mark)) {
+    if (s_mark_ok(n, mark)) {
         utime(mark, NULL);
         goto out;
     }
     s_evict(n, dir);
     wh_rm_rf(dir);
-    char *parent = wh_strdup_printf("%s/ws/%s", n->workdir, key);
-    rc = parent ? wh_mkdir_p(parent) : WH_ENOMEM;
-    free(parent);
-    if (rc) {
+    if ((rc = wh_mkdir_p(parent)) != 0) {
         *detail = wh_strdup_printf("cannot create workspace under %s: %s", n->workdir,
                                    wh_strerror(rc));
         goto out;
     }
-    char *err = NULL;
     /* The wire gives a counted list; the copy wants it NULL-terminated. */
-    const char **excl = calloc((size_t)j->n_exclude + 1, sizeof *excl);
-    if (!excl) {
-        rc = WH_ENOMEM;
-        goto out;
-    }
     for (int i = 0; i < j->n_exclude; i++)
         excl[i] = j->exclude[i];
-    rc = wh_workspace_copy(project, dir, excl, &err);
-    free(excl);
-    if (rc) {
-        *detail = wh_strdup_printf("cannot copy project %s: %s", project,
-                                   err ? err : wh_strerror(rc));
-        free(err);
-        goto out;
-    }
-    if (j->setup_cmd && *j->setup_cmd) {
-        /* The setup also records the test file's compile command (wsflags.h). */
-        char *setup = wh_wsflags_setup_cmd(dir, j->setup_cmd);
-        if (!setup) {
-            rc = WH_ENOMEM;
-            goto out;
-        }
-        wh_run_opts_t o = {0};
-        o.cmd = setup;
-        o.env = wh_wsflags_setup_env();
-        o.cwd = dir;
-        o.timeout_ms = j->setup_timeout_ms ? j->setup_timeout_ms : S_MAX_SETUP_MS;
-        o.log_path = log;
-        o.tick = s_tick;
-        o.tick_arg = s;
-        unlink(log);
-        wh_run_result_t r = {0};
-        rc = wh_run(&o, &r);
-        free(setup);
-        o.cmd = NULL;
-        s_setup_taint(s, rc ? NULL : &r, log);
-        if (rc == 0 && (r.cancelled || atomic_load(&n->stop))) {
-            rc = WH_ECANCEL;
-            *detail = strdup("setup cancelled");
-            goto out;
-        }
-        if (rc || r.timed_out || r.signaled || r.exit_code != 0) {
-            *detail = rc ? wh_strdup_printf("setup could not start: %s", wh_strerror(rc))
-                      : r.timed_out ? wh_strdup_printf("setup timed out after %u ms (log: %s)", o.timeout_ms, log)
-                      : r.signaled  ? wh_strdup_printf("setup killed by signal %d (log: %s)", r.term_signal, log)
-                                    : wh_strdup_printf("setup exited %d (log: %s)", r.exit_code, log);
-            rc = WH_ESETUP;
-            goto out;
-        }
-        o.env = NULL;
-        wh_wsflags_after_setup(dir, j->test_file, &o);
-    }
-    rc = wh_write_file(mark, "ready\n", 6);
-    /* The new workspace counts too: bring the total back under the cap. */
-    if (!rc)
-        s_evict(n, dir);
+    wh_warm_req_t q = {dir,    project, excl,       j->setup_cmd, j->setup_timeout_ms,
+                       s_tick, s,       j->test_file, s_on_setup};
+    wh_warm_stats_t st;
+    rc = wh_warmup_prepare(n->warm, &q, &st, detail);
+    if (rc == 0 && atomic_load(&n->stop))
+        rc = WH_ECANCEL;
+    if (rc == 0)
+        rc = wh_write_file(mark, wh_warmup_mark(n->warm), strlen(wh_warmup_mark(n->warm)));
+    if (rc != WH_ECANCEL)
+        s_send_warmed(s, j->job_id, project != j->project, rc, &st, *detail, 0);
+    if (rc == 0)
+        s_evict(n, dir); /* the new workspace counts too */
+    else
+        wh_rm_rf(dir);
 out:
     if (!rc) {
         *root = dir;
         dir = NULL;
     }
+    free(excl);
+    free(parent);
     free(dir);
     free(mark);
-    free(log);
     return rc;
 }
 
+/* WARM: prepares the job's workspace, and the reference's when the job has
+ * one, before any candidate comes, then answers one final WARMED (the
+ * project's outcome). On a node that clones, odd slots start with the
+ * reference so both setups run at once; without clones the reference is
+ * prepared eagerly only where every candidate needs it (--keep-fault) or on
+ * slot 0. */
+static void s_warm(s_slot_t *s, const wh_msg_t *m)
+{
+    const wh_job_spec_t *j = &m->job;
+    wh_node_t *n = s->node;
+    if (!j->job_id || !j->project || !j->test_file) {
+        s_send_warmed(s, j->job_id, 0, WH_EPROTO, NULL, "incomplete job spec", 1);
+        return;
+    }
+    s->cur_job = j->job_id;
+    s->cur_cand = 0;
+    s->cancel = 0;
+    int stable = wh_warmup_stable(n->warm);
+    int want_ref = j->reference && (stable || j->keep_fault || s->index == 0);
+    int ref_first = want_ref && stable && (s->index % 2) == 1;
+    char *root = NULL, *detail = NULL, *rdetail = NULL;
+    int rrc = 0;
+    if (ref_first) {
+        rrc = s_ensure_workspace(s, j, j->reference, &root, &rdetail);
+        free(root);
+        root = NULL;
+    }
+    int rc = rrc == WH_ECANCEL ? WH_ECANCEL : s_ensure_workspace(s, j, j->project, &root, &detail);
+    free(root);
+    root = NULL;
+    if (want_ref && !ref_first && rc == 0) {
+        rrc = s_ensure_workspace(s, j, j->reference, &root, &rdetail);
+        free(root);
+    }
+    if (!atomic_load(&n->stop))
+        s_send_warmed(s, j->job_id, 0, rc, NULL, detail, 1);
+    s->cur_job = NULL;
+    free(detail);
+    free(rdetail);
+}
+
 /* ---- evaluation ---- */
+
+/* The test file's compile command recorded in the workspace at root. When
+ * the workspace's commands see it at a stable path (warmup.h), the database
+ * names that path: its entry is looked up there and moved back under root,
+ * where the files are for everyone outside the namespace. */
+static int s_baseline_compile(s_slot_t *s, const char *root, const char *test_file,
+                              wh_compile_cmd_t *out)
+{
+    char *at = wh_warmup_mount_at(s->node->warm, root);
+    if (!at)
+        return wh_wsflags_find(root, test_file, out);
+    char *f = wh_path_join(at, test_file);
+    int rc = f ? wh_compdb_find(root, f, out, NULL) : WH_ENOMEM;
+    if (rc == 0 && (rc = wh_compile_cmd_rebase(out, at, root)) != 0)
+        wh_compile_cmd_clear(out);
+    free(f);
+    free(at);
+    return rc;
+}
 
 /* The last cap bytes of a file. */
 static int s_read_tail(const char *path, size_t cap, char **out, size_t *len)
@@ -459,6 +558,8 @@ static int s_run_set(s_slot_t *s, const wh_job_spec_t *j, const wh_framework_t *
     es.pass_on_exit0 = j->pass_on_exit0;
     es.tick = s_tick;
     es.tick_arg = s;
+    char *at = wh_warmup_mount_at(s->node->warm, x->root);
+    es.mount_at = at;
     for (int i = 0; i < want; i++) {
         if (i > 0)
             es.build_cmd = NULL; /* built once; the repeats only run */
@@ -466,6 +567,7 @@ static int s_run_set(s_slot_t *s, const wh_job_spec_t *j, const wh_framework_t *
         if (rc) {
             *detail = wh_strdup_printf("cannot write %s in the workspace: %s", j->test_file,
                                        wh_strerror(rc));
+            free(at);
             return rc;
         }
         x->k++;
@@ -478,6 +580,7 @@ static int s_run_set(s_slot_t *s, const wh_job_spec_t *j, const wh_framework_t *
             x->r[i].verdict == WH_V_BUILD_FAILED)
             break;
     }
+    free(at);
     return 0;
 }
 
@@ -600,7 +703,7 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
             }
         }
         /* A baseline tells the coordinator how the test file compiles. */
-        if (m->baseline && wh_wsflags_find(x.root, j->test_file, &v.compile) == 0)
+        if (m->baseline && s_baseline_compile(s, x.root, j->test_file, &v.compile) == 0)
             v.compile_root = x.root;
         v.verdict = WH_V_NONE;
         v.test_status = x.r[best].result.status;
@@ -854,6 +957,8 @@ static void *s_slot_main(void *arg)
                 s->backoff_ms = 1000;
                 if (m.type == WH_MSG_EVALUATE)
                     s_evaluate(s, &m);
+                else if (m.type == WH_MSG_WARM)
+                    s_warm(s, &m);
                 else if (m.type == WH_MSG_BYE) {
                     wh_msg_clear(&m);
                     /* the coordinator is going away: reconnect later */
@@ -919,6 +1024,8 @@ wh_node_t *wh_node_start(void *zctx, const wh_node_opts_t *o, char **err)
         wh_node_stop(&n);
         return NULL;
     }
+    if (!(n->warm = wh_warmup_new(n->workdir, n->nslots)))
+        goto nomem;
     n->slots = calloc((size_t)n->nslots, sizeof *n->slots);
     if (!n->slots)
         goto nomem;
@@ -953,6 +1060,7 @@ void wh_node_stop(wh_node_t **np)
     free(n->node_id);
     free(n->workdir);
     pthread_mutex_destroy(&n->disk_mu);
+    wh_warmup_destroy(&n->warm);
     memset(&n->keys, 0, sizeof n->keys);
     free(n);
     *np = NULL;

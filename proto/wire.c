@@ -119,7 +119,7 @@ int wh_job_spec_copy(wh_job_spec_t *dst, const wh_job_spec_t *src)
 
 static const char *const s_type_names[] = {
     "NONE", "HELLO", "EVALUATE", "VERDICT", "CANCEL", "HEARTBEAT",
-    "BYE", "SUBMIT", "STATUS_REQ", "STATUS", "PROGRESS",
+    "BYE", "SUBMIT", "STATUS_REQ", "STATUS", "PROGRESS", "WARM", "WARMED",
 };
 
 /* A string we are about to send must fit the receiver's cap. */
@@ -218,6 +218,8 @@ int wh_msg_encode(const wh_msg_t *m, uint8_t **buf, size_t *len)
     Whittle__StatusReq sreq;
     Whittle__Status status;
     Whittle__Progress prog;
+    Whittle__Warm warm;
+    Whittle__Warmed warmed;
     int rc;
 
     switch (m->type) {
@@ -229,6 +231,8 @@ int wh_msg_encode(const wh_msg_t *m, uint8_t **buf, size_t *len)
         hello.has_slot = hello.has_slots = 1;
         hello.slot = m->slot;
         hello.slots = m->slots;
+        hello.has_warms = 1;
+        hello.warms = m->warms != 0;
         env.body_case = WHITTLE__ENVELOPE__BODY_HELLO;
         env.hello = &hello;
         break;
@@ -311,6 +315,33 @@ int wh_msg_encode(const wh_msg_t *m, uint8_t **buf, size_t *len)
         env.body_case = WHITTLE__ENVELOPE__BODY_CANCEL;
         env.cancel = &cancel;
         break;
+    case WH_MSG_WARM:
+        if ((rc = s_job_out(&job, &m->job)))
+            return rc;
+        whittle__warm__init(&warm);
+        warm.job = &job;
+        env.body_case = WHITTLE__ENVELOPE__BODY_WARM;
+        env.warm = &warm;
+        break;
+    case WH_MSG_WARMED:
+        if (!s_str_ok(m->job.job_id) || !s_str_ok(m->detail))
+            return WH_ETOOBIG;
+        whittle__warmed__init(&warmed);
+        warmed.job_id = S_W(m->job.job_id);
+        warmed.detail = S_W(m->detail);
+        warmed.has_code = warmed.has_ms = warmed.has_cloned = 1;
+        warmed.has_on_reference = warmed.has_setups = warmed.has_final = 1;
+        warmed.final = m->final != 0;
+        warmed.has_clone_ms = 1;
+        warmed.clone_ms = m->clone_ms;
+        warmed.code = m->code;
+        warmed.ms = m->warm_ms;
+        warmed.cloned = m->cloned != 0;
+        warmed.on_reference = m->on_reference != 0;
+        warmed.setups = m->setups;
+        env.body_case = WHITTLE__ENVELOPE__BODY_WARMED;
+        env.warmed = &warmed;
+        break;
     case WH_MSG_HEARTBEAT:
         if (!s_str_ok(m->node_id))
             return WH_ETOOBIG;
@@ -319,6 +350,8 @@ int wh_msg_encode(const wh_msg_t *m, uint8_t **buf, size_t *len)
         hb.has_slot = hb.has_cand_id = 1;
         hb.slot = m->slot;
         hb.cand_id = m->cand_id;
+        hb.has_warms = 1;
+        hb.warms = m->warms != 0;
         env.body_case = WHITTLE__ENVELOPE__BODY_HEARTBEAT;
         env.heartbeat = &hb;
         break;
@@ -612,6 +645,8 @@ static Whittle__Envelope__BodyCase s_case_of(uint32_t type)
     case WH_MSG_STATUS_REQ: return WHITTLE__ENVELOPE__BODY_STATUS_REQ;
     case WH_MSG_STATUS: return WHITTLE__ENVELOPE__BODY_STATUS;
     case WH_MSG_PROGRESS: return WHITTLE__ENVELOPE__BODY_PROGRESS;
+    case WH_MSG_WARM: return WHITTLE__ENVELOPE__BODY_WARM;
+    case WH_MSG_WARMED: return WHITTLE__ENVELOPE__BODY_WARMED;
     default: return WHITTLE__ENVELOPE__BODY__NOT_SET;
     }
 }
@@ -639,6 +674,7 @@ static void s_env_in(s_dec_t *d, wh_msg_t *m, const Whittle__Envelope *e)
         m->node_id = s_str_in(d, e->hello->node_id, "hello.node_id");
         m->slot = e->hello->slot;
         m->slots = e->hello->slots;
+        m->warms = e->hello->warms != 0;
         break;
     case WH_MSG_EVALUATE:
         s_job_in(d, &m->job, e->evaluate->job);
@@ -675,6 +711,7 @@ static void s_env_in(s_dec_t *d, wh_msg_t *m, const Whittle__Envelope *e)
         m->node_id = s_str_in(d, e->heartbeat->node_id, "heartbeat.node_id");
         m->slot = e->heartbeat->slot;
         m->cand_id = e->heartbeat->cand_id;
+        m->warms = e->heartbeat->warms != 0;
         break;
     case WH_MSG_BYE:
         m->node_id = s_str_in(d, e->bye->node_id, "bye.node_id");
@@ -694,6 +731,20 @@ static void s_env_in(s_dec_t *d, wh_msg_t *m, const Whittle__Envelope *e)
         m->final = e->progress->final != 0;
         m->code = e->progress->code;
         m->cand_id = e->progress->tag;
+        break;
+    case WH_MSG_WARM:
+        s_job_in(d, &m->job, e->warm->job);
+        break;
+    case WH_MSG_WARMED:
+        m->job.job_id = s_str_in(d, e->warmed->job_id, "warmed.job_id");
+        m->detail = s_str_in(d, e->warmed->detail, "warmed.detail");
+        m->code = e->warmed->code;
+        m->warm_ms = e->warmed->ms;
+        m->cloned = e->warmed->cloned != 0;
+        m->on_reference = e->warmed->on_reference != 0;
+        m->setups = e->warmed->setups;
+        m->final = e->warmed->final != 0;
+        m->clone_ms = e->warmed->clone_ms;
         break;
     case WH_MSG_NONE:
         break;

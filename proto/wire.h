@@ -38,6 +38,8 @@ typedef enum {
     WH_MSG_STATUS_REQ = 8, /* client -> coord */
     WH_MSG_STATUS = 9,     /* coord -> client: text */
     WH_MSG_PROGRESS = 10,  /* coord -> client: a line of progress / the result */
+    WH_MSG_WARM = 11,      /* coord -> slot: prepare the job's workspaces now */
+    WH_MSG_WARMED = 12,    /* slot -> coord: a workspace of the job is ready (or failed) */
 } wh_msg_type_t;
 
 /* What a node needs to set up and judge a job. */
@@ -68,6 +70,7 @@ typedef struct {
     /* HELLO */
     char *node_id;
     uint32_t slot, slots;
+    int warms;               /* HELLO / HEARTBEAT: the slot answers WARM */
     /* EVALUATE / VERDICT / CANCEL */
     wh_job_spec_t job;       /* EVALUATE */
     uint64_t cand_id;
@@ -90,24 +93,31 @@ typedef struct {
     char *compile_root;      /* VERDICT: the workspace root of compile */
     /* SUBMIT: a JSON job description (same fields as `whittle reduce`) */
     char *json;
-    int final;               /* PROGRESS: last message of a job */
+    int final;               /* PROGRESS: last message of a job; WARMED: answers a WARM */
     int32_t code;            /* PROGRESS: exit status when final */
+    uint32_t warm_ms;        /* WARMED: time spent preparing (setup + clone, no waiting) */
+    uint32_t clone_ms;       /* WARMED: of which the clone */
+    int cloned;              /* WARMED: cloned from the node's set-up copy */
+    uint32_t setups;         /* WARMED: setups run for it (0 for a clone) */
 } wh_msg_t;
 
 /* Which fields each type carries (others are not sent and decode as zero /
  * NULL):
- *   HELLO      node_id, slot, slots
+ *   HELLO      node_id, slot, slots, warms
  *   EVALUATE   job, cand_id, content/content_len, baseline, ref
  *   VERDICT    cand_id, job.job_id, verdict, test_status, observed, detail,
  *              build_ms, test_ms, report/report_len, code, runs, agreeing_runs,
  *              compile/compile_root
  *   CANCEL     cand_id, job.job_id
- *   HEARTBEAT  node_id, slot, cand_id
+ *   HEARTBEAT  node_id, slot, cand_id, warms
  *   BYE        node_id, detail
  *   SUBMIT     json, cand_id (the client's tag)
  *   STATUS_REQ (nothing)
  *   STATUS     detail
  *   PROGRESS   detail, final, code, cand_id (the SUBMIT's tag)
+ *   WARM       job
+ *   WARMED     job.job_id, code, detail, warm_ms, clone_ms, cloned, on_reference,
+ *              setups, final
  * A NULL string is sent as "absent" and decodes to NULL; "" stays "".
  * Decoded content and report are NUL-terminated (one byte past *_len) for
  * convenience; they are NULL only when the sender sent none. */

@@ -13,6 +13,9 @@
  *    answering them is taken out of rotation (named in the description),
  *    and a candidate that runs out of slots or tries is answered
  *    InfraError with WH_ETAINT instead of waiting forever.
+ *  - eager warm-up: an idle cold slot is sent WARM while a job has work,
+ *    candidates go only to warm slots while any is warm, a slot joins when
+ *    it answers WARMED, a failed WARM leaves it cold, the counts add up.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -71,9 +74,15 @@ static void *s_slot(void *zctx, const char *ep, const char *id)
     wh_msg_t h = {0};
     h.type = WH_MSG_HELLO;
     h.node_id = (char *)id;
+    h.warms = 1;
     wh_wire_send(s, &h, 0);
     return s;
 }
+
+/* WARMs the hand-driven slots received; when s_warm_reply is set they
+ * answer at once (a workspace that is already warm). */
+static int s_warms[2];
+static int s_warm_reply = 1;
 
 /* Polls the pool for ms, keeping `alive` slots alive with heartbeats
  * (cand_id = what they are judging) and collecting EVALUATEs they get. */
@@ -93,6 +102,15 @@ static int s_pump(wh_pool_t *p, int ms, void **alive, uint64_t *busy, int n, uin
                     if (got_eval)
                         got_eval[i] = m.cand_id;
                     busy[i] = m.cand_id;
+                } else if (m.type == WH_MSG_WARM) {
+                    s_warms[i < 2 ? i : 1]++;
+                    if (s_warm_reply) {
+                        wh_msg_t w = {0};
+                        w.type = WH_MSG_WARMED;
+                        w.job.job_id = m.job.job_id;
+                        w.final = 1;
+                        wh_wire_send(alive[i], &w, 0);
+                    }
                 }
                 wh_msg_clear(&m);
             }
@@ -100,6 +118,7 @@ static int s_pump(wh_pool_t *p, int ms, void **alive, uint64_t *busy, int n, uin
             wh_msg_t hb = {0};
             hb.type = WH_MSG_HEARTBEAT;
             hb.cand_id = busy[i];
+            hb.warms = 1;
             wh_wire_send(alive[i], &hb, ZMQ_DONTWAIT);
         }
     }
@@ -457,6 +476,105 @@ static void test_jobs_take_turns(void)
     zmq_ctx_term(zctx);
 }
 
+static void s_warmed(void *sock, const char *job, int code, uint32_t ms, int cloned,
+                     uint32_t setups, int final)
+{
+    wh_msg_t m = {0};
+    m.type = WH_MSG_WARMED;
+    m.job.job_id = (char *)job;
+    m.code = code;
+    m.warm_ms = ms;
+    m.clone_ms = cloned ? ms : 0;
+    m.cloned = cloned;
+    m.setups = setups;
+    m.final = final;
+    wh_wire_send(sock, &m, 0);
+}
+
+static void test_warm_dispatch(void)
+{
+    void *zctx = zmq_ctx_new();
+    char *err = NULL;
+    wh_pool_t *p = wh_pool_new(zctx, "tcp://127.0.0.1:*", 100, &err);
+    CHECK(p != NULL);
+    s_got_t got = {0};
+    wh_job_spec_t spec = {0};
+    spec.job_id = "job-w";
+    spec.project = "/p";
+    spec.test_file = "t.c";
+    spec.test = "t";
+    spec.run_cmd = "true";
+    CHECK_EQ_INT(wh_pool_add_job(p, &spec, s_on_verdict, &got), 0);
+    /* a joins first, so it is first in dispatch order */
+    void *a = s_slot(zctx, wh_pool_endpoint(p), "a");
+    void *slots[2] = {a, NULL};
+    uint64_t busy[2] = {0, 0}, ev[2] = {0, 0};
+    s_warm_reply = 0;
+    s_warms[0] = s_warms[1] = 0;
+    s_pump(p, 100, slots, busy, 2, ev);
+    void *b = s_slot(zctx, wh_pool_endpoint(p), "b");
+    slots[1] = b;
+    s_pump(p, 100, slots, busy, 2, ev);
+    /* no work yet: nobody is warmed */
+    CHECK_EQ_INT(s_warms[0] + s_warms[1], 0);
+    CHECK_EQ_INT(wh_pool_submit(p, "job-w", 1, "x", 1, 0), 0);
+    s_pump(p, 100, slots, busy, 2, ev);
+    /* no slot is warm: a takes 1 and prepares on the way; b is warmed */
+    CHECK_EQ_INT(ev[0], 1);
+    CHECK_EQ_INT(s_warms[1], 1);
+    CHECK_EQ_INT(s_warms[0], 0);
+    /* a reports its workspace (a setup); b's WARM is still running: 2
+     * waits for a warm slot */
+    s_warmed(a, "job-w", 0, 900, 0, 1, 0);
+    CHECK_EQ_INT(wh_pool_submit(p, "job-w", 2, "y", 1, 0), 0);
+    s_pump(p, 100, slots, busy, 2, ev);
+    CHECK_EQ_INT(ev[1], 0);
+    wh_pool_stats_t st;
+    wh_pool_stats(p, &st);
+    CHECK_EQ_INT(st.queued, 1);
+    /* b is ready (a clone): it joins and takes 2 */
+    s_warmed(b, "job-w", 0, 40, 1, 0, 0);
+    s_warmed(b, "job-w", 0, 0, 0, 0, 1);
+    s_pump(p, 100, slots, busy, 2, ev);
+    CHECK_EQ_INT(ev[1], 2);
+    wh_pool_warm_t w;
+    CHECK_EQ_INT(wh_pool_warm_stats(p, "job-w", &w), 0);
+    CHECK_EQ_INT(w.setups, 1);
+    CHECK_EQ_INT(w.clones, 1);
+    CHECK_EQ_INT(w.setup_ms, 900);
+    CHECK_EQ_INT(w.clone_ms, 40);
+    CHECK(w.first_warm_ms > 0);
+
+    /* A second job whose WARM fails on b: b stays cold for it and is not
+     * warmed again; its candidate waits for a, the warm slot. */
+    spec.job_id = "job-x";
+    CHECK_EQ_INT(wh_pool_add_job(p, &spec, s_on_verdict, &got), 0);
+    s_verdict(a, 1, WH_V_TEST_PASSED);
+    busy[0] = 0;
+    s_pump(p, 100, slots, busy, 2, ev);
+    s_warms[0] = s_warms[1] = 0;
+    CHECK_EQ_INT(wh_pool_submit(p, "job-x", 3, "z", 1, 0), 0);
+    s_pump(p, 100, slots, busy, 2, ev);
+    CHECK_EQ_INT(ev[0], 3); /* a was idle and nobody was warm for job-x */
+    s_warmed(a, "job-x", 0, 500, 0, 1, 0);
+    s_verdict(b, 2, WH_V_TEST_PASSED);
+    busy[1] = 0;
+    s_pump(p, 100, slots, busy, 2, ev);
+    CHECK_EQ_INT(s_warms[1], 1); /* b: cold for job-x, which has work */
+    s_warmed(b, "job-x", WH_ESETUP, 0, 0, 0, 1);
+    CHECK_EQ_INT(wh_pool_submit(p, "job-x", 4, "w", 1, 0), 0);
+    s_pump(p, 150, slots, busy, 2, ev);
+    CHECK_EQ_INT(s_warms[1], 1);
+    CHECK(ev[1] != 4);
+    wh_pool_stats(p, &st);
+    CHECK_EQ_INT(st.queued, 1);
+    s_warm_reply = 1;
+    zmq_close(a);
+    zmq_close(b);
+    wh_pool_destroy(&p);
+    zmq_ctx_term(zctx);
+}
+
 int main(void)
 {
     RUN_TEST(test_dead_slot_requeue_and_return);
@@ -464,5 +582,6 @@ int main(void)
     RUN_TEST(test_jobs_take_turns);
     RUN_TEST(test_taint_goes_to_another_node);
     RUN_TEST(test_taint_budget);
+    RUN_TEST(test_warm_dispatch);
     TEST_MAIN_END();
 }

@@ -66,7 +66,9 @@ static int s_msg_eq(const wh_msg_t *a, const wh_msg_t *b)
            s_streq0(a->detail, b->detail) && a->build_ms == b->build_ms &&
            a->test_ms == b->test_ms &&
            s_bytes_eq(a->report, a->report_len, b->report, b->report_len) &&
-           s_streq0(a->json, b->json) && a->final == b->final && a->code == b->code;
+           s_streq0(a->json, b->json) && a->final == b->final && a->code == b->code &&
+           a->on_reference == b->on_reference && a->warm_ms == b->warm_ms && a->clone_ms == b->clone_ms &&
+           a->cloned == b->cloned && a->setups == b->setups && a->warms == b->warms;
 }
 
 static int s_roundtrip(const wh_msg_t *in)
@@ -126,6 +128,7 @@ static void test_roundtrip_all_types(void)
     m.node_id = "node-7";
     m.slot = 3;
     m.slots = 64;
+    m.warms = 1;
     CHECK(s_roundtrip(&m));
 
     memset(&m, 0, sizeof m);
@@ -176,6 +179,7 @@ static void test_roundtrip_all_types(void)
     m.node_id = "n1";
     m.slot = 0;
     m.cand_id = 5;
+    m.warms = 1;
     CHECK(s_roundtrip(&m));
 
     memset(&m, 0, sizeof m);
@@ -203,6 +207,24 @@ static void test_roundtrip_all_types(void)
     m.detail = "reduced 120 -> 7 statements";
     m.final = 1;
     m.code = -3;
+    CHECK(s_roundtrip(&m));
+
+    memset(&m, 0, sizeof m);
+    m.type = WH_MSG_WARM;
+    s_fill_job(&m.job);
+    CHECK(s_roundtrip(&m));
+
+    memset(&m, 0, sizeof m);
+    m.type = WH_MSG_WARMED;
+    m.job.job_id = "0123abcd";
+    m.code = WH_ESETUP;
+    m.detail = "setup exited 2 (log: /w/ws/k/golden.tmp.setup.log)";
+    m.warm_ms = 123456;
+    m.clone_ms = 456;
+    m.cloned = 1;
+    m.on_reference = 1;
+    m.setups = 1;
+    m.final = 1;
     CHECK(s_roundtrip(&m));
 }
 
@@ -246,7 +268,7 @@ static void test_encode_rejects(void)
     wh_msg_t m = {0};
     CHECK_EQ_INT(wh_msg_encode(&m, &buf, &len), WH_EINVAL); /* NONE */
     CHECK(buf == NULL && len == 0);
-    m.type = (wh_msg_type_t)11;
+    m.type = (wh_msg_type_t)13;
     CHECK_EQ_INT(wh_msg_encode(&m, &buf, &len), WH_EINVAL);
 
     memset(&m, 0, sizeof m);
