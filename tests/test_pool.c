@@ -64,6 +64,8 @@ static void s_on_note(void *ctx, uint64_t cand, wh_pool_note_t what, const char 
     }
 }
 
+/* A hand-driven slot; an id starting with "old" is an older slot that does
+ * not say it answers WARM. */
 static void *s_slot(void *zctx, const char *ep, const char *id)
 {
     void *s = zmq_socket(zctx, ZMQ_DEALER);
@@ -74,7 +76,7 @@ static void *s_slot(void *zctx, const char *ep, const char *id)
     wh_msg_t h = {0};
     h.type = WH_MSG_HELLO;
     h.node_id = (char *)id;
-    h.warms = 1;
+    h.warms = strncmp(id, "old", 3) != 0;
     wh_wire_send(s, &h, 0);
     return s;
 }
@@ -575,6 +577,44 @@ static void test_warm_dispatch(void)
     zmq_ctx_term(zctx);
 }
 
+/* An older slot (no warms in its HELLO) is never sent WARM and takes
+ * candidates cold, even while another slot is warm, as before warm-up. */
+static void test_warm_older_slot(void)
+{
+    void *zctx = zmq_ctx_new();
+    char *err = NULL;
+    wh_pool_t *p = wh_pool_new(zctx, "tcp://127.0.0.1:*", 100, &err);
+    CHECK(p != NULL);
+    s_got_t got = {0};
+    wh_job_spec_t spec = {0};
+    spec.job_id = "job-o";
+    spec.project = "/p";
+    spec.test_file = "t.c";
+    spec.test = "t";
+    spec.run_cmd = "true";
+    CHECK_EQ_INT(wh_pool_add_job(p, &spec, s_on_verdict, &got), 0);
+    void *a = s_slot(zctx, wh_pool_endpoint(p), "a");
+    void *slots[2] = {a, NULL};
+    uint64_t busy[2] = {0, 0}, ev[2] = {0, 0};
+    s_warm_reply = 0;
+    s_warms[0] = s_warms[1] = 0;
+    s_pump(p, 100, slots, busy, 2, ev);
+    CHECK_EQ_INT(wh_pool_submit(p, "job-o", 1, "x", 1, 0), 0);
+    s_pump(p, 100, slots, busy, 2, ev);
+    CHECK_EQ_INT(ev[0], 1); /* a is warm for job-o from now on */
+    void *o = s_slot(zctx, wh_pool_endpoint(p), "old");
+    slots[1] = o;
+    CHECK_EQ_INT(wh_pool_submit(p, "job-o", 2, "y", 1, 0), 0);
+    s_pump(p, 150, slots, busy, 2, ev);
+    CHECK_EQ_INT(ev[1], 2);
+    CHECK_EQ_INT(s_warms[1], 0);
+    s_warm_reply = 1;
+    zmq_close(a);
+    zmq_close(o);
+    wh_pool_destroy(&p);
+    zmq_ctx_term(zctx);
+}
+
 int main(void)
 {
     RUN_TEST(test_dead_slot_requeue_and_return);
@@ -583,5 +623,6 @@ int main(void)
     RUN_TEST(test_taint_goes_to_another_node);
     RUN_TEST(test_taint_budget);
     RUN_TEST(test_warm_dispatch);
+    RUN_TEST(test_warm_older_slot);
     TEST_MAIN_END();
 }
