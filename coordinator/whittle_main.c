@@ -25,6 +25,7 @@
 #include "job.h"
 #include "pool.h"
 #include "reduce.h"
+#include "suite_cmd.h"
 #include "tree.h"
 #include "wire.h"
 #include "worker.h"
@@ -54,7 +55,9 @@ static void s_usage(FILE *fp)
           "       whittle status --cluster ENDPOINT\n"
           "         (--cluster takes [--secret-key FILE --server-key FILE | --insecure];\n"
           "          also $WHITTLE_SECRET_KEY / $WHITTLE_SERVER_KEY)\n"
-          "       whittle keygen --out PREFIX   (writes PREFIX.secret, mode 0600, and PREFIX.public)\n",
+          "       whittle keygen --out PREFIX   (writes PREFIX.secret, mode 0600, and PREFIX.public)\n"
+          "       whittle suite --kills KILLS.csv [--method ilp|diff|fast|all] [--potential]\n"
+          "                     [--seed N] [--out suite.json]\n",
           fp);
     fprintf(fp, "frameworks: %s\n", wh_framework_names());
 }
@@ -711,6 +714,8 @@ int main(int argc, char **argv)
         return s_status(argc - 2, argv + 2);
     if (!strcmp(cmd, "keygen"))
         return s_keygen(argc - 2, argv + 2);
+    if (!strcmp(cmd, "suite"))
+        return wh_suite_cmd(argc - 2, argv + 2);
     s_usage(stderr);
     return s_die(2, "unknown command '%s'", cmd);
 }
