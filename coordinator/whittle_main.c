@@ -25,6 +25,7 @@
 #include "job.h"
 #include "pool.h"
 #include "reduce.h"
+#include "group.h"
 #include "suite_cmd.h"
 #include "tree.h"
 #include "wire.h"
@@ -57,7 +58,8 @@ static void s_usage(FILE *fp)
           "          also $WHITTLE_SECRET_KEY / $WHITTLE_SERVER_KEY)\n"
           "       whittle keygen --out PREFIX   (writes PREFIX.secret, mode 0600, and PREFIX.public)\n"
           "       whittle suite --kills KILLS.csv [--method ilp|diff|fast|all] [--potential]\n"
-          "                     [--seed N] [--out suite.json]\n",
+          "                     [--seed N] [--out suite.json]\n"
+          "       whittle group RUNS_DIR\n",
           fp);
     fprintf(fp, "frameworks: %s\n", wh_framework_names());
 }
@@ -716,6 +718,8 @@ int main(int argc, char **argv)
         return s_keygen(argc - 2, argv + 2);
     if (!strcmp(cmd, "suite"))
         return wh_suite_cmd(argc - 2, argv + 2);
+    if (!strcmp(cmd, "group"))
+        return wh_group_cmd(argc - 2, argv + 2);
     s_usage(stderr);
     return s_die(2, "unknown command '%s'", cmd);
 }

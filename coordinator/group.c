@@ -1,0 +1,297 @@
+/*
+ * group — root-cause clusters of run folders. See group.h.
+ */
+#include "group.h"
+
+#include "normalize.h"
+#include "wh_common.h"
+
+#include <dirent.h>
+#include <jansson.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define S_FILE_CAP (1u << 20)
+
+typedef struct {
+    char *name, *test;
+    char *key;        /* kind | location | message, test name masked */
+    char **stmts;     /* sorted, distinct statement lines */
+    size_t n_stmts;
+    size_t parent;    /* union-find */
+} s_run_t;
+
+struct wh_group {
+    s_run_t *runs;
+    size_t n, cap;
+};
+
+size_t wh_group_runs(const wh_group_t *g) { return g->n; }
+const char *wh_group_run_name(const wh_group_t *g, size_t i) { return g->runs[i].name; }
+const char *wh_group_run_test(const wh_group_t *g, size_t i) { return g->runs[i].test; }
+
+void wh_group_destroy(wh_group_t **gp)
+{
+    if (!gp || !*gp)
+        return;
+    wh_group_t *g = *gp;
+    for (size_t i = 0; i < g->n; i++) {
+        s_run_t *r = &g->runs[i];
+        free(r->name), free(r->test), free(r->key);
+        for (size_t j = 0; j < r->n_stmts; j++)
+            free(r->stmts[j]);
+        free(r->stmts);
+    }
+    free(g->runs);
+    free(g);
+    *gp = NULL;
+}
+
+/* s with every occurrence of word replaced by "<test>" (malloc'ed). */
+static char *s_mask(const char *s, const char *word)
+{
+    wh_buf_t b = {0};
+    size_t wl = word ? strlen(word) : 0;
+    while (*s) {
+        if (wl && !strncmp(s, word, wl)) {
+            wh_buf_append(&b, "<test>", 6);
+            s += wl;
+        } else
+            wh_buf_append(&b, s++, 1);
+    }
+    return wh_buf_detach(&b);
+}
+
+/* The bare function name of a test id ("suite/name", "suite.name"). */
+static const char *s_bare(const char *test)
+{
+    const char *p = test;
+    for (const char *q = test; *q; q++)
+        if (*q == '/' || *q == '.' || *q == ':')
+            p = q + 1;
+    return *p ? p : test;
+}
+
+static const char *s_str(json_t *o, const char *k)
+{
+    const char *v = json_string_value(json_object_get(o, k));
+    return v ? v : "";
+}
+
+/* The fingerprint key of a summary.json without the test's name. */
+static int s_read_key(s_run_t *r, const char *dir)
+{
+    char *p = wh_path_join(dir, "summary.json");
+    json_t *o = p ? json_load_file(p, 0, NULL) : NULL;
+    free(p);
+    json_t *fp = json_object_get(o, "fingerprint");
+    if (!json_is_object(fp)) {
+        json_decref(o);
+        return WH_EPARSE;
+    }
+    r->test = strdup(s_str(fp, "test"));
+    char *msg = wh_fp_normalized(s_str(fp, "message"), NULL);
+    char *m1 = msg ? s_mask(msg, r->test) : NULL;
+    char *m2 = m1 ? s_mask(m1, s_bare(r->test)) : NULL;
+    r->key = m2 ? wh_strdup_printf("%s | %s | %s", s_str(fp, "kind"), s_str(fp, "location"), m2) : NULL;
+    free(msg), free(m1), free(m2);
+    json_decref(o);
+    return r->test && r->key ? 0 : WH_ENOMEM;
+}
+
+static int s_cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The reduced test of a run folder: "reduced.<ext>" but not reduced.lines.*. */
+static char *s_reduced_path(const char *dir)
+{
+    DIR *d = opendir(dir);
+    char *p = NULL;
+    for (struct dirent *e; d && !p && (e = readdir(d));)
+        if (!strncmp(e->d_name, "reduced.", 8) && strncmp(e->d_name, "reduced.lines", 13))
+            p = wh_path_join(dir, e->d_name);
+    if (d)
+        closedir(d);
+    return p;
+}
+
+/* Adds each statement line (trimmed, ending in ';', test name masked) of
+ * the target test's function in the reduced test file (the rest of the file
+ * is left as it was and says nothing about the failure); a folder without
+ * a reduced test has no statements. */
+static int s_read_stmts(s_run_t *r, const char *dir)
+{
+    char *p = s_reduced_path(dir), *text = NULL;
+    size_t len = 0, cap = 0;
+    int rc = p ? wh_read_file(p, S_FILE_CAP, &text, &len) : 0;
+    free(p);
+    if (rc < 0 || !text)
+        return rc;
+    const char *bare = s_bare(r->test);
+    size_t bl = strlen(bare);
+    int in_fn = 0;
+    for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
+        if (!in_fn) {
+            const char *at = l[0] != ' ' && l[0] != '\t' ? strstr(l, bare) : NULL;
+            in_fn = at && at[bl] == '(';
+            continue;
+        }
+        if (l[0] == '}')
+            break;
+        while (*l == ' ' || *l == '\t')
+            l++;
+        size_t n = strlen(l);
+        while (n && (l[n - 1] == ' ' || l[n - 1] == '\t' || l[n - 1] == '\r'))
+            l[--n] = 0;
+        if (!n || l[n - 1] != ';')
+            continue;
+        if (r->n_stmts == cap) {
+            cap = cap ? cap * 2 : 16;
+            char **s = realloc(r->stmts, cap * sizeof *s);
+            if (!s)
+                break;
+            r->stmts = s;
+        }
+        r->stmts[r->n_stmts] = s_mask(l, s_bare(r->test));
+        r->n_stmts++;
+    }
+    free(text);
+    qsort(r->stmts, r->n_stmts, sizeof *r->stmts, s_cmp_str);
+    size_t w = 0;
+    for (size_t i = 0; i < r->n_stmts; i++)
+        if (w && !strcmp(r->stmts[w - 1], r->stmts[i]))
+            free(r->stmts[i]);
+        else
+            r->stmts[w++] = r->stmts[i];
+    r->n_stmts = w;
+    return 0;
+}
+
+static int s_cmp_run(const void *a, const void *b)
+{
+    return strcmp(((const s_run_t *)a)->name, ((const s_run_t *)b)->name);
+}
+
+wh_group_t *wh_group_load(const char *dir, char **err)
+{
+    wh_group_t *g = calloc(1, sizeof *g);
+    DIR *d = opendir(dir);
+    if (!g || !d) {
+        *err = wh_strdup_printf("cannot read runs folder '%s'", dir);
+        goto fail;
+    }
+    for (struct dirent *e; (e = readdir(d));) {
+        char *sub = e->d_name[0] == '.' ? NULL : wh_path_join(dir, e->d_name);
+        char *sum = sub ? wh_path_join(sub, "summary.json") : NULL;
+        if (sum && wh_is_file(sum)) {
+            if (g->n == g->cap) {
+                g->cap = g->cap ? g->cap * 2 : 8;
+                s_run_t *n = realloc(g->runs, g->cap * sizeof *n);
+                if (!n) {
+                    *err = strdup("out of memory reading run folders");
+                    free(sub), free(sum);
+                    goto fail;
+                }
+                g->runs = n;
+            }
+            s_run_t *r = memset(&g->runs[g->n++], 0, sizeof *r);
+            r->name = strdup(e->d_name);
+            if (s_read_key(r, sub) < 0 || s_read_stmts(r, sub) < 0) {
+                *err = wh_strdup_printf("run folder '%s' has no readable fingerprint in summary.json", sub);
+                free(sub), free(sum);
+                goto fail;
+            }
+        }
+        free(sub), free(sum);
+    }
+    closedir(d);
+    if (g->n)
+        qsort(g->runs, g->n, sizeof *g->runs, s_cmp_run);
+    return g;
+fail:
+    if (d)
+        closedir(d);
+    wh_group_destroy(&g);
+    return NULL;
+}
+
+static size_t s_find(wh_group_t *g, size_t i)
+{
+    while (g->runs[i].parent != i)
+        i = g->runs[i].parent = g->runs[g->runs[i].parent].parent;
+    return i;
+}
+
+static void s_union(wh_group_t *g, size_t a, size_t b)
+{
+    a = s_find(g, a), b = s_find(g, b);
+    if (a < b)
+        g->runs[b].parent = a;
+    else if (b < a)
+        g->runs[a].parent = b;
+}
+
+/* 1 when the two sorted statement sets share at least half their union. */
+static int s_similar(const s_run_t *a, const s_run_t *b)
+{
+    size_t i = 0, j = 0, both = 0;
+    while (i < a->n_stmts && j < b->n_stmts) {
+        int c = strcmp(a->stmts[i], b->stmts[j]);
+        both += c == 0;
+        i += c <= 0, j += c >= 0;
+    }
+    size_t uni = a->n_stmts + b->n_stmts - both;
+    return uni && 2 * both >= uni;
+}
+
+void wh_group_cluster(wh_group_t *g)
+{
+    for (size_t i = 0; i < g->n; i++)
+        g->runs[i].parent = i;
+    for (size_t i = 0; i < g->n; i++)
+        for (size_t j = i + 1; j < g->n; j++)
+            if (!strcmp(g->runs[i].key, g->runs[j].key) || s_similar(&g->runs[i], &g->runs[j]))
+                s_union(g, i, j);
+}
+
+size_t wh_group_of(const wh_group_t *g, size_t i)
+{
+    return s_find((wh_group_t *)g, i);
+}
+
+size_t wh_group_count(const wh_group_t *g)
+{
+    size_t n = 0;
+    for (size_t i = 0; i < g->n; i++)
+        n += wh_group_of(g, i) == i;
+    return n;
+}
+
+int wh_group_cmd(int argc, char **argv)
+{
+    if (argc != 1 || argv[0][0] == '-') {
+        fputs("usage: whittle group RUNS_DIR\n", stderr);
+        return 2;
+    }
+    char *err = NULL;
+    wh_group_t *g = wh_group_load(argv[0], &err);
+    if (!g) {
+        fprintf(stderr, "whittle: error: %s\n", err ? err : "out of memory");
+        free(err);
+        return 1;
+    }
+    wh_group_cluster(g);
+    printf("%zu runs, %zu groups\n", g->n, wh_group_count(g));
+    for (size_t i = 0, k = 0; i < g->n; i++) {
+        if (wh_group_of(g, i) != i)
+            continue;
+        printf("group %zu: %s\n", ++k, g->runs[i].key);
+        for (size_t j = i; j < g->n; j++)
+            if (wh_group_of(g, j) == i)
+                printf("  %s (%s)\n", g->runs[j].name, g->runs[j].test);
+    }
+    wh_group_destroy(&g);
+    return 0;
+}
