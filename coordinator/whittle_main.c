@@ -26,6 +26,7 @@
 #include "pool.h"
 #include "reduce.h"
 #include "group.h"
+#include "mutate.h"
 #include "suite_cmd.h"
 #include "tree.h"
 #include "wire.h"
@@ -59,7 +60,10 @@ static void s_usage(FILE *fp)
           "       whittle keygen --out PREFIX   (writes PREFIX.secret, mode 0600, and PREFIX.public)\n"
           "       whittle suite --kills KILLS.csv [--method ilp|diff|fast|all] [--potential]\n"
           "                     [--seed N] [--out suite.json]\n"
-          "       whittle group RUNS_DIR\n",
+          "       whittle group RUNS_DIR\n"
+          "       whittle mutate --project DIR --source GLOB --tests-file FILE --run CMD --framework NAME\n"
+          "                      [--setup CMD] [--build CMD] [--ops ROR,AOR,LCR,IN,RV] [--max N]\n"
+          "                      [--repeat K] [--jobs N] [--out DIR]\n",
           fp);
     fprintf(fp, "frameworks: %s\n", wh_framework_names());
 }
@@ -718,6 +722,8 @@ int main(int argc, char **argv)
         return s_keygen(argc - 2, argv + 2);
     if (!strcmp(cmd, "suite"))
         return wh_suite_cmd(argc - 2, argv + 2);
+    if (!strcmp(cmd, "mutate"))
+        return wh_mutate_cmd(argc - 2, argv + 2);
     if (!strcmp(cmd, "group"))
         return wh_group_cmd(argc - 2, argv + 2);
     s_usage(stderr);
