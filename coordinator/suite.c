@@ -69,9 +69,12 @@ static int s_reshape(wh_kills_t *k, size_t rows, size_t cols)
     unsigned char *c = calloc(nrows * ncols, 1);
     if (!c)
         return WH_ENOMEM;
-    for (size_t m = 0; m < k->n_mut; m++)
-        if (k->cell_cols)
-            memcpy(c + m * ncols, k->cell + m * k->cell_cols, k->n_test);
+    /* The names are interned before the reshape, so n_mut and n_test may
+     * already count a row or column the old array does not hold. */
+    size_t old_rows = k->n_mut < k->cap_mut ? k->n_mut : k->cap_mut;
+    size_t old_cols = k->n_test < k->cell_cols ? k->n_test : k->cell_cols;
+    for (size_t m = 0; m < old_rows; m++)
+        memcpy(c + m * ncols, k->cell + m * k->cell_cols, old_cols);
     free(k->cell);
     k->cell = c;
     k->cell_cols = ncols;

@@ -60,6 +60,30 @@ static void test_parse(void)
     free(err);
 }
 
+/* A matrix larger than the first allocation (8 x 8) in both directions,
+ * rows and columns growing in turn: every cell keeps its value. */
+static void test_parse_grows(void)
+{
+    wh_buf_t b = {0};
+    for (int m = 0; m < 20; m++)
+        for (int t = 0; t < 13; t++)
+            wh_buf_printf(&b, "M%d,t%d,%s\n", m, t, (m * 7 + t) % 3 == 0 ? "definite" : (m + t) % 5 == 0 ? "potential" : "survived");
+    char *err = NULL;
+    wh_kills_t *k = wh_kills_parse(b.buf, &err);
+    CHECK(k != NULL);
+    CHECK_EQ_INT(wh_kills_mutants(k), 20);
+    CHECK_EQ_INT(wh_kills_tests(k), 13);
+    int bad = 0;
+    for (size_t m = 0; m < 20; m++)
+        for (size_t t = 0; t < 13; t++) {
+            wh_kill_t want = (m * 7 + t) % 3 == 0 ? WH_KILL_DEFINITE : (m + t) % 5 == 0 ? WH_KILL_POTENTIAL : WH_KILL_SURVIVED;
+            bad += wh_kills_get(k, m, t) != want;
+        }
+    CHECK_EQ_INT(bad, 0);
+    wh_kills_destroy(&k);
+    wh_buf_free(&b);
+}
+
 /* Greedy takes the test killing 4 first and then needs two more; the two
  * tests killing 3 each cover all six. */
 static void test_greedy_loses(void)
@@ -116,6 +140,7 @@ static void test_random(void)
 int main(void)
 {
     RUN_TEST(test_parse);
+    RUN_TEST(test_parse_grows);
     RUN_TEST(test_greedy_loses);
     RUN_TEST(test_random);
     TEST_MAIN_END();
