@@ -114,14 +114,21 @@ static int s_collect(s_ctx_t *c)
         }
         for (size_t i = 0; i < l.n && rc == 0 && (!c->o->max || c->n < (size_t)c->o->max); i++) {
             s_mut_t *p = realloc(c->muts, (c->n + 1) * sizeof *p);
-            if (!p)
-                abort();
+            if (!p) {
+                fputs("whittle: error: out of memory collecting mutants\n", stderr);
+                rc = 1;
+                break;
+            }
             c->muts = p;
             s_mut_t *m = memset(&c->muts[c->n++], 0, sizeof *m);
             m->file = strdup(g.gl_pathv[f] + strlen(c->root) + 1);
             m->m = l.v[i];
             l.v[i].before = l.v[i].after = NULL;
             m->fails = calloc((size_t)c->n_tests + 1, 1);
+            if (!m->file || !m->fails) {
+                fputs("whittle: error: out of memory collecting mutants\n", stderr);
+                rc = 1;
+            }
         }
         wh_mutant_list_free(&l);
     }
