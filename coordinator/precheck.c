@@ -1,0 +1,303 @@
+/*
+ * precheck — front-end prediction of BuildFailed. See precheck.h.
+ *
+ * How it works. The original text is parsed once as an unsaved file with
+ * CXTranslationUnit_PrecompiledPreamble | CreatePreambleOnFirstParse, so
+ * libclang stores the #include block as a precompiled preamble. Each
+ * candidate differs from the original only inside the test function, so
+ * clang_reparseTranslationUnit with the candidate as the unsaved file
+ * reuses that preamble and parses the file's own text only.
+ */
+#define _GNU_SOURCE
+#include "precheck.h"
+#include "wh_common.h"
+
+#include <clang-c/Index.h>
+
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+#define S_MAX_IGNORED 32
+
+struct wh_precheck {
+    CXIndex index;
+    CXTranslationUnit tu;
+    char *file;
+    int cxx;
+    int clang_compiler;
+    int enabled;
+    char *why;
+    char *ignored[S_MAX_IGNORED]; /* warning options that fire on the original */
+    int nignored;
+    wh_buf_t ignored_str;
+    int checks;
+    unsigned long long us;
+};
+
+const char *wh_precheck_mode_name(wh_precheck_mode_t m)
+{
+    return m == WH_PRECHECK_ON ? "on" : m == WH_PRECHECK_AUDIT ? "audit" : "off";
+}
+
+int wh_precheck_mode_parse(const char *s, wh_precheck_mode_t *m)
+{
+    if (s && strcmp(s, "on") == 0)
+        *m = WH_PRECHECK_ON;
+    else if (s && strcmp(s, "off") == 0)
+        *m = WH_PRECHECK_OFF;
+    else if (s && strcmp(s, "audit") == 0)
+        *m = WH_PRECHECK_AUDIT;
+    else
+        return WH_EINVAL;
+    return 0;
+}
+
+static unsigned long long s_now_us(void)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    return (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000;
+}
+
+/* Warnings gcc raises at -O0 in the same cases as clang when a statement is
+ * removed (a declaration left unused, a label left without its goto, a call
+ * left without its declaration). Others (uninitialized
+ * uses, set-but-unused variables, ...) depend on gcc's optimizer or differ
+ * in detail, so an error from them under -Werror is not trusted. */
+static const char *const s_gcc_agrees[] = {
+    "-Wunused-variable", "-Wunused-label", "-Wunused-parameter",
+    "-Wimplicit-function-declaration", "-Wimplicit-int", NULL,
+};
+
+static int s_in(const char *s, const char *const *list, int n)
+{
+    for (int i = 0; n < 0 ? list[i] != NULL : i < n; i++)
+        if (strcmp(s, list[i]) == 0)
+            return 1;
+    return 0;
+}
+
+/* The last non-blank character before off ('\0' when none). */
+static char s_prev_char(const char *text, size_t off)
+{
+    while (off > 0) {
+        char c = text[--off];
+        if (c != ' ' && c != '\t' && c != '\n' && c != '\r')
+            return c;
+    }
+    return '\0';
+}
+
+/* What one error-level diagnostic means for the prediction. */
+enum { S_IGNORE, S_COUNT, S_DOUBT };
+
+static int s_classify(const wh_precheck_t *p, CXDiagnostic d, const char *text, size_t len,
+                      char **opt_out)
+{
+    CXFile f = NULL;
+    unsigned off = 0;
+    clang_getSpellingLocation(clang_getDiagnosticLocation(d), &f, NULL, NULL, &off);
+    if (!f)
+        return S_IGNORE; /* the driver, e.g. on an option it does not know */
+    CXString o = clang_getDiagnosticOption(d, NULL);
+    const char *opt = clang_getCString(o);
+    int kind = S_COUNT;
+    if (opt && opt[0]) {
+        /* A warning raised to an error. */
+        if (s_in(opt, (const char *const *)p->ignored, p->nignored))
+            kind = S_IGNORE;
+        else if (!p->clang_compiler && !s_in(opt, s_gcc_agrees, -1))
+            kind = S_DOUBT;
+        if (opt_out)
+            *opt_out = strdup(opt);
+    } else if (!p->cxx && text) {
+        /* clang 14 rejects what C2x allows and gcc accepts: a label at the
+         * end of a block, a label before a declaration. Its other errors
+         * then are cascades, so the whole candidate is in doubt. */
+        CXString sp = clang_getDiagnosticSpelling(d);
+        const char *m = clang_getCString(sp);
+        CXFile main = clang_getFile(p->tu, p->file);
+        int after_label = clang_File_isEqual(f, main) && off <= len &&
+                          s_prev_char(text, off) == ':';
+        if (m && (strstr(m, "label at end of compound statement") ||
+                  (after_label && (strcmp(m, "expected expression") == 0 ||
+                                   strcmp(m, "expected statement") == 0))))
+            kind = S_DOUBT;
+        clang_disposeString(sp);
+    }
+    clang_disposeString(o);
+    return kind;
+}
+
+/* Reads the current TU's diagnostics: 1 when a counted error is found
+ * (*first = "line:col: message"), 0 when none (or when one is in doubt). */
+static int s_errors(wh_precheck_t *p, const char *text, size_t len, char **first)
+{
+    unsigned n = clang_getNumDiagnostics(p->tu);
+    int counted = 0, doubt = 0;
+    for (unsigned i = 0; i < n; i++) {
+        CXDiagnostic d = clang_getDiagnostic(p->tu, i);
+        if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error) {
+            int k = s_classify(p, d, text, len, NULL);
+            doubt |= k == S_DOUBT;
+            if (k == S_COUNT && !counted++ && first) {
+                unsigned line = 0, col = 0;
+                clang_getSpellingLocation(clang_getDiagnosticLocation(d), NULL, &line, &col, NULL);
+                CXString sp = clang_getDiagnosticSpelling(d);
+                *first = wh_strdup_printf("%u:%u: %s", line, col, clang_getCString(sp));
+                clang_disposeString(sp);
+            }
+        }
+        clang_disposeDiagnostic(d);
+    }
+    if (doubt && first) {
+        free(*first);
+        *first = NULL;
+    }
+    return counted && !doubt;
+}
+
+/* On the original: warning options raised to errors are the real
+ * compiler's business (it built the original), so they are ignored from
+ * now on; a hard error disables prediction. */
+static void s_judge_original(wh_precheck_t *p, const char *text, size_t len)
+{
+    unsigned n = clang_getNumDiagnostics(p->tu);
+    for (unsigned i = 0; i < n; i++) {
+        CXDiagnostic d = clang_getDiagnostic(p->tu, i);
+        char *opt = NULL;
+        if (clang_getDiagnosticSeverity(d) >= CXDiagnostic_Error &&
+            s_classify(p, d, text, len, &opt) != S_IGNORE) {
+            if (opt && p->nignored < S_MAX_IGNORED) {
+                p->ignored[p->nignored++] = opt;
+                wh_buf_printf(&p->ignored_str, "%s%s", p->ignored_str.len ? " " : "", opt);
+                opt = NULL;
+            } else if (!opt && !p->why) {
+                unsigned line = 0, col = 0;
+                clang_getSpellingLocation(clang_getDiagnosticLocation(d), NULL, &line, &col, NULL);
+                CXString sp = clang_getDiagnosticSpelling(d);
+                p->why = wh_strdup_printf("the original has a front-end error with these flags "
+                                          "(%s:%u:%u: %s)", p->file, line, col,
+                                          clang_getCString(sp));
+                clang_disposeString(sp);
+            } else if (opt && !p->why) {
+                p->why = wh_strdup_printf("the original raises too many warnings as errors");
+            }
+        }
+        free(opt);
+        clang_disposeDiagnostic(d);
+    }
+    p->enabled = p->why == NULL;
+}
+
+static int s_is_cxx(const wh_precheck_opts_t *o)
+{
+    const char *dot = strrchr(o->file, '.');
+    int cxx = dot && (!strcmp(dot, ".cc") || !strcmp(dot, ".cpp") || !strcmp(dot, ".cxx") ||
+                      !strcmp(dot, ".C") || !strcmp(dot, ".c++"));
+    for (int i = 0; i < o->nargs; i++) {
+        const char *a = o->args[i];
+        if (!strcmp(a, "c++") || !strncmp(a, "-std=c++", 8) || !strncmp(a, "-std=gnu++", 10) ||
+            !strcmp(a, "-xc++"))
+            cxx = 1;
+        else if (!strcmp(a, "c") && i > 0 && !strcmp(o->args[i - 1], "-x"))
+            cxx = 0;
+    }
+    return cxx;
+}
+
+wh_precheck_t *wh_precheck_new(const wh_precheck_opts_t *o, const char *text, size_t len,
+                               char **err)
+{
+    wh_precheck_t *p = calloc(1, sizeof *p);
+    if (!p || !(p->file = wh_abspath(o->file))) {
+        free(p);
+        *err = strdup("out of memory");
+        return NULL;
+    }
+    p->cxx = s_is_cxx(o);
+    p->clang_compiler = o->clang_compiler;
+    unsigned long long t0 = s_now_us();
+    p->index = clang_createIndex(0, 0);
+    struct CXUnsavedFile u = {p->file, text, (unsigned long)len};
+    enum CXErrorCode ec = CXError_Failure;
+    if (p->index)
+        ec = clang_parseTranslationUnit2(
+            p->index, p->file, o->args, o->nargs, &u, 1,
+            CXTranslationUnit_PrecompiledPreamble | CXTranslationUnit_CreatePreambleOnFirstParse |
+                CXTranslationUnit_IgnoreNonErrorsFromIncludedFiles,
+            &p->tu);
+    if (ec != CXError_Success || !p->tu) {
+        *err = wh_strdup_printf("%s: libclang could not parse the file for the precheck (error %d)",
+                                o->file, (int)ec);
+        wh_precheck_destroy(&p);
+        return NULL;
+    }
+    s_judge_original(p, text, len);
+    p->us += s_now_us() - t0;
+    return p;
+}
+
+void wh_precheck_destroy(wh_precheck_t **pp)
+{
+    wh_precheck_t *p = *pp;
+    if (!p)
+        return;
+    if (p->tu)
+        clang_disposeTranslationUnit(p->tu);
+    if (p->index)
+        clang_disposeIndex(p->index);
+    for (int i = 0; i < p->nignored; i++)
+        free(p->ignored[i]);
+    wh_buf_free(&p->ignored_str);
+    free(p->why);
+    free(p->file);
+    free(p);
+    *pp = NULL;
+}
+
+int wh_precheck_enabled(const wh_precheck_t *p)
+{
+    return p && p->enabled;
+}
+
+const char *wh_precheck_why(const wh_precheck_t *p)
+{
+    return p ? p->why : NULL;
+}
+
+const char *wh_precheck_ignored(const wh_precheck_t *p)
+{
+    return p && p->ignored_str.buf ? p->ignored_str.buf : "";
+}
+
+int wh_precheck_check(wh_precheck_t *p, const char *text, size_t len, char **first)
+{
+    if (first)
+        *first = NULL;
+    if (!p->enabled)
+        return WH_EINVAL;
+    unsigned long long t0 = s_now_us();
+    struct CXUnsavedFile u = {p->file, text, (unsigned long)len};
+    int rc = clang_reparseTranslationUnit(p->tu, 1, &u, clang_defaultReparseOptions(p->tu));
+    if (rc != 0) {
+        /* The TU is unusable after a failed reparse. */
+        clang_disposeTranslationUnit(p->tu);
+        p->tu = NULL;
+        p->enabled = 0;
+        free(p->why);
+        p->why = wh_strdup_printf("libclang failed to re-parse a candidate (error %d)", rc);
+        return WH_EPARSE;
+    }
+    rc = s_errors(p, text, len, first);
+    p->checks++;
+    p->us += s_now_us() - t0;
+    return rc;
+}
+
+void wh_precheck_stats(const wh_precheck_t *p, int *checks, unsigned long long *us)
+{
+    *checks = p ? p->checks : 0;
+    *us = p ? p->us : 0;
+}
