@@ -1138,11 +1138,27 @@ oom:
     return WH_ENOMEM;
 }
 
+/* 1 for -Werror, -Werror=x and -pedantic-errors: the real build's, kept
+ * for the precheck, dropped for the tree's own parse (libclang warns about
+ * things the project's compiler does not, and a warning must not stop it). */
+static int s_is_werror(const char *arg)
+{
+    return strncmp(arg, "-Werror", 7) == 0 || strcmp(arg, "-pedantic-errors") == 0;
+}
+
+/* 1 when a command's compiler is clang (its warnings are ours). */
+static int s_cmd_is_clang(const wh_compile_cmd_t *cmd)
+{
+    if (cmd->argc == 0 || !cmd->argv[0])
+        return 0;
+    const char *base = strrchr(cmd->argv[0], '/');
+    return strstr(base ? base + 1 : cmd->argv[0], "clang") != NULL;
+}
+
 /* Appends the arguments of a compile command that matter for parsing: the
- * compiler, output, dependency-file and input arguments are dropped, and so
- * is -Werror (libclang warns about things the project's compiler does not,
- * and a warning must not stop the parse). same_lang=0 drops the language
- * standard too, for flags borrowed from an entry of the other language. */
+ * compiler, output, dependency-file and input arguments are dropped.
+ * same_lang=0 drops the language standard and -Werror too, for flags
+ * borrowed from an entry of the other language. */
 static int s_append_cmd(s_argv_t *a, const wh_compile_cmd_t *cmd, int same_lang, int *has_x)
 {
     int n = cmd->argc;
@@ -1155,8 +1171,7 @@ static int s_append_cmd(s_argv_t *a, const wh_compile_cmd_t *cmd, int same_lang,
         int skip_next = 0, drop = 0;
         if (strcmp(arg, "-c") == 0 || strcmp(arg, "-M") == 0 || strcmp(arg, "-MM") == 0 ||
             strcmp(arg, "-MD") == 0 || strcmp(arg, "-MMD") == 0 || strcmp(arg, "-MP") == 0 ||
-            strcmp(arg, "--") == 0 || strncmp(arg, "-Werror", 7) == 0 ||
-            strcmp(arg, "-pedantic-errors") == 0)
+            strcmp(arg, "--") == 0 || (!same_lang && s_is_werror(arg)))
             drop = 1;
         else if (strcmp(arg, "-o") == 0 || strcmp(arg, "-MF") == 0 || strcmp(arg, "-MT") == 0 ||
                  strcmp(arg, "-MQ") == 0)
@@ -1191,13 +1206,17 @@ static int s_append_cmd(s_argv_t *a, const wh_compile_cmd_t *cmd, int same_lang,
     return rc;
 }
 
-/* s_append_cmd for a libclang database entry. */
-static int s_append_db_cmd(s_argv_t *a, CXCompileCommand cmd, int same_lang, int *has_x)
+/* s_append_cmd for a libclang database entry; *is_clang (may be NULL)
+ * gets whether its compiler is clang. */
+static int s_append_db_cmd(s_argv_t *a, CXCompileCommand cmd, int same_lang, int *has_x,
+                           int *is_clang)
 {
     wh_compile_cmd_t c;
     int rc = s_cmd_of(cmd, &c);
     if (rc == 0)
         rc = s_append_cmd(a, &c, same_lang, has_x);
+    if (rc == 0 && is_clang)
+        *is_clang = s_cmd_is_clang(&c);
     wh_compile_cmd_clear(&c);
     return rc;
 }
@@ -1253,8 +1272,12 @@ static int s_db_find(const char *abs, const wh_tree_opts_t *opts, CXCompilationD
     return 0;
 }
 
-/* Builds the argument list used to parse abs. */
-static int s_build_args(const char *abs, const wh_tree_opts_t *opts, s_argv_t *a, char **err)
+/* Builds the argument list used to parse abs: the real build's (see
+ * wh_tree_t.cc_args). *exact = 1 when they are the file's own command (the
+ * warm workspace's, or its compile_commands.json entry), *is_clang = 1 when
+ * that command compiles with clang. */
+static int s_build_args(const char *abs, const wh_tree_opts_t *opts, s_argv_t *a, int *exact,
+                        int *is_clang, char **err)
 {
     CXCompilationDatabase db = NULL;
     int rc = 0;
@@ -1262,6 +1285,8 @@ static int s_build_args(const char *abs, const wh_tree_opts_t *opts, s_argv_t *a
         /* The exact command: no database search, no language guess. */
         int has_x = 0;
         rc = s_append_cmd(a, opts->cmd, 1, &has_x);
+        *exact = 1;
+        *is_clang = s_cmd_is_clang(opts->cmd);
         if (rc == 0)
             rc = s_argv_push(a, "-Wno-unknown-warning-option");
         for (int i = 0; rc == 0 && i < opts->nargs; i++)
@@ -1275,8 +1300,9 @@ static int s_build_args(const char *abs, const wh_tree_opts_t *opts, s_argv_t *a
     if (db) {
         CXCompileCommands cmds = clang_CompilationDatabase_getCompileCommands(db, abs);
         if (cmds && clang_CompileCommands_getSize(cmds) > 0) {
-            rc = s_append_db_cmd(a, clang_CompileCommands_getCommand(cmds, 0), 1, &has_x);
-            from_db = 1;
+            rc = s_append_db_cmd(a, clang_CompileCommands_getCommand(cmds, 0), 1, &has_x,
+                                 is_clang);
+            from_db = *exact = 1;
         }
         if (cmds)
             clang_CompileCommands_dispose(cmds);
@@ -1303,7 +1329,7 @@ static int s_build_args(const char *abs, const wh_tree_opts_t *opts, s_argv_t *a
             free(dir);
             if (best >= 0) {
                 rc = s_append_db_cmd(a, clang_CompileCommands_getCommand(all, (unsigned)best),
-                                  best_same, &has_x);
+                                     best_same, &has_x, NULL);
                 from_db = best_same;
             }
             if (all)
@@ -1351,12 +1377,15 @@ typedef struct {
     s_fns_t fns;
     s_diag_t *diags;
     int ndiags;
+    s_argv_t cc;          /* the real build's arguments, for wh_tree_t */
+    int cc_exact, cc_clang;
 } s_parsed_t;
 
 static void s_parsed_free(s_parsed_t *p)
 {
     s_fns_free(&p->fns);
     s_diags_free(p->diags, p->ndiags);
+    s_argv_free(&p->cc);
     free(p->c.mac);
     free(p->c.nl);
     if (p->c.tu)
@@ -1455,7 +1484,12 @@ static int s_parse(const char *file, const wh_tree_opts_t *opts, s_parsed_t *p, 
         rc = WH_ENOMEM;
         goto fail;
     }
-    rc = s_build_args(abs, opts, &a, err);
+    rc = s_build_args(abs, opts, &p->cc, &p->cc_exact, &p->cc_clang, err);
+    /* The tree's own parse: the same without the build's -Werror. */
+    int nuser = opts ? opts->nargs : 0;
+    for (int i = 0; rc == 0 && i < p->cc.n; i++)
+        if (i >= p->cc.n - nuser || !s_is_werror(p->cc.v[i]))
+            rc = s_argv_push(&a, p->cc.v[i]);
     if (rc < 0)
         goto fail;
     p->index = clang_createIndex(0, 0);
@@ -1654,6 +1688,12 @@ int wh_tree_load(const char *file, const char *test, const wh_tree_opts_t *opts,
     t->body_end = be;
     t->n = u.n;
     t->units = u.v;
+    t->cc_args = p.cc.v;
+    t->cc_nargs = p.cc.n;
+    t->cc_exact = p.cc_exact;
+    t->cc_clang = p.cc_clang;
+    p.cc.v = NULL;
+    p.cc.n = p.cc.cap = 0;
     s_parsed_free(&p);
     *out = t;
     free(dummy);
@@ -1739,6 +1779,9 @@ void wh_tree_destroy(wh_tree_t **tp)
     free(t->test);
     free(t->units);
     free(t->diag);
+    for (int i = 0; i < t->cc_nargs; i++)
+        free(t->cc_args[i]);
+    free(t->cc_args);
     free(t);
     *tp = NULL;
 }

@@ -68,6 +68,14 @@ typedef struct {
      * statements (a header not found, an error inside the test function),
      * "file:line:col: error: message"; NULL when the parse was clean. */
     char *diag;
+    /* The compile arguments the file was parsed with, as the real build has
+     * them (-Werror kept; no compiler, input, output or dependency-file
+     * options), NULL-terminated, for the precheck. cc_exact: they hold the
+     * file's own command (opts->cmd, or its compile_commands.json entry);
+     * cc_clang: that command's compiler is clang. */
+    char **cc_args;
+    int cc_nargs;
+    int cc_exact, cc_clang;
 } wh_tree_t;
 
 typedef struct {
@@ -97,7 +105,8 @@ enum { WH_TREE_ALLOW_ERRORS = 1, WH_TREE_ALLOW_MISSING_HEADERS = 2 };
  * `build/` subfolder; the first database found is used). Without an entry,
  * the flags of an entry for another file in the same folder (same language
  * preferred); else defaults (C++ files: -x c++ -std=c++17). Output, -c,
- * dependency-file, input and -Werror arguments are dropped; the entry's
+ * dependency-file and input arguments are dropped (and -Werror, for this
+ * parse only: it is kept in cc_args); the entry's
  * directory becomes libclang's working directory; opts->args are appended.
  * opts may be NULL; opts->cmd replaces the database search.
  * Parse errors: a header that is not found (anywhere) or an error-level
