@@ -18,6 +18,12 @@
  *   layout or the key derivation does, so old and new whittles can share
  *   one Redis without misreading each other.
  *
+ *     whittle:v1:predicted:<key> ->  BuildFailed
+ *
+ *   Predictions (wh_cache_put_ns with WH_CACHE_PREDICTED): the front end
+ *   rejected the candidate, no build ran. A key space of its own, so a
+ *   real verdict is never confused with a prediction; same rules otherwise.
+ *
  *     whittle:v1:blob:<name>    ->  <one-line text>
  *
  *   Small values beside the verdicts (wh_cache_put_blob), e.g.
@@ -32,7 +38,8 @@
  * from its end (key, space, name), which makes a torn line left by a
  * crashed writer harmless: it is ignored, and so is its garbage when a
  * later line was appended right after it. The log is never compacted
- * (about 80 bytes per distinct verdict). Blobs live beside it in
+ * (about 80 bytes per distinct verdict). Predictions live in
+ * DIR/predicted.log, same format and rules, a table of their own. Blobs live beside it in
  * DIR/blobs.log ("<name> <value>\n" lines, same append and tail rules).
  *
  * Redis fallback: when Redis cannot be reached at open, or a command fails
@@ -63,8 +70,10 @@
 #include <unistd.h>
 
 #define S_KEY_BYTES 32
-#define S_REDIS_PREFIX "whittle:v1:verdict:"
-#define S_REDIS_PREFIX_LEN (sizeof S_REDIS_PREFIX - 1)
+#define S_NS 2 /* key spaces: WH_CACHE_VERDICTS, WH_CACHE_PREDICTED */
+static const char *const s_redis_prefix[S_NS] = {"whittle:v1:verdict:", "whittle:v1:predicted:"};
+static const char *const s_log_name[S_NS] = {"verdicts.log", "predicted.log"};
+#define S_REDIS_PREFIX_MAX (sizeof "whittle:v1:predicted:" - 1)
 #define S_REDIS_TIMEOUT_MS 1000
 #define S_REDIS_RETRY_MS 5000
 #define S_MGET_CHUNK 512
@@ -76,10 +85,12 @@
 
 /* Back ends get keys already parsed to binary. */
 struct wh_cache_ops {
-    /* out[i] = verdict or WH_V_NONE on a miss; 0 or a negative code. */
-    int (*get_many)(void *be, const uint8_t (*keys)[S_KEY_BYTES], int n, wh_verdict_t *out);
+    /* out[i] = verdict or WH_V_NONE on a miss in key space ns; 0 or a
+     * negative code. */
+    int (*get_many)(void *be, int ns, const uint8_t (*keys)[S_KEY_BYTES], int n,
+                    wh_verdict_t *out);
     /* v is storable (never None/InfraError); 0 or a negative code. */
-    int (*put)(void *be, const uint8_t key[S_KEY_BYTES], wh_verdict_t v);
+    int (*put)(void *be, int ns, const uint8_t key[S_KEY_BYTES], wh_verdict_t v);
     /* Blobs: 0 and *value (malloc'ed) on a hit, WH_ENOTFOUND on a miss. */
     int (*get_blob)(void *be, const char *key, char **value);
     int (*put_blob)(void *be, const char *key, const char *value);
@@ -309,13 +320,18 @@ static void s_btable_free(s_btable_t *t)
 
 /* ---- memory and embedded back ends ---- */
 
+/* One key space: its table and its log. */
 typedef struct {
     s_table_t t;
-    char *path;     /* DIR/verdicts.log; NULL for memory: */
+    char *path;     /* DIR/verdicts.log or DIR/predicted.log; NULL for memory: */
     int fd;         /* O_RDWR | O_APPEND; -1 for memory: */
     off_t loaded;   /* the log has been parsed up to here (a line start) */
     char line[S_LINE_TAIL];
     size_t line_len;
+} s_vlog_t;
+
+typedef struct {
+    s_vlog_t v[S_NS];
     /* Blobs: DIR/blobs.log, "<key> <value>\n" lines, same rules. */
     s_btable_t b;
     char *bpath;
@@ -326,7 +342,7 @@ typedef struct {
 /* Applies one log line, given its last bytes (up to S_LINE_TAIL): the
  * line's end must be "<64 hex> <VerdictName>"; anything before that is a
  * torn line's leftovers and is ignored. */
-static void s_emb_apply_line(s_emb_t *e, const char *s, size_t n)
+static void s_emb_apply_line(s_vlog_t *e, const char *s, size_t n)
 {
     const char *sp = NULL;
     for (size_t i = n; i-- > 0;)
@@ -351,7 +367,7 @@ static void s_emb_apply_line(s_emb_t *e, const char *s, size_t n)
 }
 
 /* Keeps the last S_LINE_TAIL bytes of the current line. */
-static void s_emb_line_add(s_emb_t *e, const char *p, size_t n)
+static void s_emb_line_add(s_vlog_t *e, const char *p, size_t n)
 {
     if (n >= S_LINE_TAIL) {
         memcpy(e->line, p + n - S_LINE_TAIL, S_LINE_TAIL);
@@ -369,7 +385,7 @@ static void s_emb_line_add(s_emb_t *e, const char *p, size_t n)
 
 /* Reads the log from e->loaded to its end and applies every complete line.
  * A partial last line is left for the next call. */
-static int s_emb_tail(s_emb_t *e)
+static int s_emb_tail(s_vlog_t *e)
 {
     if (e->fd < 0)
         return 0;
@@ -415,9 +431,10 @@ static int s_emb_tail(s_emb_t *e)
     return rc;
 }
 
-static int s_emb_get_many(void *be, const uint8_t (*keys)[S_KEY_BYTES], int n, wh_verdict_t *out)
+static int s_emb_get_many(void *be, int ns, const uint8_t (*keys)[S_KEY_BYTES], int n,
+                          wh_verdict_t *out)
 {
-    s_emb_t *e = be;
+    s_vlog_t *e = &((s_emb_t *)be)->v[ns];
     int misses = 0;
     for (int i = 0; i < n; i++)
         if ((out[i] = s_table_get(&e->t, keys[i])) == WH_V_NONE)
@@ -430,9 +447,9 @@ static int s_emb_get_many(void *be, const uint8_t (*keys)[S_KEY_BYTES], int n, w
     return 0;
 }
 
-static int s_emb_put(void *be, const uint8_t key[S_KEY_BYTES], wh_verdict_t v)
+static int s_emb_put(void *be, int ns, const uint8_t key[S_KEY_BYTES], wh_verdict_t v)
 {
-    s_emb_t *e = be;
+    s_vlog_t *e = &((s_emb_t *)be)->v[ns];
     int changed = 0;
     int rc = s_table_set(&e->t, key, v, &changed);
     if (rc || !changed || e->fd < 0)
@@ -572,7 +589,7 @@ static int s_emb_put_blob(void *be, const char *key, const char *value)
 static const char *s_emb_describe(const void *be)
 {
     const s_emb_t *e = be;
-    return e->fd >= 0 ? "embedded" : "memory";
+    return e->v[0].fd >= 0 ? "embedded" : "memory";
 }
 
 static void s_emb_close(void *be)
@@ -580,13 +597,15 @@ static void s_emb_close(void *be)
     s_emb_t *e = be;
     if (!e)
         return;
-    if (e->fd >= 0)
-        close(e->fd);
+    for (int ns = 0; ns < S_NS; ns++) {
+        if (e->v[ns].fd >= 0)
+            close(e->v[ns].fd);
+        free(e->v[ns].path);
+        s_table_free(&e->v[ns].t);
+    }
     if (e->bfd >= 0)
         close(e->bfd);
-    free(e->path);
     free(e->bpath);
-    s_table_free(&e->t);
     s_btable_free(&e->b);
     free(e);
 }
@@ -599,14 +618,13 @@ static s_emb_t *s_mem_open(void)
 {
     s_emb_t *e = calloc(1, sizeof *e);
     if (e)
-        e->fd = e->bfd = -1;
+        e->v[0].fd = e->v[1].fd = e->bfd = -1;
     return e;
 }
 
-/* Opens one of e's logs, DIR/name (creating it), into *path and *fd, and
- * loads what it holds with tail. 0, or -1 with *err set. */
-static int s_emb_open_log(s_emb_t *e, const char *dir, const char *name, char **path, int *fd,
-                          int (*tail)(s_emb_t *e), char **err)
+/* Opens one of e's logs, DIR/name (creating it), into *path and *fd. 0, or
+ * -1 with *err set. */
+static int s_emb_open_log(const char *dir, const char *name, char **path, int *fd, char **err)
 {
     *path = wh_path_join(dir, name);
     if (!*path) {
@@ -618,16 +636,19 @@ static int s_emb_open_log(s_emb_t *e, const char *dir, const char *name, char **
         *err = wh_strdup_printf("cannot open '%s': %s", *path, strerror(errno));
         return -1;
     }
-    int rc = tail(e);
-    if (rc) {
-        *err = wh_strdup_printf("cannot read '%s': %s", *path, wh_strerror(rc));
-        return -1;
-    }
     return 0;
 }
 
-/* Opens (creating the folder and the logs) and loads DIR/verdicts.log and
- * DIR/blobs.log. */
+/* Reports a failed initial load of a log. */
+static int s_emb_loaded(int rc, const char *path, char **err)
+{
+    if (rc)
+        *err = wh_strdup_printf("cannot read '%s': %s", path, wh_strerror(rc));
+    return rc ? -1 : 0;
+}
+
+/* Opens (creating the folder and the logs) and loads DIR/verdicts.log,
+ * DIR/predicted.log and DIR/blobs.log. */
 static s_emb_t *s_emb_open(const char *dir, char **err)
 {
     s_emb_t *e = s_mem_open();
@@ -640,8 +661,14 @@ static s_emb_t *s_emb_open(const char *dir, char **err)
         *err = wh_strdup_printf("cannot create cache folder '%s': %s", dir, wh_strerror(rc));
         goto fail;
     }
-    if (s_emb_open_log(e, dir, "verdicts.log", &e->path, &e->fd, s_emb_tail, err) ||
-        s_emb_open_log(e, dir, "blobs.log", &e->bpath, &e->bfd, s_emb_btail, err))
+    for (int ns = 0; ns < S_NS; ns++) {
+        s_vlog_t *l = &e->v[ns];
+        if (s_emb_open_log(dir, s_log_name[ns], &l->path, &l->fd, err) ||
+            s_emb_loaded(s_emb_tail(l), l->path, err))
+            goto fail;
+    }
+    if (s_emb_open_log(dir, "blobs.log", &e->bpath, &e->bfd, err) ||
+        s_emb_loaded(s_emb_btail(e), e->bpath, err))
         goto fail;
     return e;
 fail:
@@ -670,6 +697,7 @@ static char *s_default_dir(void)
 typedef struct {
     uint8_t key[S_KEY_BYTES];
     uint8_t v;
+    uint8_t ns;
 } s_pending_t;
 
 typedef struct {
@@ -828,13 +856,16 @@ static void s_redis_maybe_retry(s_redis_t *r)
     s_redis_flush_pending(r);
 }
 
-static void s_redis_key(char *dst, const uint8_t key[S_KEY_BYTES])
+/* Writes the Redis key of key in key space ns; returns its length. */
+static size_t s_redis_key(char *dst, int ns, const uint8_t key[S_KEY_BYTES])
 {
-    memcpy(dst, S_REDIS_PREFIX, S_REDIS_PREFIX_LEN);
-    s_key_hex(key, dst + S_REDIS_PREFIX_LEN);
+    size_t n = strlen(s_redis_prefix[ns]);
+    memcpy(dst, s_redis_prefix[ns], n);
+    s_key_hex(key, dst + n);
+    return n + 2 * S_KEY_BYTES;
 }
 
-#define S_RKEY_SZ (S_REDIS_PREFIX_LEN + 2 * S_KEY_BYTES + 1)
+#define S_RKEY_SZ (S_REDIS_PREFIX_MAX + 2 * S_KEY_BYTES + 1)
 
 /* Sends n SETs as one pipelined batch and reads the replies. 0, or -1
  * with why set (the connection is then unusable). */
@@ -847,10 +878,10 @@ static int s_redis_set_batch(s_redis_t *r, const s_pending_t *items, size_t n, c
     size_t sent = 0;
     for (; sent < n; sent++) {
         char k[S_RKEY_SZ];
-        s_redis_key(k, items[sent].key);
+        size_t kl = s_redis_key(k, items[sent].ns, items[sent].key);
         const char *name = wh_verdict_name((wh_verdict_t)items[sent].v);
         const char *argv[3] = {"SET", k, name};
-        size_t argl[3] = {3, S_RKEY_SZ - 1, strlen(name)};
+        size_t argl[3] = {3, kl, strlen(name)};
         if (redisAppendCommandArgv(r->rc, 3, argv, argl) != REDIS_OK) {
             snprintf(why, why_sz, "%s", s_rc_err(r->rc));
             rc = -1;
@@ -897,7 +928,7 @@ static int s_redis_flush_pending(s_redis_t *r)
     return 0;
 }
 
-static void s_redis_remember(s_redis_t *r, const uint8_t key[S_KEY_BYTES], wh_verdict_t v)
+static void s_redis_remember(s_redis_t *r, int ns, const uint8_t key[S_KEY_BYTES], wh_verdict_t v)
 {
     if (r->n_pending == r->cap_pending) {
         if (r->cap_pending >= S_PENDING_MAX) {
@@ -915,11 +946,12 @@ static void s_redis_remember(s_redis_t *r, const uint8_t key[S_KEY_BYTES], wh_ve
     }
     memcpy(r->pending[r->n_pending].key, key, S_KEY_BYTES);
     r->pending[r->n_pending].v = (uint8_t)v;
+    r->pending[r->n_pending].ns = (uint8_t)ns;
     r->n_pending++;
 }
 
 /* MGET in pipelined chunks. 0, or -1 with why set. */
-static int s_redis_mget(s_redis_t *r, const uint8_t (*keys)[S_KEY_BYTES], int n,
+static int s_redis_mget(s_redis_t *r, int ns, const uint8_t (*keys)[S_KEY_BYTES], int n,
                         wh_verdict_t *out, char *why, size_t why_sz)
 {
     int chunk = n < S_MGET_CHUNK ? n : S_MGET_CHUNK;
@@ -942,9 +974,8 @@ static int s_redis_mget(s_redis_t *r, const uint8_t (*keys)[S_KEY_BYTES], int n,
         argl[0] = 4;
         for (int i = 0; i < k; i++) {
             char *dst = kbuf + (size_t)i * S_RKEY_SZ;
-            s_redis_key(dst, keys[base + i]);
+            argl[i + 1] = s_redis_key(dst, ns, keys[base + i]);
             argv[i + 1] = dst;
-            argl[i + 1] = S_RKEY_SZ - 1;
         }
         /* hiredis copies the arguments into its output buffer. */
         if (redisAppendCommandArgv(r->rc, k + 1, argv, argl) != REDIS_OK) {
@@ -987,13 +1018,14 @@ static int s_redis_mget(s_redis_t *r, const uint8_t (*keys)[S_KEY_BYTES], int n,
     return rc;
 }
 
-static int s_redis_get_many(void *be, const uint8_t (*keys)[S_KEY_BYTES], int n, wh_verdict_t *out)
+static int s_redis_get_many(void *be, int ns, const uint8_t (*keys)[S_KEY_BYTES], int n,
+                            wh_verdict_t *out)
 {
     s_redis_t *r = be;
     s_redis_maybe_retry(r);
     if (r->rc) {
         char why[256];
-        int rc = s_redis_mget(r, keys, n, out, why, sizeof why);
+        int rc = s_redis_mget(r, ns, keys, n, out, why, sizeof why);
         if (rc == 0) {
             /* Redis may have been restarted empty, or missed puts while
              * down: fill its misses from the embedded store. */
@@ -1005,7 +1037,7 @@ static int s_redis_get_many(void *be, const uint8_t (*keys)[S_KEY_BYTES], int n,
             wh_verdict_t *local = malloc((size_t)n * sizeof *local);
             if (!local)
                 return 0; /* misses stay misses */
-            r->emb_ops->get_many(r->emb, keys, n, local);
+            r->emb_ops->get_many(r->emb, ns, keys, n, local);
             for (int i = 0; i < n; i++)
                 if (out[i] == WH_V_NONE)
                     out[i] = local[i];
@@ -1016,24 +1048,25 @@ static int s_redis_get_many(void *be, const uint8_t (*keys)[S_KEY_BYTES], int n,
             return rc;
         s_redis_down(r, why);
     }
-    return r->emb_ops->get_many(r->emb, keys, n, out);
+    return r->emb_ops->get_many(r->emb, ns, keys, n, out);
 }
 
-static int s_redis_put(void *be, const uint8_t key[S_KEY_BYTES], wh_verdict_t v)
+static int s_redis_put(void *be, int ns, const uint8_t key[S_KEY_BYTES], wh_verdict_t v)
 {
     s_redis_t *r = be;
-    int erc = r->emb_ops->put(r->emb, key, v);
+    int erc = r->emb_ops->put(r->emb, ns, key, v);
     s_redis_maybe_retry(r);
     if (r->rc) {
         s_pending_t item;
         memcpy(item.key, key, S_KEY_BYTES);
         item.v = (uint8_t)v;
+        item.ns = (uint8_t)ns;
         char why[256];
         if (s_redis_set_batch(r, &item, 1, why, sizeof why) == 0)
             return 0;
         s_redis_down(r, why);
     }
-    s_redis_remember(r, key, v);
+    s_redis_remember(r, ns, key, v);
     return erc;
 }
 
@@ -1388,6 +1421,19 @@ void wh_cache_close(wh_cache_t **cp)
 
 int wh_cache_mget(wh_cache_t *c, const char *const *keys, int n, wh_verdict_t *out)
 {
+    return wh_cache_mget_ns(c, WH_CACHE_VERDICTS, keys, n, out);
+}
+
+int wh_cache_put(wh_cache_t *c, const char *key, wh_verdict_t v)
+{
+    return wh_cache_put_ns(c, WH_CACHE_VERDICTS, key, v);
+}
+
+int wh_cache_mget_ns(wh_cache_t *c, wh_cache_ns_t ns, const char *const *keys, int n,
+                     wh_verdict_t *out)
+{
+    if (ns < 0 || ns >= S_NS)
+        return WH_EINVAL;
     if (n <= 0)
         return n < 0 ? WH_EINVAL : 0;
     uint8_t (*bin)[S_KEY_BYTES] = malloc((size_t)n * sizeof *bin);
@@ -1400,19 +1446,21 @@ int wh_cache_mget(wh_cache_t *c, const char *const *keys, int n, wh_verdict_t *o
             return WH_EINVAL;
         }
     }
-    int rc = c->ops->get_many(c->be, (const uint8_t(*)[S_KEY_BYTES])bin, n, out);
+    int rc = c->ops->get_many(c->be, (int)ns, (const uint8_t(*)[S_KEY_BYTES])bin, n, out);
     free(bin);
     return rc;
 }
 
-int wh_cache_put(wh_cache_t *c, const char *key, wh_verdict_t v)
+int wh_cache_put_ns(wh_cache_t *c, wh_cache_ns_t ns, const char *key, wh_verdict_t v)
 {
     uint8_t bin[S_KEY_BYTES];
+    if (ns < 0 || ns >= S_NS)
+        return WH_EINVAL;
     if (s_key_parse(key, bin))
         return WH_EINVAL;
     if (!s_storable(v))
         return 0;
-    return c->ops->put(c->be, bin, v);
+    return c->ops->put(c->be, (int)ns, bin, v);
 }
 
 /* Blob keys end up in a log line and a Redis key: printable, no spaces. */

@@ -36,6 +36,20 @@ int wh_cache_mget(wh_cache_t *c, const char *const *keys, int n, wh_verdict_t *o
  * Redis did not take the verdict either (the verdict is still answered by
  * this handle from memory). */
 int wh_cache_put(wh_cache_t *c, const char *key, wh_verdict_t v);
+/* Key spaces. A prediction (the front end rejected the candidate, nothing
+ * was built) is stored apart from real verdicts, so one is never taken for
+ * the other: Redis "whittle:v1:predicted:<key>", embedded DIR/predicted.log. */
+typedef enum {
+    WH_CACHE_VERDICTS = 0,
+    WH_CACHE_PREDICTED = 1,
+} wh_cache_ns_t;
+
+/* wh_cache_mget / wh_cache_put in key space ns (the plain ones use
+ * WH_CACHE_VERDICTS). WH_EINVAL for an unknown ns. */
+int wh_cache_mget_ns(wh_cache_t *c, wh_cache_ns_t ns, const char *const *keys, int n,
+                     wh_verdict_t *out);
+int wh_cache_put_ns(wh_cache_t *c, wh_cache_ns_t ns, const char *key, wh_verdict_t v);
+
 /* "embedded", "memory", "redis" or "redis(down, embedded)". While Redis is
  * down the cache retries it at most every 5 s; $WHITTLE_REDIS_RETRY_MS
  * (read at open) changes that interval. Connect and command timeouts are

@@ -293,6 +293,50 @@ out:
     free(dir);
 }
 
+/* Predictions live in a key space of their own: a prediction is never
+ * answered as a real verdict, nor the reverse, and it persists in
+ * DIR/predicted.log. */
+static void test_predicted_namespace(void)
+{
+    char *dir = s_path("emb-predicted");
+    char *spec = wh_strdup_printf("dir:%s", dir);
+    char *err = NULL;
+    wh_cache_t *c = wh_cache_open(spec, &err);
+    CHECK(c != NULL);
+    if (!c) {
+        free(err);
+        goto out;
+    }
+    char kp[65], kv[65];
+    s_key(1, "predicted", kp);
+    s_key(2, "predicted", kv);
+    const char *keys[2] = {kp, kv};
+    CHECK_EQ_INT(wh_cache_put_ns(c, WH_CACHE_PREDICTED, kp, WH_V_BUILD_FAILED), 0);
+    CHECK_EQ_INT(wh_cache_put(c, kv, WH_V_BUILD_FAILED), 0);
+    wh_cache_close(&c);
+    c = wh_cache_open(spec, &err);
+    CHECK(c != NULL);
+    wh_verdict_t got[2];
+    CHECK_EQ_INT(wh_cache_mget_ns(c, WH_CACHE_PREDICTED, keys, 2, got), 0);
+    CHECK_EQ_INT(got[0], WH_V_BUILD_FAILED);
+    CHECK_EQ_INT(got[1], WH_V_NONE);
+    CHECK_EQ_INT(wh_cache_mget(c, keys, 2, got), 0);
+    CHECK_EQ_INT(got[0], WH_V_NONE);
+    CHECK_EQ_INT(got[1], WH_V_BUILD_FAILED);
+    CHECK_EQ_INT(wh_cache_put_ns(c, (wh_cache_ns_t)7, kp, WH_V_BUILD_FAILED), WH_EINVAL);
+    wh_cache_close(&c);
+    char *log = wh_path_join(dir, "predicted.log");
+    char *text = s_read(log);
+    char *want = wh_strdup_printf("%s BuildFailed\n", kp);
+    CHECK_EQ_STR(text, want);
+    free(want);
+    free(text);
+    free(log);
+out:
+    free(spec);
+    free(dir);
+}
+
 static void test_embedded_two_handles(void)
 {
     char *dir = s_path("emb2");
@@ -670,6 +714,16 @@ static void test_redis(void)
     s_raw(port, "GET whittle:v1:blob:fp:job1", reply, sizeof reply);
     CHECK_EQ_STR(reply, "$13\r\n{\"test\": \"x\"}\r\n");
     CHECK_EQ_INT(wh_cache_get_blob(b, "fp:nope", &bv), WH_ENOTFOUND);
+    /* Predictions: their own key space in Redis. */
+    CHECK_EQ_INT(wh_cache_put_ns(a, WH_CACHE_PREDICTED, k2, WH_V_BUILD_FAILED), 0);
+    wh_verdict_t pv = WH_V_NONE;
+    const char *pk = k2;
+    CHECK_EQ_INT(wh_cache_mget_ns(b, WH_CACHE_PREDICTED, &pk, 1, &pv), 0);
+    CHECK_EQ_INT(pv, WH_V_BUILD_FAILED);
+    CHECK_EQ_INT(s_get1(b, k2), WH_V_NONE);
+    snprintf(cmd, sizeof cmd, "GET whittle:v1:predicted:%s", k2);
+    s_raw(port, cmd, reply, sizeof reply);
+    CHECK_EQ_STR(reply, "$11\r\nBuildFailed\r\n");
 
     /* A batch of 1000: a writes 2/3 of them, b reads all at once. */
     for (int i = 0; i < RN; i++) {
@@ -805,6 +859,7 @@ int main(void)
     RUN_TEST(test_memory);
     RUN_TEST(test_bad_specs);
     RUN_TEST(test_embedded_reopen);
+    RUN_TEST(test_predicted_namespace);
     RUN_TEST(test_embedded_two_handles);
     RUN_TEST(test_default_dir);
     RUN_TEST(test_blobs);
