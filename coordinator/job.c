@@ -27,6 +27,7 @@ void wh_job_init(wh_job_t *j)
     j->build_timeout_ms = 180000;
     j->test_timeout_ms = 120000;
     j->setup_timeout_ms = 1800000;
+    j->precheck = WH_PRECHECK_ON;
 }
 
 void wh_job_clear(wh_job_t *j)
@@ -345,7 +346,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         "out", "build_timeout", "test_timeout", "setup_timeout", "match", "args",
         "compdb", "jobs", "cache", "failure_regex", "pass_regex", "message_continuation",
         "pass_on_exit0", "repeat", "flaky_ok",
-        "reference", "keep_fault", "speculate", "allow_parse_errors", NULL};
+        "reference", "keep_fault", "speculate", "allow_parse_errors", "precheck", NULL};
     json_object_foreach(o, k, v) {
         int ok = 0;
         for (int i = 0; known[i]; i++)
@@ -425,6 +426,15 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
     rc = rc ? rc : s_get_bool(o, "pass_on_exit0", &j->pass_on_exit0, err);
     rc = rc ? rc : s_get_bool(o, "speculate", &j->speculate, err);
     rc = rc ? rc : s_get_bool(o, "allow_parse_errors", &j->allow_parse_errors, err);
+    json_t *pc = json_object_get(o, "precheck");
+    if (rc == 0 && pc) {
+        wh_precheck_mode_t m;
+        if (wh_precheck_mode_parse(json_string_value(pc), &m)) {
+            *err = strdup("field 'precheck' must be \"on\", \"off\" or \"audit\"");
+            return WH_EINVAL;
+        }
+        j->precheck = (int)m;
+    }
     return rc;
 }
 
@@ -461,6 +471,8 @@ char *wh_job_to_json(const wh_job_t *j)
         json_object_set_new(o, "pass_on_exit0", json_true());
     if (j->allow_parse_errors)
         json_object_set_new(o, "allow_parse_errors", json_true());
+    json_object_set_new(o, "precheck",
+                        json_string(wh_precheck_mode_name((wh_precheck_mode_t)j->precheck)));
     json_object_set_new(o, "algorithm", json_string(j->algo == WH_ALGO_DD ? "dd" : "hdd"));
     static const char *const modes[] = {"full", "message", "type"};
     json_object_set_new(o, "match", json_string(modes[j->match >= 0 && j->match < 3 ? j->match : 0]));

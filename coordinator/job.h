@@ -3,7 +3,7 @@
  * where to record it. Filled from `whittle reduce` flags or from one entry of
  * a `whittle submit` JSON list (same field names as the flags, with '-'
  * spelled '_': project, file, test, setup, build, run, framework, algorithm,
- * out, build_timeout, test_timeout, setup_timeout, match, args).
+ * out, build_timeout, test_timeout, setup_timeout, match, args, precheck).
  */
 #ifndef WH_JOB_H
 #define WH_JOB_H
@@ -12,6 +12,7 @@
 #define WH_JOB_MAX_SECS 604800
 
 #include "engine.h"
+#include "precheck.h"
 #include "wh_common.h"
 
 typedef struct {
@@ -40,6 +41,7 @@ typedef struct {
     char *reference;      /* --reference DIR|GIT-REV, resolved to a folder */
     int keep_fault;       /* --keep-fault */
     int speculate;        /* --speculate: idle slots judge the predicted next round */
+    int precheck;         /* --precheck: wh_precheck_mode_t (default on); not in the identity */
     int verbose;
 } wh_job_t;
 

@@ -30,6 +30,9 @@
  *
  * One owner thread at a time: create it on one thread (the daemon's prepare
  * thread) and check on another (the poll thread) is fine; never two at once.
+ * wh_precheck_start does the setup on a thread of its own (building the
+ * preamble of a C++ test takes about a second), so the poll thread never
+ * waits for it.
  */
 #ifndef WH_PRECHECK_H
 #define WH_PRECHECK_H
@@ -62,6 +65,13 @@ typedef struct wh_precheck wh_precheck_t;
  * has errors. */
 wh_precheck_t *wh_precheck_new(const wh_precheck_opts_t *o, const char *text, size_t len,
                                char **err);
+/* The same setup on a thread of its own: the handle is disabled (checks
+ * return WH_EINVAL, wh_precheck_why NULL) until wh_precheck_ready says 1;
+ * then it is what wh_precheck_new would have returned, and a setup that
+ * failed leaves it disabled with wh_precheck_why saying why. NULL when out
+ * of memory or no thread can be started. destroy joins the thread. */
+wh_precheck_t *wh_precheck_start(const wh_precheck_opts_t *o, const char *text, size_t len);
+int wh_precheck_ready(const wh_precheck_t *p);
 void wh_precheck_destroy(wh_precheck_t **p);
 
 /* 1 when predictions are made for this job. */
@@ -78,7 +88,9 @@ const char *wh_precheck_ignored(const wh_precheck_t *p);
  * no prediction is better than a wrong one). */
 int wh_precheck_check(wh_precheck_t *p, const char *text, size_t len, char **first);
 
-/* Checks done and the total time they took, in microseconds. */
-void wh_precheck_stats(const wh_precheck_t *p, int *checks, unsigned long long *us);
+/* Checks done and the total time they took, and the time the original's
+ * parse and preamble took, in microseconds. */
+void wh_precheck_stats(const wh_precheck_t *p, int *checks, unsigned long long *us,
+                       unsigned long long *setup_us);
 
 #endif

@@ -78,7 +78,8 @@ wh_record_t *wh_record_open(const char *out, const char *test, char **err)
         wh_record_close(&r);
         return NULL;
     }
-    fprintf(r->csv, "candidate,sweep,level,kept,total,verdict,cached,node,ms,report,runs,key,infra\n");
+    fprintf(r->csv, "candidate,sweep,level,kept,total,verdict,cached,node,ms,report,runs,key,infra,"
+            "predicted,precheck\n");
     fflush(r->csv);
     return r;
 }
@@ -135,10 +136,11 @@ void wh_record_candidate(wh_record_t *r, const wh_cand_row_t *c)
             c->total, wh_verdict_name(c->verdict), c->cached, c->node ? c->node : "-",
             (unsigned long long)c->ms, c->report ? c->report : "", runs, c->key ? c->key : "");
     s_csv_field(r->csv, c->infra);
-    fputc('\n', r->csv);
+    fprintf(r->csv, ",%d,%s\n", c->predicted, c->precheck ? c->precheck : "-");
     fflush(r->csv);
     fprintf(r->log, "[cand_%03d] keep %d/%d -> %s%s%s%s  removed: %s\n", c->id, c->kept,
-            c->total, wh_verdict_name(c->verdict), c->cached ? "  (cached)" : "",
+            c->total, wh_verdict_name(c->verdict),
+            c->cached ? "  (cached)" : c->predicted ? "  (predicted)" : "",
             c->node && !c->cached ? "  node " : "", c->node && !c->cached ? c->node : "",
             c->removed ? c->removed : "-");
     if (c->note)
@@ -216,6 +218,7 @@ static void s_json_sizes(json_t *o, const wh_summary_t *s)
     json_object_set_new(o, "rounds", json_integer(s->rounds));
     json_object_set_new(o, "candidates", json_integer(s->candidates));
     json_object_set_new(o, "evaluated", json_integer(s->evaluated));
+    json_object_set_new(o, "predicted", json_integer(s->predicted));
     json_object_set_new(o, "cached", json_integer(s->cached));
     json_object_set_new(o, "extra", json_integer(s->extra));
     json_object_set_new(o, "cancelled", json_integer(s->cancelled));
@@ -276,6 +279,50 @@ static void s_json_run(json_t *o, const wh_summary_t *s)
     }
 }
 
+static void s_json_precheck(json_t *o, const wh_precheck_summary_t *pc)
+{
+    if (!pc)
+        return;
+    json_t *p = json_object();
+    json_object_set_new(p, "mode", json_string(s_nz(pc->mode)));
+    json_object_set_new(p, "enabled", json_boolean(pc->enabled));
+    json_object_set_new(p, "off_because", pc->off_because ? json_string(pc->off_because) : json_null());
+    json_object_set_new(p, "flags", pc->flags ? json_string(pc->flags) : json_null());
+    json_object_set_new(p, "checks", json_integer(pc->checks));
+    json_object_set_new(p, "check_ms", json_real(pc->check_ms));
+    json_object_set_new(p, "setup_ms", json_real(pc->setup_ms));
+    json_object_set_new(p, "unchecked", json_integer(pc->unchecked));
+    if (pc->audit) {
+        json_t *a = json_object();
+        json_object_set_new(a, "built", json_integer(pc->built));
+        json_object_set_new(a, "build_failed", json_integer(pc->build_failed));
+        json_object_set_new(a, "build_failed_predicted", json_integer(pc->build_failed_predicted));
+        json_object_set_new(a, "predicted_but_built", json_integer(pc->predicted_but_built));
+        json_object_set_new(a, "disagreements", json_integer(pc->disagreements));
+        json_t *list = pc->list_json ? json_loads(pc->list_json, 0, NULL) : NULL;
+        json_object_set_new(a, "list", json_is_array(list) ? list : json_array());
+        if (list && !json_is_array(list))
+            json_decref(list);
+        json_object_set_new(p, "audit", a);
+    }
+    json_object_set_new(o, "precheck", p);
+}
+
+static void s_txt_precheck(wh_buf_t *b, const wh_summary_t *s)
+{
+    const wh_precheck_summary_t *pc = s->precheck;
+    if (!pc)
+        return;
+    wh_buf_printf(b, "precheck:    %s, %d checks (%.1f ms in all, %.1f ms to set up), %d predicted",
+                  s_nz(pc->mode), pc->checks, pc->check_ms, pc->setup_ms, s->predicted);
+    if (pc->off_because)
+        wh_buf_printf(b, "; off: %s", pc->off_because);
+    if (pc->audit)
+        wh_buf_printf(b, "; audit: %d of %d BuildFailed predicted, %d disagreements",
+                      pc->build_failed_predicted, pc->build_failed, pc->disagreements);
+    wh_buf_puts(b, "\n");
+}
+
 static void s_json_measures(json_t *o, const wh_summary_t *s)
 {
     int tot = s->before, ars = s->before - s->after;
@@ -295,6 +342,7 @@ static void s_summary_json(wh_record_t *r, const wh_summary_t *s)
     json_t *o = json_object();
     s_json_sizes(o, s);
     s_json_run(o, s);
+    s_json_precheck(o, s->precheck);
     s_json_measures(o, s);
     char *js = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     if (js) {
@@ -332,8 +380,9 @@ static void s_summary_txt(wh_record_t *r, const wh_summary_t *s)
                   s_nz(s->fp->message));
     wh_buf_printf(&b, "statements:  %d -> %d (Tree %d -> %d, NonTree %d -> %d)\n", s->before,
                   s->after, s->tree_before, s->tree_after, s->nontree_before, s->nontree_after);
-    wh_buf_printf(&b, "sweeps: %d  rounds: %d  candidates: %d  evaluated: %d  cached: %d  extra: %d\n",
-                  s->sweeps, s->rounds, s->candidates, s->evaluated, s->cached, s->extra);
+    wh_buf_printf(&b, "sweeps: %d  rounds: %d  candidates: %d  evaluated: %d  predicted: %d  "
+                  "cached: %d  extra: %d\n", s->sweeps, s->rounds, s->candidates, s->evaluated,
+                  s->predicted, s->cached, s->extra);
     if (s->infra_faults || s->n_out)
         wh_buf_printf(&b, "infra faults: %d (retried on other slots, never cached); slots out of "
                       "rotation: %d\n", s->infra_faults, s->n_out);
@@ -342,6 +391,7 @@ static void s_summary_txt(wh_record_t *r, const wh_summary_t *s)
         wh_buf_printf(&b, " %s=%d", wh_verdict_name((wh_verdict_t)v), s->verdicts[v]);
     wh_buf_printf(&b, "\nwall time:   %llu ms  (node slots: %d, cache: %s)\n",
                   (unsigned long long)s->wall_ms, s->jobs, s_nz(s->cache));
+    s_txt_precheck(&b, s);
     s_txt_measures(&b, s);
     if (s->reference)
         wh_buf_printf(&b, "fault:       %s (reference %s)\n", wh_record_fault_line(s->fault),

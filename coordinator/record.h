@@ -29,6 +29,8 @@ typedef struct {
     int agreeing;        /* runs that preserved */
     const char *key;     /* the cache key */
     const char *infra;   /* infrastructure faults met on the way ("slot: why | ..."), or NULL */
+    int predicted;       /* the verdict is the front end's prediction: nothing was built */
+    const char *precheck; /* what the front end said: "pass", "fail", or "-" (not asked) */
 } wh_cand_row_t;
 
 /* Creates OUT/<test>-<yyyymmdd-hhmmss>[-k]/. */
@@ -46,6 +48,20 @@ int wh_record_file(wh_record_t *r, const char *name, const void *data, size_t le
 void wh_record_reduced(wh_record_t *r, const char *ext, const char *lines, size_t len,
                        const char *compact, size_t clen);
 
+/* The build-avoidance figures of a run (summary.json "precheck" and a line
+ * of summary.txt). Borrowed pointers. */
+typedef struct {
+    const char *mode;            /* "on", "off", "audit" */
+    int enabled;                 /* predictions were made */
+    const char *off_because;     /* why not, or NULL */
+    const char *flags;           /* where the compile arguments came from, or NULL */
+    int checks, unchecked;       /* candidates checked; left unchecked by the time budget */
+    double check_ms, setup_ms;   /* time of the checks; of the original's parse */
+    int audit;                   /* 1: the audit figures below are written */
+    int built, build_failed, build_failed_predicted, predicted_but_built, disagreements;
+    const char *list_json;       /* the disagreements as a JSON array, or NULL for [] */
+} wh_precheck_summary_t;
+
 /* The figures of a finished run (summary.json and summary.txt). Borrowed
  * pointers; NULL strings are written as "". */
 typedef struct {
@@ -53,6 +69,8 @@ typedef struct {
     int before, after;                 /* statements */
     int tree_before, tree_after, nontree_before, nontree_after;
     int sweeps, rounds, candidates, evaluated, cached, extra, cancelled;
+    int predicted;                     /* BuildFailed by the front end, not built */
+    const wh_precheck_summary_t *precheck; /* NULL: not written */
     const int *verdicts;               /* WH_V_COUNT counts, indexed by verdict */
     uint64_t wall_ms;
     int jobs;

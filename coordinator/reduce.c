@@ -10,6 +10,7 @@
 
 #include "baseline.h"
 #include "engine.h"
+#include "precheck.h"
 #include "record.h"
 #include "render.h"
 #include "tree.h"
@@ -32,7 +33,12 @@ typedef struct {
     char *detail;
     int runs, agreeing;
     char *infra;        /* infrastructure faults met before its verdict ("slot: why | ...") */
+    int pre;            /* S_PRE_*: what the front end said */
+    char *pre_msg;      /* its first counted error */
+    int predicted;      /* the verdict is a prediction: 1 now, 2 from the prediction cache */
 } s_cand_t;
+
+enum { S_PRE_NONE = 0, S_PRE_PASS, S_PRE_FAIL };
 
 enum { S_BASELINE, S_ROUNDS, S_DONE, S_FAILED, S_REFCHECK };
 
@@ -73,8 +79,15 @@ struct wh_reduction {
     s_cand_t *c;
     int nc;
     int last_sweep, last_level;
+    /* front-end prediction (DESIGN.md, "Predicted verdicts") */
+    wh_precheck_t *pc;
+    char *pc_off;           /* why prediction is off for this job, or NULL */
+    const char *pc_flags;   /* where its compile arguments came from */
+    int audit_built, audit_bf, audit_bf_predicted, audit_pred_built;
+    json_t *disagreements;  /* audit: [{candidate, kind, verdict, error}] */
+    int pc_pending;         /* its setup runs; the baseline's fingerprint waits */
     /* counters */
-    int candidates, evaluated, cached, extra, cancelled;
+    int candidates, evaluated, cached, extra, cancelled, predicted;
     int verdicts[WH_V_COUNT];
     uint64_t t0, wall_ms;
     char *result_text;
@@ -104,6 +117,7 @@ static void s_clear_round(wh_reduction_t *r)
         free(r->c[i].report);
         free(r->c[i].detail);
         free(r->c[i].infra);
+        free(r->c[i].pre_msg);
     }
     free(r->c);
     r->c = NULL;
@@ -169,6 +183,187 @@ static int s_fp_from_json(const char *s, wh_fp_t *fp)
     fp->location = wh_strdup0(l);
     json_decref(o);
     return 0;
+}
+
+/* ---- front-end prediction (DESIGN.md, "Predicted verdicts") ---- */
+
+static int s_is_werror(const char *a)
+{
+    return strncmp(a, "-Werror", 7) == 0 || strcmp(a, "-pedantic-errors") == 0;
+}
+
+/* Says in the log and on the console how the precheck stands. */
+static void s_precheck_say(wh_reduction_t *r)
+{
+    free(r->pc_off);
+    r->pc_off = NULL;
+    if (!r->pc)
+        r->pc_off = strdup("out of memory");
+    else if (!wh_precheck_enabled(r->pc))
+        r->pc_off = strdup(wh_precheck_why(r->pc) ? wh_precheck_why(r->pc) : "not ready");
+    if (r->pc_off) {
+        wh_record_log(r->rec, "precheck: off for this job: %s", r->pc_off);
+        s_out(r, "Precheck off: %s\n", r->pc_off);
+    } else {
+        wh_record_log(r->rec, "precheck: %s, compile arguments from %s%s%s",
+                      wh_precheck_mode_name((wh_precheck_mode_t)r->job.precheck), r->pc_flags,
+                      wh_precheck_ignored(r->pc)[0] ? "; warnings ignored (they fire on the "
+                                                       "original): " : "",
+                      wh_precheck_ignored(r->pc));
+    }
+}
+
+/* Opens the precheck with the flags the tree in use was parsed with, again
+ * whenever the tree is parsed again (the warm workspace's exact command).
+ * Only the file's own command (the workspace's, or its entry in a
+ * compile_commands.json) is exact; flags borrowed or guessed keep no -Werror
+ * (a warning then never counts). Prediction is off (and the run log says
+ * why) when the original has a front-end error with these flags. async:
+ * the setup runs on a thread of its own; s_precheck_say when it is ready. */
+static void s_precheck_open(wh_reduction_t *r, int async)
+{
+    if (r->job.precheck == WH_PRECHECK_OFF)
+        return;
+    wh_precheck_destroy(&r->pc);
+    const wh_tree_t *t = r->tree;
+    const char **args = calloc((size_t)t->cc_nargs + 1, sizeof *args);
+    int n = 0;
+    for (int i = 0; args && i < t->cc_nargs; i++)
+        if (t->cc_exact || !s_is_werror(t->cc_args[i]))
+            args[n++] = t->cc_args[i];
+    r->pc_flags = t->cc_exact ? "the file's own compile command"
+                              : "the statement tree's flags (no compile command for the file; "
+                                "-Werror not assumed)";
+    char *path = wh_path_join(r->job.project, r->job.file);
+    wh_precheck_opts_t o = {path, args, n, t->cc_clang};
+    char *err = NULL;
+    if (args && path && async)
+        r->pc = wh_precheck_start(&o, t->text, t->text_len);
+    else if (args && path)
+        r->pc = wh_precheck_new(&o, t->text, t->text_len, &err);
+    free(path);
+    free(args);
+    if (async && r->pc)
+        return;
+    s_precheck_say(r);
+    if (err) { /* libclang could not parse at all: say that, not "out of memory" */
+        free(r->pc_off);
+        r->pc_off = err;
+        wh_record_log(r->rec, "precheck: %s", err);
+    }
+}
+
+/* Asks the front end about one candidate; 0 when prediction just broke
+ * down (it is off from then on, and the log says why). */
+static int s_precheck_one(wh_reduction_t *r, s_cand_t *c)
+{
+    char *msg = NULL;
+    int rc = wh_precheck_check(r->pc, c->content, c->len, &msg);
+    if (rc < 0) {
+        if (!r->pc_off) {
+            r->pc_off = strdup(wh_precheck_why(r->pc) ? wh_precheck_why(r->pc) : "libclang failed");
+            wh_record_log(r->rec, "precheck: off from here: %s", r->pc_off);
+        }
+        return 0;
+    }
+    c->pre = rc ? S_PRE_FAIL : S_PRE_PASS;
+    c->pre_msg = msg;
+    return 1;
+}
+
+/* The round's candidates that still need a build. on: a candidate the
+ * front end rejects is BuildFailed, predicted, never built (and kept in the
+ * prediction key space); audit: every candidate to be built is checked,
+ * and s_audit compares with its real verdict. */
+static void s_precheck_round(wh_reduction_t *r)
+{
+    if (!wh_precheck_enabled(r->pc))
+        return;
+    int on = r->job.precheck == WH_PRECHECK_ON;
+    for (int i = 0; i < r->nc; i++) {
+        s_cand_t *c = &r->c[i];
+        if (c->rep != i || !(c->v == WH_V_NONE || (!on && c->evaluated)))
+            continue;
+        if (on) {
+            wh_verdict_t v = WH_V_NONE;
+            const char *k = c->key;
+            wh_cache_mget_ns(r->cache, WH_CACHE_PREDICTED, &k, 1, &v);
+            if (v == WH_V_BUILD_FAILED) {
+                c->v = v;
+                c->pre = S_PRE_FAIL;
+                c->predicted = 2;
+                continue;
+            }
+        }
+        if (!s_precheck_one(r, c))
+            return;
+        if (on && c->pre == S_PRE_FAIL) {
+            c->v = WH_V_BUILD_FAILED;
+            c->predicted = 1;
+            wh_cache_put_ns(r->cache, WH_CACHE_PREDICTED, c->key, WH_V_BUILD_FAILED);
+        }
+    }
+}
+
+/* audit: compares a built candidate's verdict with its prediction. Either
+ * way of disagreeing is a bug of the precheck, logged and counted. */
+static void s_audit(wh_reduction_t *r, const s_cand_t *c, int id)
+{
+    if (r->job.precheck != WH_PRECHECK_AUDIT || c->pre == S_PRE_NONE || !c->evaluated ||
+        c->v == WH_V_INFRA_ERROR || c->v == WH_V_NONE)
+        return;
+    int bf = c->v == WH_V_BUILD_FAILED, said = c->pre == S_PRE_FAIL;
+    r->audit_built++;
+    r->audit_bf += bf;
+    r->audit_bf_predicted += bf && said;
+    r->audit_pred_built += said && !bf;
+    if (bf == said)
+        return;
+    char who[32];
+    if (id)
+        snprintf(who, sizeof who, "cand_%03d", id);
+    else
+        snprintf(who, sizeof who, "an extra candidate");
+    const char *kind = said ? "predicted failure that built" : "build failed, not predicted";
+    wh_record_log(r->rec, "precheck disagreement: %s: %s (verdict %s%s%s), key %s", who, kind,
+                  wh_verdict_name(c->v), said ? "; front end: " : "",
+                  said && c->pre_msg ? c->pre_msg : "", c->key);
+    s_out(r, "Precheck disagreement: %s: %s\n", who, kind);
+    if (!r->disagreements)
+        r->disagreements = json_array();
+    json_t *d = json_object();
+    json_object_set_new(d, "candidate", id ? json_integer(id) : json_null());
+    json_object_set_new(d, "kind", json_string(kind));
+    json_object_set_new(d, "verdict", json_string(wh_verdict_name(c->v)));
+    json_object_set_new(d, "error", c->pre_msg ? json_string(c->pre_msg) : json_null());
+    json_object_set_new(d, "key", json_string(c->key));
+    json_array_append_new(r->disagreements, d);
+}
+
+/* The precheck's figures for the summary; *list (malloc'ed JSON text or
+ * NULL) holds the disagreements until the summary is written. */
+static void s_precheck_summary(wh_reduction_t *r, wh_precheck_summary_t *p, char **list)
+{
+    unsigned long long us = 0, setup_us = 0;
+    memset(p, 0, sizeof *p);
+    wh_precheck_stats(r->pc, &p->checks, &us, &setup_us);
+    p->mode = wh_precheck_mode_name((wh_precheck_mode_t)r->job.precheck);
+    p->enabled = wh_precheck_enabled(r->pc);
+    p->off_because = r->pc_off;
+    p->flags = r->pc_flags;
+    p->check_ms = (double)us / 1000.0;
+    p->setup_ms = (double)setup_us / 1000.0;
+    p->audit = r->job.precheck == WH_PRECHECK_AUDIT;
+    p->built = r->audit_built;
+    p->build_failed = r->audit_bf;
+    p->build_failed_predicted = r->audit_bf_predicted;
+    p->predicted_but_built = r->audit_pred_built;
+    p->disagreements = r->disagreements ? (int)json_array_size(r->disagreements) : 0;
+    *list = r->disagreements ? json_dumps(r->disagreements, JSON_COMPACT) : NULL;
+    p->list_json = *list;
+    if (p->audit)
+        s_out(r, "Precheck audit: %d of %d BuildFailed predicted, %d disagreements\n",
+              p->build_failed_predicted, p->build_failed, p->disagreements);
 }
 
 /* ---- rounds ---- */
@@ -299,6 +494,7 @@ static int s_prepare_round(wh_reduction_t *r)
     if (rc)
         return rc;
     s_claim_spec_done(r);
+    s_precheck_round(r);
     /* Queue the misses in canonical order: a single slot then judges
      * exactly what the sequential algorithm would. */
     for (int i = 0; i < r->nc; i++) {
@@ -313,6 +509,23 @@ static int s_prepare_round(wh_reduction_t *r)
     }
     return 0;
 }
+
+/* on: 1 when the front end rejects a speculated candidate, which is then
+ * not built; the prediction waits in its key space for the round. */
+static int s_spec_predicted(wh_reduction_t *r, const char *key, const char *txt, size_t len)
+{
+    if (r->job.precheck != WH_PRECHECK_ON || !wh_precheck_enabled(r->pc))
+        return 0;
+    wh_verdict_t v = WH_V_NONE;
+    wh_cache_mget_ns(r->cache, WH_CACHE_PREDICTED, &key, 1, &v);
+    if (v == WH_V_BUILD_FAILED)
+        return 1;
+    if (wh_precheck_check(r->pc, txt, len, NULL) != 1)
+        return 0;
+    wh_cache_put_ns(r->cache, WH_CACHE_PREDICTED, key, WH_V_BUILD_FAILED);
+    return 1;
+}
+
 static void s_cancel_spec(wh_reduction_t *r)
 {
     for (int k = 0; k < r->nspec; k++)
@@ -350,6 +563,10 @@ static void s_speculate(wh_reduction_t *r)
         const char *kp = key;
         if (!known)
             wh_cache_mget(r->cache, &kp, 1, &v);
+        if (!known && v == WH_V_NONE && s_spec_predicted(r, key, txt, len)) {
+            free(txt);
+            continue;
+        }
         if (!known && v == WH_V_NONE) {
             if (r->nspec == r->capspec) {
                 int cap = r->capspec ? 2 * r->capspec : 16;
@@ -396,6 +613,7 @@ static void s_record_round(wh_reduction_t *r, int winner)
         s_cand_t *rep = &r->c[c->rep];
         if (i > upto) {
             if (c->rep == i && c->evaluated) {
+                s_audit(r, c, 0);
                 r->extra++;
                 r->evaluated++;
                 wh_record_log(r->rec, "           extra: a candidate after the winner was judged "
@@ -407,8 +625,13 @@ static void s_record_round(wh_reduction_t *r, int winner)
         }
         int id = ++r->candidates;
         int cached = c->rep != i || c->from_cache;
+        int predicted = !cached && rep->predicted;
+        if (c->rep == i)
+            s_audit(r, c, id);
         if (cached)
             r->cached++;
+        else if (predicted)
+            r->predicted++;
         else
             r->evaluated++;
         r->verdicts[rep->v]++;
@@ -418,18 +641,25 @@ static void s_record_round(wh_reduction_t *r, int winner)
             snprintf(note, sizeof note, "same candidate as an earlier one in this round");
         else if (c->from_cache)
             snprintf(note, sizeof note, "cache");
+        else if (predicted)
+            snprintf(note, sizeof note, "predicted, not built%s: %s",
+                     rep->predicted == 2 ? " (from the prediction cache)" : "",
+                     rep->pre_msg ? rep->pre_msg : "the front end rejected it before");
         wh_cand_row_t row = {
             .id = id, .sweep = rd->sweep, .level = rd->level, .kept = rd->kept[i],
             .total = rd->total, .verdict = rep->v, .cached = cached,
-            .node = cached ? "-" : rep->node, .ms = cached ? 0 : rep->ms,
+            .node = cached ? "-" : predicted ? "precheck" : rep->node,
+            .ms = cached || predicted ? 0 : rep->ms,
             .removed = removed, .note = note[0] ? note : (rep->detail && !cached ? rep->detail : NULL),
             .report = cached ? NULL : rep->report,
             .runs = cached ? 0 : rep->runs, .agreeing = cached ? 0 : rep->agreeing,
             .key = rep->key, .infra = cached ? NULL : rep->infra,
+            .predicted = predicted,
+            .precheck = rep->pre == S_PRE_FAIL ? "fail" : rep->pre == S_PRE_PASS ? "pass" : "-",
         };
         wh_record_candidate(r->rec, &row);
         s_out(r, "[cand_%03d] keep %d/%d -> %s%s\n", id, rd->kept[i], rd->total,
-              wh_verdict_name(rep->v), cached ? "  (cached)" : "");
+              wh_verdict_name(rep->v), cached ? "  (cached)" : predicted ? "  (predicted)" : "");
         free(removed);
     }
 }
@@ -542,6 +772,21 @@ static int s_use_tree(wh_reduction_t *r, wh_tree_t *t, const char *how)
     return 0;
 }
 
+/* After s_use_tree: the precheck follows the new tree's flags. async: the
+ * setup runs off this thread and the baseline's fingerprint waits for it
+ * (wh_reduction_poll); 1 when it does. */
+static int s_precheck_follow(wh_reduction_t *r, int async)
+{
+    if (r->job.precheck == WH_PRECHECK_OFF)
+        return 0;
+    s_precheck_open(r, async);
+    if (async && r->pc) {
+        r->pc_pending = 1;
+        return 1;
+    }
+    return 0;
+}
+
 static void s_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed);
 
 /* Says so when the tree in use was parsed with errors allowed. */
@@ -639,6 +884,8 @@ static void s_exact_tree_done(wh_reduction_t *r)
         return;
     }
     s_warn_diag(r);
+    if (s_precheck_follow(r, 1))
+        return;
     s_take_fingerprint(r, &r->pending_fp);
     wh_fp_clear(&r->pending_fp);
 }
@@ -647,6 +894,14 @@ void wh_reduction_poll(wh_reduction_t *r)
 {
     if (r->treejob && wh_treejob_done(r->treejob))
         s_exact_tree_done(r);
+    if (r->pc_pending && wh_precheck_ready(r->pc)) {
+        r->pc_pending = 0;
+        s_precheck_say(r);
+        if (r->state == S_BASELINE) {
+            s_take_fingerprint(r, &r->pending_fp);
+            wh_fp_clear(&r->pending_fp);
+        }
+    }
 }
 
 /* A cached fingerprint is used only with the cached compile command, and
@@ -679,6 +934,8 @@ static int s_cached_flags_ok(wh_reduction_t *r)
         rc = WH_EINVAL;
     if (rc == 0) {
         rc = s_use_tree(r, t, "with the cached compile command");
+        if (rc == 0)
+            s_precheck_follow(r, 0);
         t = NULL;
     } else {
         wh_record_log(r->rec, "cached compile command does not parse now (%s); running the "
@@ -1019,6 +1276,7 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->rounds = wh_engine_rounds(r->engine);
     s->candidates = r->candidates;
     s->evaluated = r->evaluated;
+    s->predicted = r->predicted;
     s->cached = r->cached;
     s->extra = r->extra;
     s->cancelled = r->cancelled;
@@ -1068,18 +1326,25 @@ static void s_finish(wh_reduction_t *r)
     r->wall_ms = wh_now_ms() - r->t0;
     s_write_reduced(r);
     wh_summary_t s;
+    wh_precheck_summary_t pc;
+    char *list = NULL;
     s_fill_summary(r, &s);
+    s_precheck_summary(r, &pc, &list);
+    s.precheck = &pc;
     wh_record_summary(r->rec, &s);
+    free(list);
     if (r->job.reference) {
         const char *line = wh_record_fault_line(r->fault);
         s_out(r, "Fault check: %s\n", line);
         wh_record_log(r->rec, "fault check: %s", line);
     }
-    wh_record_log(r->rec, "Final: %d -> %d statements. %d candidates: %d evaluated, %d from the cache.",
-                  s.before, s.after, r->candidates, r->evaluated, r->cached);
-    s_out(r, "Final: %d -> %d statements. %d candidates: %d evaluated, %d from the cache. "
-          "%d rounds, %d sweeps, %llu ms.\n", s.before, s.after, r->candidates, r->evaluated,
-          r->cached, s.rounds, s.sweeps, (unsigned long long)r->wall_ms);
+    wh_record_log(r->rec, "Final: %d -> %d statements. %d candidates: %d evaluated, %d predicted, "
+                  "%d from the cache.", s.before, s.after, r->candidates, r->evaluated,
+                  r->predicted, r->cached);
+    s_out(r, "Final: %d -> %d statements. %d candidates: %d evaluated, %d predicted, %d from the "
+          "cache. %d rounds, %d sweeps, %llu ms.\n", s.before, s.after, r->candidates,
+          r->evaluated, r->predicted, r->cached, s.rounds, s.sweeps,
+          (unsigned long long)r->wall_ms);
     r->state = S_DONE;
     r->status = 0;
     wh_pool_remove_job(r->pool, r->job_id);
@@ -1150,6 +1415,7 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, char **err)
     wh_record_log(r->rec, "whittle: reducing %s in %s (project %s), algorithm %s, job %s",
                   r->tree->test, r->job.file, r->job.project,
                   r->job.algo == WH_ALGO_DD ? "dd" : "hdd", r->job_id);
+    s_precheck_open(r, 0);
 
     return r;
 fail:
@@ -1256,6 +1522,9 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     for (int i = 0; i < r->n_out; i++)
         free(r->out_slots[i]);
     free(r->out_slots);
+    wh_precheck_destroy(&r->pc);
+    free(r->pc_off);
+    json_decref(r->disagreements);
     free(r);
     *rp = NULL;
 }
@@ -1292,10 +1561,10 @@ void wh_reduction_progress(const wh_reduction_t *r, wh_buf_t *b)
 {
     static const char *const st[] = {"fingerprinting", "reducing", "done", "failed",
                                      "checking the fault on the reference"};
-    wh_buf_printf(b, "%s %s: %s, sweep %d level %d, %d candidates (%d evaluated, %d cached)",
-                  r->tree ? r->tree->test : "?", r->job.file, st[r->state],
+    wh_buf_printf(b, "%s %s: %s, sweep %d level %d, %d candidates (%d evaluated, %d predicted, "
+                  "%d cached)", r->tree ? r->tree->test : "?", r->job.file, st[r->state],
                   r->last_sweep < 0 ? 0 : r->last_sweep, r->last_level < 0 ? 0 : r->last_level,
-                  r->candidates, r->evaluated, r->cached);
+                  r->candidates, r->evaluated, r->predicted, r->cached);
 }
 
 void wh_reduction_abort(wh_reduction_t *r, const char *why)

@@ -52,7 +52,8 @@ static void s_usage(FILE *fp)
           "                      [--failure-regex RE] [--pass-regex RE] [--message-continuation RE]\n"
           "                      [--pass-on-exit0] [--repeat K] [--flaky-ok R]\n"
           "                      [--reference DIR|GIT-REV] [--keep-fault] [--speculate]\n"
-          "                      [--allow-parse-errors] [-- FLAGS...]\n"
+          "                      [--allow-parse-errors]\n"
+          "                      [--precheck on|off|audit] [-- FLAGS...]\n"
           "       whittle submit --cluster ENDPOINT FAILURES.json\n"
           "       whittle status --cluster ENDPOINT\n"
           "         (--cluster takes [--secret-key FILE --server-key FILE | --insecure];\n"
@@ -334,6 +335,12 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
             j->speculate = 1;
         } else if (!strcmp(a, "--allow-parse-errors")) {
             j->allow_parse_errors = 1;
+        } else if (!strcmp(a, "--precheck") && v) {
+            wh_precheck_mode_t m;
+            if (wh_precheck_mode_parse(v, &m))
+                return s_die(2, "unknown precheck mode '%s' (known: on, off, audit)", v);
+            j->precheck = (int)m;
+            i++;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             j->verbose++;
         } else if (!strcmp(a, "--")) {
