@@ -46,6 +46,8 @@ expect_error "empty project" "empty --project" \
     --project "" --file tests/test_request.c --test test_should_read_headers --run true
 expect_error "unknown framework" "unknown framework 'nunit'" \
     "${base[@]}" --test test_should_read_headers --run true --framework nunit
+expect_error "unknown precheck mode" "unknown precheck mode 'maybe' (known: on, off, audit)" \
+    "${base[@]}" --test test_should_read_headers --run true --precheck maybe
 
 # A file that does not parse.
 B="$T/broken"; cp -r "$FIX/headers" "$B"

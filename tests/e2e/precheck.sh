@@ -17,7 +17,7 @@ csv_count() { # file awk-condition
 # run NAME MODE CACHE reduce-args... -> the run folder in $RD
 run() {
     local name=$1 mode=$2 cache=$3; shift 3
-    "$WHITTLE" reduce "$@" --precheck "$mode" --cache "$cache" --out "$T/$name" > "$T/$name.out" 2>&1 \
+    "$WHITTLE" reduce --precheck "$mode" --cache "$cache" --out "$T/$name" "$@" > "$T/$name.out" 2>&1 \
         || { cat "$T/$name.out"; fail "$name: run"; }
     RD=$(run_dir "$T/$name")
 }
