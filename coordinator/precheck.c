@@ -33,6 +33,27 @@
 
 #define S_MAX_IGNORED 32
 
+/* Sanitizer builds only. Building the preamble makes LLVM register its
+ * temporary file for removal on a signal, which installs LLVM's own
+ * alternate signal stack on libclang's parse thread; when that thread ends,
+ * ASan cannot unmap the stack it had installed there and aborts. ASan's
+ * own alternate stack is not needed by whittle's tests. */
+#if defined(__has_feature)
+#if __has_feature(address_sanitizer)
+#define S_ASAN 1
+#endif
+#endif
+#if defined(__SANITIZE_ADDRESS__) && !defined(S_ASAN)
+#define S_ASAN 1
+#endif
+#ifdef S_ASAN
+const char *__asan_default_options(void);
+const char *__asan_default_options(void)
+{
+    return "use_sigaltstack=0";
+}
+#endif
+
 struct wh_precheck {
     CXIndex index;
     CXTranslationUnit tu;

@@ -282,6 +282,32 @@ static int s_precheck_one(wh_reduction_t *r, s_cand_t *c)
     return 1;
 }
 
+/* on: the round's misses found in the prediction key space (one batched
+ * lookup) are BuildFailed, predicted before. */
+static void s_lookup_predicted(wh_reduction_t *r)
+{
+    const char **keys = calloc((size_t)r->nc, sizeof *keys);
+    wh_verdict_t *got = calloc((size_t)r->nc, sizeof *got);
+    int *kidx = calloc((size_t)r->nc, sizeof *kidx);
+    int nk = 0;
+    for (int i = 0; keys && got && kidx && i < r->nc; i++)
+        if (r->c[i].rep == i && r->c[i].v == WH_V_NONE) {
+            keys[nk] = r->c[i].key;
+            kidx[nk++] = i;
+        }
+    if (nk && wh_cache_mget_ns(r->cache, WH_CACHE_PREDICTED, keys, nk, got) == 0)
+        for (int k = 0; k < nk; k++)
+            if (got[k] == WH_V_BUILD_FAILED) {
+                s_cand_t *c = &r->c[kidx[k]];
+                c->v = WH_V_BUILD_FAILED;
+                c->pre = S_PRE_FAIL;
+                c->predicted = 2;
+            }
+    free(keys);
+    free(got);
+    free(kidx);
+}
+
 /* The round's candidates that still need a build. on: a candidate the
  * front end rejects is BuildFailed, predicted, never built (and kept in the
  * prediction key space); audit: every candidate to be built is checked,
@@ -292,6 +318,8 @@ static void s_precheck_round(wh_reduction_t *r)
         return;
     int on = r->job.precheck == WH_PRECHECK_ON, late = 0;
     r->pc_deadline = wh_now_ms() + S_PRECHECK_BUDGET_MS;
+    if (on)
+        s_lookup_predicted(r);
     for (int i = 0; i < r->nc; i++) {
         s_cand_t *c = &r->c[i];
         if (c->rep != i || !(c->v == WH_V_NONE || (!on && c->evaluated)))
@@ -299,17 +327,6 @@ static void s_precheck_round(wh_reduction_t *r)
         if (wh_now_ms() > r->pc_deadline) {
             late++;
             continue;
-        }
-        if (on) {
-            wh_verdict_t v = WH_V_NONE;
-            const char *k = c->key;
-            wh_cache_mget_ns(r->cache, WH_CACHE_PREDICTED, &k, 1, &v);
-            if (v == WH_V_BUILD_FAILED) {
-                c->v = v;
-                c->pre = S_PRE_FAIL;
-                c->predicted = 2;
-                continue;
-            }
         }
         if (!s_precheck_one(r, c))
             return;

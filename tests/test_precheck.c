@@ -68,7 +68,7 @@ static int s_check(wh_precheck_t *p, const char *text, char **first)
 
 static void test_removed_declaration_is_predicted(void)
 {
-    s_write("box.h", s_header);
+    free(s_write("box.h", s_header));
     char *f = s_write("test_box.c", s_orig);
     char *inc = wh_strdup_printf("-I%s", s_dir);
     const char *args[] = {inc};
