@@ -242,6 +242,32 @@ static void test_original_with_errors_disables(void)
     free(f);
 }
 
+/* The setup on a thread of its own: disabled until ready, then the same
+ * answers as wh_precheck_new; destroyed while running, it joins. */
+static void test_async_setup(void)
+{
+    char *f = s_write("test_box.c", s_orig);
+    char *inc = wh_strdup_printf("-I%s", s_dir);
+    const char *args[] = {inc};
+    wh_precheck_opts_t o = {f, args, 1, 0};
+    wh_precheck_t *p = wh_precheck_start(&o, s_orig, strlen(s_orig));
+    CHECK(p != NULL);
+    for (int i = 0; i < 3000 && !wh_precheck_ready(p); i++)
+        usleep(10000);
+    CHECK(wh_precheck_ready(p));
+    CHECK(wh_precheck_enabled(p));
+    char *cand = s_remove(s_orig, "int v = 3;");
+    CHECK_EQ_INT(s_check(p, cand, NULL), 1);
+    free(cand);
+    wh_precheck_destroy(&p);
+    p = wh_precheck_start(&o, s_orig, strlen(s_orig));
+    CHECK(p != NULL);
+    wh_precheck_destroy(&p); /* may still run: joins */
+    CHECK(p == NULL);
+    free(inc);
+    free(f);
+}
+
 static void test_modes(void)
 {
     wh_precheck_mode_t m = WH_PRECHECK_OFF;
@@ -264,6 +290,7 @@ int main(void)
     RUN_TEST(test_warning_on_original_is_ignored);
     RUN_TEST(test_clang_only_c_errors_do_not_predict);
     RUN_TEST(test_original_with_errors_disables);
+    RUN_TEST(test_async_setup);
     RUN_TEST(test_modes);
     wh_rm_rf(s_dir);
     TEST_MAIN_END();
