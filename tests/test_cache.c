@@ -189,7 +189,8 @@ static void test_bad_specs(void)
     CHECK(err && strstr(err, "bogus"));
     free(err);
     const char *bad[] = {"redis://", "redis://:6379", "redis://h:0", "redis://h:99999",
-                         "redis://h:12x", "redis://h:1/x", "redis://u:p@h:1", "redis://[::1"};
+                         "redis://h:12x", "redis://h:1/x", "redis://u:p@:1", "redis://u:p@h:0",
+                         "redis://[::1"};
     for (size_t i = 0; i < sizeof bad / sizeof *bad; i++) {
         err = NULL;
         CHECK(wh_cache_open(bad[i], &err) == NULL);
