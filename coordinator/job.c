@@ -189,16 +189,19 @@ int wh_job_validate(wh_job_t *j, char **err)
     free(j->project);
     j->project = proj;
 
-    /* The test file may be given relative to the current folder or to the
-     * project; either way it must lie inside the project. */
+    /* The test file may be given relative to the project or to the
+     * current folder (the project first: a user standing in the original
+     * checkout reduces a copy of it with the same relative --file); either
+     * way it must lie inside the project. */
     char *abs = NULL;
-    if (j->file[0] == '/' || wh_is_file(j->file))
+    char *in_proj = j->file[0] == '/' ? NULL : wh_path_join(proj, j->file);
+    if (in_proj && wh_is_file(in_proj))
+        abs = wh_abspath(in_proj);
+    else if (j->file[0] == '/' || wh_is_file(j->file))
         abs = wh_abspath(j->file);
-    else {
-        char *p = wh_path_join(proj, j->file);
-        abs = p ? wh_abspath(p) : NULL;
-        free(p);
-    }
+    else
+        abs = in_proj ? wh_abspath(in_proj) : NULL;
+    free(in_proj);
     if (!abs || !wh_is_file(abs)) {
         char *m = wh_strdup_printf("test file '%s' not found (looked in %s and the current folder)",
                                    j->file, proj);

@@ -9,6 +9,7 @@
 #include <string.h>
 
 #include "baseline.h"
+#include "foreign.h"
 #include "engine.h"
 #include "precheck.h"
 #include "record.h"
@@ -1021,6 +1022,9 @@ static int s_baseline_failed(wh_reduction_t *r, const wh_msg_t *m)
         return 1;
     }
     char *why = wh_baseline_refusal(&r->job, (int)m->test_status, &m->observed);
+    if (!why && m->test_status == 2 /* WH_TR_FAILED */ && r->tree)
+        why = wh_foreign_refusal(&r->job, &m->observed, r->tree->text, r->tree->text_len,
+                                 r->tree->body_begin);
     if (why) {
         s_refuse(r, m, why);
         return 1;

@@ -242,6 +242,8 @@ static int s_set_hit(wh_test_result_t *out, const char *test, s_hit_t *h, const 
         loc = wh_strdup_printf("%s:%s", s_basename(h->file), h->line);
     else if (h->file)
         loc = strdup(s_basename(h->file));
+    else if (h->line)
+        loc = wh_strdup_printf("line %s", h->line);
     rc = s_set(out, WH_TR_FAILED, test, h->kind && *h->kind ? h->kind : "assert", loc ? loc : "",
                *msg);
     free(loc);

@@ -211,6 +211,15 @@ static void test_console_tap(void)
     CHECK_EQ_STR(r.fp.location, "c.c");
     CHECK_EQ_STR(r.fp.message, "BOOM(timeout) in t1 at /a/b/c.c");
     wh_test_result_clear(&r);
+    /* A line group without a file group is still the location: a harness
+     * that prints "FAILED: description (at line N)" fails at another line
+     * when the reduced test lost its return statement. */
+    CHECK_EQ_INT(s_read("console", "FAILED: nomem test (at line 159)\nFAILED: 1\n", "t",
+                        "^FAILED: (?<message>.+) \\(at line (?<line>\\d+)\\)$", NULL, &r), 0);
+    CHECK_EQ_INT(r.status, WH_TR_FAILED);
+    CHECK_EQ_STR(r.fp.location, "line 159");
+    CHECK_EQ_STR(r.fp.message, "nomem test");
+    wh_test_result_clear(&r);
     /* ^ anchors at every line, also after a match that ended mid-line. */
     CHECK_EQ_INT(s_read("console", "FAIL: a (x) FAIL: b (y)\nFAIL: b (z)\n", "b", RE_TAP_FAIL, NULL, &r), 0);
     CHECK_EQ_STR(r.fp.message, "z");

@@ -163,6 +163,28 @@ static void test_validate_paths_and_sizes(void)
     CHECK_EQ_STR(j.file, "t.c");
     free(err);
     wh_job_clear(&j);
+
+    /* A relative file that exists both in the current folder (outside the
+     * project) and in the project is the project's. */
+    char *outside = wh_path_join(s_tmp, "t.c");
+    CHECK_EQ_INT(wh_write_file(outside, "int main(void){return 1;}\n", 26), 0);
+    char here[4096];
+    CHECK(getcwd(here, sizeof here) != NULL);
+    CHECK_EQ_INT(chdir(s_tmp), 0);
+    wh_job_init(&j);
+    j.project = strdup(proj);
+    j.file = strdup("t.c");
+    j.test = strdup("main");
+    j.run = strdup("true");
+    err = NULL;
+    CHECK_EQ_INT(wh_job_validate(&j, &err), 0);
+    CHECK_EQ_STR(j.file, "t.c");
+    CHECK(err == NULL);
+    free(err);
+    wh_job_clear(&j);
+    CHECK_EQ_INT(chdir(here), 0);
+    unlink(outside);
+    free(outside);
     free(big);
     free(small);
     free(proj);
