@@ -3,7 +3,7 @@
 # ASan+UBSan, from its seed corpus (tests/fuzz/corpus/<target>/, read only:
 # new inputs go to a scratch folder in the build tree, emptied first).
 if(WH_FUZZ)
-  set(WH_FUZZ_TARGETS wire:500000 job:150000 report:6000 console:20000)
+  set(WH_FUZZ_TARGETS wire:500000 job:300000 report:6000 console:20000)
   foreach(t ${WH_FUZZ_TARGETS})
     string(REPLACE ":" ";" tr ${t})
     list(GET tr 0 name)
