@@ -18,14 +18,22 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 static const char *const s_names[] = {"junit", "cmocka",    "gtest", "ctest",
                                       "check", "cunit", "criterion", "unity"};
+static char s_dir[] = "/tmp/wh-fuzz-report-XXXXXX";
 static char s_path[64];
+
+/* libFuzzer ends with exit(): the scratch report goes with it. */
+static void s_cleanup(void)
+{
+    unlink(s_path);
+    rmdir(s_dir);
+}
 
 static void s_setup(void)
 {
-    char dir[] = "/tmp/wh-fuzz-report-XXXXXX";
-    if (!mkdtemp(dir))
+    if (!mkdtemp(s_dir))
         abort();
-    snprintf(s_path, sizeof s_path, "%s/report.xml", dir);
+    snprintf(s_path, sizeof s_path, "%s/report.xml", s_dir);
+    atexit(s_cleanup);
 }
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
