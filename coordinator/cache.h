@@ -36,6 +36,12 @@ int wh_cache_mget(wh_cache_t *c, const char *const *keys, int n, wh_verdict_t *o
  * Redis did not take the verdict either (the verdict is still answered by
  * this handle from memory). */
 int wh_cache_put(wh_cache_t *c, const char *key, wh_verdict_t v);
+/* Forgets the verdict of key everywhere it is stored (a verdict found
+ * wrong: the verify step of reduce.c). Embedded: a "<key> Dropped" line in
+ * the log, so other processes and later runs forget it too; Redis: DEL
+ * (queued for write-back while Redis is down). 0, WH_EINVAL for a bad key,
+ * or the error of the embedded log's append. */
+int wh_cache_drop(wh_cache_t *c, const char *key);
 /* "embedded", "memory", "redis" or "redis(down, embedded)". While Redis is
  * down the cache retries it at most every 5 s; $WHITTLE_REDIS_RETRY_MS
  * (read at open) changes that interval. Connect and command timeouts are
