@@ -12,6 +12,7 @@
 #include "engine.h"
 #include "record.h"
 #include "render.h"
+#include "trail.h"
 #include "tree.h"
 #include "treejob.h"
 #include "workspace.h"
@@ -34,7 +35,12 @@ typedef struct {
     char *infra;        /* infrastructure faults met before its verdict ("slot: why | ...") */
 } s_cand_t;
 
-enum { S_BASELINE, S_ROUNDS, S_DONE, S_FAILED, S_REFCHECK };
+enum { S_BASELINE, S_ROUNDS, S_DONE, S_FAILED, S_REFCHECK, S_VERIFY };
+
+/* Verify attempts lost to infrastructure before the run gives up, and
+ * restarts after wrong verdicts before it refuses to report. */
+#define S_VERIFY_TRIES 3
+#define S_MAX_RESTARTS 3
 
 struct wh_reduction {
     wh_job_t job;
@@ -68,6 +74,15 @@ struct wh_reduction {
     char (*spec_done)[65];
     int ndone, capdone;
     int speculated, spec_used;
+    /* the verify step: the accepted steps, who judged what */
+    wh_trail_t *trail;
+    uint64_t verify_id;
+    int verify_step;        /* trail step being verified */
+    int verify_tries;       /* infrastructure failures on this step */
+    int verify_runs;        /* verify tasks judged */
+    int verified;           /* the final configuration was verified afresh */
+    int dropped;            /* verdicts dropped as wrong */
+    int restarts;           /* walks resumed after wrong verdicts */
     /* current round */
     const wh_round_t *round;
     s_cand_t *c;
@@ -435,6 +450,7 @@ static void s_record_round(wh_reduction_t *r, int winner)
 }
 
 static void s_finish(wh_reduction_t *r);
+static void s_start_verify(wh_reduction_t *r, int step);
 
 /* The fault-kept check (thesis 8.1, second item): the reduced test must
  * pass on the version without the bug. */
@@ -459,10 +475,8 @@ static int s_next_round(wh_reduction_t *r)
 {
     r->round = wh_engine_round(r->engine);
     if (!r->round) {
-        if (r->job.reference && !r->fault)
-            s_start_refcheck(r);
-        else
-            s_finish(r);
+        s_cancel_spec(r);
+        s_start_verify(r, wh_trail_steps(r->trail) - 1);
         return 0;
     }
     s_header(r);
@@ -502,8 +516,14 @@ static void s_advance(wh_reduction_t *r)
         s_record_round(r, winner);
         if (winner >= 0)
             wh_record_log(r->rec, "           accepted cand_%03d", r->candidates);
+        char key[65];
+        snprintf(key, sizeof key, "%s", winner >= 0 ? r->c[r->c[winner].rep].key : "");
         s_clear_round(r);
         wh_engine_resolve(r->engine, winner);
+        if (winner >= 0 && wh_trail_accept(r->trail, r->engine, key, r->candidates)) {
+            s_fail(r, 1, NULL);
+            return;
+        }
     }
 }
 
@@ -525,7 +545,10 @@ static wh_engine_t *s_engine_for(const wh_tree_t *t, wh_algo_t algo)
 static int s_use_tree(wh_reduction_t *r, wh_tree_t *t, const char *how)
 {
     wh_engine_t *e = s_engine_for(t, r->job.algo);
-    if (!e) {
+    /* The walk starts over on the new tree: so does the verify trail. */
+    wh_trail_t *trail = e ? wh_trail_new(e) : NULL;
+    if (!trail) {
+        wh_engine_destroy(&e);
         wh_tree_destroy(&t);
         return WH_ENOMEM;
     }
@@ -536,8 +559,10 @@ static int s_use_tree(wh_reduction_t *r, wh_tree_t *t, const char *how)
     wh_record_log(r->rec, "statement tree %s: %d statements (the header guess saw %d)", how, t->n,
                   r->tree->n);
     wh_engine_destroy(&r->engine);
+    wh_trail_destroy(&r->trail);
     wh_tree_destroy(&r->tree);
     r->engine = e;
+    r->trail = trail;
     r->tree = t;
     return 0;
 }
@@ -690,6 +715,141 @@ static int s_cached_flags_ok(wh_reduction_t *r)
     return rc == 0;
 }
 
+/* ---- the verify step (DESIGN.md, "Trust"): the answer is not a claim ---- */
+
+/* Builds and runs trail step `step` afresh: on a slot other than the one
+ * that judged it (or that slot in a new workspace), never from the cache,
+ * K times with --repeat K. The newest step is the reduced test; older ones
+ * are re-judged, newest first, when it fails the check. */
+static void s_start_verify(wh_reduction_t *r, int step)
+{
+    size_t len = 0;
+    char *txt = wh_render(r->tree, wh_trail_removed(r->trail, step), &len);
+    const char *judge = wh_trail_judge(r->trail, step);
+    r->verify_step = step;
+    r->verify_id = ++r->next_eval;
+    r->state = S_VERIFY;
+    int rc = txt ? wh_pool_submit_verify(r->pool, r->job_id, r->verify_id, txt, len, judge)
+                 : WH_ENOMEM;
+    free(txt);
+    if (rc) {
+        s_fail(r, 4, wh_strdup_printf("cannot queue the verify run: %s", wh_strerror(rc)));
+        return;
+    }
+    int cand = wh_trail_cand(r->trail, step);
+    char what[64];
+    if (cand)
+        snprintf(what, sizeof what, "cand_%03d's configuration", cand);
+    else
+        snprintf(what, sizeof what, "the original test");
+    wh_record_log(r->rec, "verify: building and running %s afresh (judged by %s)", what,
+                  judge ? judge : cand ? "the cache" : "the baseline");
+    if (step == wh_trail_steps(r->trail) - 1)
+        s_out(r, "Verifying: building and running the reduced test afresh%s\n",
+              r->job.repeat > 1 ? " (--repeat)" : "");
+}
+
+/* The reduced test was verified: on to the fault check, or done. */
+static void s_verified(wh_reduction_t *r, const char *worker, const wh_msg_t *m)
+{
+    r->verified = 1;
+    int runs = m->runs ? (int)m->runs : 1;
+    wh_record_log(r->rec, "verify: the reduced test fails the same way afresh on %s (%d run%s)",
+                  worker, runs, runs == 1 ? "" : "s");
+    s_out(r, "Verified: the reduced test fails the same way when built and run afresh "
+          "(%d run%s, slot %s)\n", runs, runs == 1 ? "" : "s", worker);
+    if (r->job.reference && !r->fault)
+        s_start_refcheck(r);
+    else
+        s_finish(r);
+}
+
+static void s_drop_verdict(void *ctx, const char *key)
+{
+    wh_reduction_t *r = ctx;
+    wh_cache_drop(r->cache, key);
+    wh_record_log(r->rec, "verify: dropped verdict %s from the cache", key);
+}
+
+static void s_exclude_node(void *ctx, const char *node)
+{
+    wh_reduction_t *r = ctx;
+    wh_pool_exclude_node(r->pool, r->job_id, node);
+    wh_record_log(r->rec, "verify: node %s gave wrong verdicts; it is out of this job", node);
+    s_out(r, "Verify: node %s gave wrong verdicts; it is out of this job\n", node);
+}
+
+/* Steps after `good` were accepted on wrong verdicts: drop them (and their
+ * judges' other verdicts) from every cache and resume the walk as it was
+ * right after step good. */
+static void s_resume_from(wh_reduction_t *r, int good, const char *worker)
+{
+    if (++r->restarts > S_MAX_RESTARTS) {
+        s_fail(r, 3, wh_strdup_printf("the reduced test of %s could not be verified: wrong "
+                                      "verdicts were found %d times", r->job.test,
+                                      r->restarts));
+        return;
+    }
+    wh_trail_blame_t how = {s_drop_verdict, s_exclude_node, r};
+    int n = wh_trail_blame(r->trail, good, wh_pool_node_of(r->pool, worker), &how);
+    r->dropped += n;
+    wh_engine_destroy(&r->engine);
+    r->engine = wh_trail_rewind(r->trail, good);
+    if (!r->engine) {
+        s_fail(r, 1, NULL);
+        return;
+    }
+    char from[32] = "the original";
+    if (wh_trail_cand(r->trail, good))
+        snprintf(from, sizeof from, "cand_%03d", wh_trail_cand(r->trail, good));
+    wh_record_log(r->rec, "verify: %d verdict%s dropped as wrong; the reduction continues from %s",
+                  n, n == 1 ? "" : "s", from);
+    s_out(r, "Verify: the reduced test does not fail the same way afresh; %d verdict%s dropped, "
+          "continuing from the last verified configuration\n", n, n == 1 ? "" : "s");
+    r->verify_tries = 0;
+    r->last_sweep = r->last_level = -1;
+    r->state = S_ROUNDS;
+    s_advance(r);
+}
+
+static void s_on_verify(wh_reduction_t *r, const wh_msg_t *m, const char *worker)
+{
+    int step = r->verify_step;
+    const char *d = m->detail ? m->detail : "";
+    r->verify_runs++;
+    if (m->report_len) {
+        char *name = wh_strdup_printf("reports/verify-%d.report", r->verify_runs);
+        wh_record_file(r->rec, name, m->report, m->report_len);
+        free(name);
+    }
+    if (m->code || m->verdict == WH_V_INFRA_ERROR || m->verdict >= WH_V_COUNT) {
+        wh_record_log(r->rec, "verify: no verdict from %s: %s", worker, d);
+        if (++r->verify_tries >= S_VERIFY_TRIES)
+            s_fail(r, 4, wh_strdup_printf("cannot verify the reduced test: %s", d));
+        else
+            s_start_verify(r, step);
+        return;
+    }
+    r->verify_tries = 0;
+    if (m->verdict == WH_V_PRESERVED) {
+        if (step == wh_trail_steps(r->trail) - 1)
+            s_verified(r, worker, m);
+        else
+            s_resume_from(r, step, worker);
+        return;
+    }
+    wh_record_log(r->rec, "verify: %s afresh on %s: %s (%s)",
+                  step ? "the configuration" : "the original",
+                  worker, wh_verdict_name((wh_verdict_t)m->verdict), d);
+    if (step == 0) {
+        s_fail(r, 3, wh_strdup_printf("the original test %s does not fail the same way when "
+                                      "built and run afresh (%s: %s); is it flaky? try --repeat K",
+                                      r->job.test, wh_verdict_name((wh_verdict_t)m->verdict), d));
+        return;
+    }
+    s_start_verify(r, step - 1);
+}
+
 /* ---- verdicts ---- */
 
 /* The original's run went wrong (setup, build, infrastructure, not found,
@@ -817,6 +977,13 @@ static void s_on_refcheck(wh_reduction_t *r, const wh_msg_t *m)
     s_finish(r);
 }
 
+/* Notes who judged key, for the verify step. */
+static void s_judged(wh_reduction_t *r, const char *key, const char *worker)
+{
+    if (wh_trail_judged(r->trail, key, worker, wh_pool_node_of(r->pool, worker)))
+        s_fail(r, 1, NULL);
+}
+
 /* A message whose repeated runs disagreed: flaky, never cached. */
 static int s_msg_flaky(const wh_msg_t *m)
 {
@@ -825,7 +992,8 @@ static int s_msg_flaky(const wh_msg_t *m)
 
 /* A speculation finished before the walk came to it: its verdict only goes
  * to the cache (never InfraError, never a flaky one). 1 when id was one. */
-static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m)
+static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m,
+                            const char *worker)
 {
     int k = 0;
     while (k < r->nspec && r->spec[k].id != id)
@@ -833,8 +1001,10 @@ static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m)
     if (k == r->nspec)
         return 0;
     if (m->verdict >= 1 && m->verdict < WH_V_COUNT && m->verdict != WH_V_INFRA_ERROR &&
-        !s_msg_flaky(m) && !m->code)
+        !s_msg_flaky(m) && !m->code) {
         wh_cache_put(r->cache, r->spec[k].key, (wh_verdict_t)m->verdict);
+        s_judged(r, r->spec[k].key, worker);
+    }
     wh_record_log(r->rec, "           speculation e%04llu judged ahead: %s",
                   (unsigned long long)id, wh_verdict_name((wh_verdict_t)m->verdict));
     r->extra++;
@@ -888,6 +1058,7 @@ static void s_on_candidate(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, co
         r->flaky += flaky;
         if (c->v != WH_V_INFRA_ERROR && !flaky)
             wh_cache_put(r->cache, c->key, c->v);
+        s_judged(r, c->key, worker);
         return;
     }
 }
@@ -903,9 +1074,13 @@ static void s_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *
         s_on_refcheck(r, m);
         return;
     }
+    if (r->state == S_VERIFY && id == r->verify_id) {
+        s_on_verify(r, m, worker);
+        return;
+    }
     if (r->state != S_ROUNDS || !r->c)
         return;
-    if (s_on_speculation(r, id, m))
+    if (s_on_speculation(r, id, m, worker))
         return;
     s_on_candidate(r, id, m, worker);
     s_advance(r);
@@ -1037,6 +1212,10 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->infra_faults = r->infra_faults;
     s->out_slots = r->out_slots;
     s->n_out = r->n_out;
+    s->verified = r->verified;
+    s->verify_runs = r->verify_runs;
+    s->dropped = r->dropped;
+    s->restarts = r->restarts;
 }
 
 /* Writes the reduced test (line-true and compact) and keeps the function's
@@ -1060,11 +1239,9 @@ static void s_finish(wh_reduction_t *r)
     wh_summary_t s;
     s_fill_summary(r, &s);
     wh_record_summary(r->rec, &s);
-    if (r->job.reference) {
-        const char *line = wh_record_fault_line(r->fault);
-        s_out(r, "Fault check: %s\n", line);
-        wh_record_log(r->rec, "fault check: %s", line);
-    }
+    const char *line = wh_record_fault_line(r->job.reference ? r->fault : NULL, r->job.keep_fault);
+    s_out(r, "Fault check: %s\n", line);
+    wh_record_log(r->rec, "fault check: %s", line);
     wh_record_log(r->rec, "Final: %d -> %d statements. %d candidates: %d evaluated, %d from the cache.",
                   s.before, s.after, r->candidates, r->evaluated, r->cached);
     s_out(r, "Final: %d -> %d statements. %d candidates: %d evaluated, %d from the cache. "
@@ -1117,7 +1294,8 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, char **err)
     if (rc)
         goto fail;
     r->engine = s_engine_for(r->tree, r->job.algo);
-    if (!r->engine) {
+    r->trail = r->engine ? wh_trail_new(r->engine) : NULL;
+    if (!r->engine || !r->trail) {
         *err = strdup("cannot create the reduction engine");
         goto fail;
     }
@@ -1233,6 +1411,7 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     }
     wh_fp_clear(&r->pending_fp);
     wh_engine_destroy(&r->engine);
+    wh_trail_destroy(&r->trail);
     wh_tree_destroy(&r->tree);
     wh_record_close(&r->rec);
     wh_fp_clear(&r->fp);
@@ -1281,7 +1460,8 @@ const char *wh_reduction_job_id(const wh_reduction_t *r)
 void wh_reduction_progress(const wh_reduction_t *r, wh_buf_t *b)
 {
     static const char *const st[] = {"fingerprinting", "reducing", "done", "failed",
-                                     "checking the fault on the reference"};
+                                     "checking the fault on the reference",
+                                     "verifying the reduced test afresh"};
     wh_buf_printf(b, "%s %s: %s, sweep %d level %d, %d candidates (%d evaluated, %d cached)",
                   r->tree ? r->tree->test : "?", r->job.file, st[r->state],
                   r->last_sweep < 0 ? 0 : r->last_sweep, r->last_level < 0 ? 0 : r->last_level,

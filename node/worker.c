@@ -42,6 +42,7 @@ struct wh_node {
     wh_auth_keys_t keys;       /* CURVE client keys when has_keys */
     int has_keys;
     int nslots;
+    int test_lie;           /* see wh_node_opts_t: test only */
     s_slot_t *slots;
     atomic_int stop;
     atomic_uint_fast64_t evaluated;
@@ -208,6 +209,20 @@ static uint64_t s_du(const char *path)
     return s_du_sum;
 }
 
+/* Removes a workspace and its side files (console log, report, setup log,
+ * sanitizer logs). */
+static void s_remove_workspace(const char *root)
+{
+    wh_rm_rf(root);
+    static const char *const side[] = {".console.log", ".report", ".setup.log", ".san", NULL};
+    for (int k = 0; side[k]; k++) {
+        char *f = wh_strdup_printf("%s%s", root, side[k]);
+        if (f)
+            unlink(f);
+        free(f);
+    }
+}
+
 /* The idle workspace (ws/<key>/slot-K with a ready mark, not busy, not
  * `keep`) whose ready mark is oldest, or NULL. */
 static char *s_lru_workspace(const char *ws, const char *keep)
@@ -268,15 +283,7 @@ static void s_evict(wh_node_t *n, const char *keep)
             break;
         wh_info("evicting workspace %s (disk over %llu bytes)", victim,
                 (unsigned long long)n->max_disk);
-        wh_rm_rf(victim);
-        /* its side files: console log, report, setup log */
-        static const char *const side[] = {".console.log", ".report", ".setup.log", ".san", NULL};
-        for (int k = 0; side[k]; k++) {
-            char *f = wh_strdup_printf("%s%s", victim, side[k]);
-            if (f)
-                unlink(f);
-            free(f);
-        }
+        s_remove_workspace(victim);
         free(victim);
     }
     free(ws);
@@ -286,14 +293,17 @@ static void s_evict(wh_node_t *n, const char *keep)
 static void s_setup_taint(s_slot_t *s, const wh_run_result_t *r, const char *log);
 
 /* Makes sure the slot's workspace for job j exists and is set up. Returns 0,
- * or a negative code with *detail set (WH_ESETUP when setup failed). */
+ * or a negative code with *detail set (WH_ESETUP when setup failed). fresh:
+ * a new workspace (ws/<key>/fresh-K, copied and set up anew whatever is
+ * there) that the caller removes after use (s_remove_workspace). */
 static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *project,
-                              char **root, char **detail)
+                              int fresh, char **root, char **detail)
 {
     wh_node_t *n = s->node;
     char key[65];
     s_ws_key(j, project, key);
-    char *dir = wh_strdup_printf("%s/ws/%s/slot-%d", n->workdir, key, s->index);
+    char *dir = wh_strdup_printf("%s/ws/%s/%s-%d", n->workdir, key, fresh ? "fresh" : "slot",
+                                 s->index);
     char *mark = dir ? wh_path_join(dir, S_READY_MARK) : NULL;
     char *log = dir ? wh_strdup_printf("%s.setup.log", dir) : NULL;
     int rc = 0;
@@ -301,7 +311,7 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *p
         rc = WH_ENOMEM;
         goto out;
     }
-    if (wh_is_file(mark)) {
+    if (!fresh && wh_is_file(mark)) {
         utime(mark, NULL);
         goto out;
     }
@@ -431,10 +441,10 @@ static int s_taint_setup(s_slot_t *s, int own, int rc, char **detail);
 /* Runs content K times in the workspace of project. 0, or a negative code
  * with *detail when the workspace could not be prepared/written. */
 static int s_run_set(s_slot_t *s, const wh_job_spec_t *j, const wh_framework_t *fw,
-                     const char *project, const uint8_t *content, size_t len,
+                     const char *project, int fresh, const uint8_t *content, size_t len,
                      const wh_fp_t *ref, int want, s_runs_t *x, char **detail)
 {
-    int rc = s_ensure_workspace(s, j, project, &x->root, detail);
+    int rc = s_ensure_workspace(s, j, project, fresh, &x->root, detail);
     if (rc)
         return rc;
     x->report = wh_strdup_printf("%s.report", x->root);
@@ -540,7 +550,16 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
      * reference check is a single run. */
     int want = m->on_reference ? 1 : (j->repeat > 1 ? (int)j->repeat : 1);
     const wh_fp_t *ref = (m->baseline || m->on_reference) ? NULL : &m->ref;
-    int rc = s_run_set(s, j, fw, project, m->content, m->content_len, ref, want, &x, &detail);
+    if (n->test_lie && ref) {
+        /* TEST ONLY: a lying node (see wh_node_opts_t). */
+        v.verdict = WH_V_PRESERVED;
+        v.test_status = WH_TR_FAILED;
+        v.observed = m->ref;
+        v.runs = v.agreeing_runs = (uint32_t)want;
+        goto reply;
+    }
+    int rc = s_run_set(s, j, fw, project, m->fresh, m->content, m->content_len, ref, want, &x,
+                       &detail);
     if (rc) {
         v.code = s_taint_setup(s, m->baseline || m->on_reference, rc, &detail);
         goto reply;
@@ -652,7 +671,7 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
      * has to pass on the reference version. */
     if (v.verdict == WH_V_PRESERVED && j->keep_fault) {
         char *d2 = NULL;
-        rc = s_run_set(s, j, fw, j->reference, m->content, m->content_len, NULL, 1, &xr, &d2);
+        rc = s_run_set(s, j, fw, j->reference, 0, m->content, m->content_len, NULL, 1, &xr, &d2);
         if (rc) {
             v.verdict = WH_V_INFRA_ERROR;
             v.code = s_taint_setup(s, 1, rc, &d2);
@@ -690,6 +709,8 @@ reply:
         s_send(s, &v);
     if (busy)
         unlink(busy);
+    if (m->fresh && x.root)
+        s_remove_workspace(x.root);
     s->cur_job = NULL;
     wh_compile_cmd_clear(&v.compile);
     s_runs_clear(&x);
@@ -910,6 +931,7 @@ wh_node_t *wh_node_start(void *zctx, const wh_node_opts_t *o, char **err)
         n->has_keys = 1;
     }
     n->nslots = o->slots > 0 ? o->slots : 1;
+    n->test_lie = o->test_lie;
     pthread_mutex_init(&n->disk_mu, NULL);
     if (!n->endpoint || !n->node_id || !n->workdir)
         goto nomem;
