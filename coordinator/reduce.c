@@ -83,6 +83,7 @@ struct wh_reduction {
     int verified;           /* the final configuration was verified afresh */
     int dropped;            /* verdicts dropped as wrong */
     int restarts;           /* walks resumed after wrong verdicts */
+    char *refuter;          /* slot whose verify run last refuted a step */
     /* current round */
     const wh_round_t *round;
     s_cand_t *c;
@@ -97,6 +98,7 @@ struct wh_reduction {
     int infra_faults;
     char **out_slots;       /* slots taken out of rotation during this job */
     int n_out;
+    char *closing;          /* the verify and fault-check lines, for a remote client */
 };
 
 static void s_out(wh_reduction_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -779,10 +781,10 @@ static void s_exclude_node(void *ctx, const char *node)
     s_out(r, "Verify: node %s gave wrong verdicts; it is out of this job\n", node);
 }
 
-/* Steps after `good` were accepted on wrong verdicts: drop them (and their
- * judges' other verdicts) from every cache and resume the walk as it was
- * right after step good. */
-static void s_resume_from(wh_reduction_t *r, int good, const char *worker)
+/* Steps after `good` were accepted on wrong verdicts (step good was just
+ * verified): drop them (and their judges' other verdicts) from every cache
+ * and resume the walk as it was right after step good. */
+static void s_resume_from(wh_reduction_t *r, int good)
 {
     if (++r->restarts > S_MAX_RESTARTS) {
         s_fail(r, 3, wh_strdup_printf("the reduced test of %s could not be verified: wrong "
@@ -790,8 +792,10 @@ static void s_resume_from(wh_reduction_t *r, int good, const char *worker)
                                       r->restarts));
         return;
     }
+    /* The judges are blamed against the slot that refuted the newest wrong
+     * step, not the one that confirmed step good. */
     wh_trail_blame_t how = {s_drop_verdict, s_exclude_node, r};
-    int n = wh_trail_blame(r->trail, good, wh_pool_node_of(r->pool, worker), &how);
+    int n = wh_trail_blame(r->trail, good, wh_pool_node_of(r->pool, r->refuter), &how);
     r->dropped += n;
     wh_engine_destroy(&r->engine);
     r->engine = wh_trail_rewind(r->trail, good);
@@ -822,7 +826,10 @@ static void s_on_verify(wh_reduction_t *r, const wh_msg_t *m, const char *worker
         wh_record_file(r->rec, name, m->report, m->report_len);
         free(name);
     }
-    if (m->code || m->verdict == WH_V_INFRA_ERROR || m->verdict >= WH_V_COUNT) {
+    /* A build failure is a verdict (code WH_EBUILD); anything else with a
+     * code is the infrastructure's, and the run is tried again. */
+    if ((m->code && m->code != WH_EBUILD) || m->verdict == WH_V_INFRA_ERROR ||
+        m->verdict == WH_V_NONE || m->verdict >= WH_V_COUNT) {
         wh_record_log(r->rec, "verify: no verdict from %s: %s", worker, d);
         if (++r->verify_tries >= S_VERIFY_TRIES)
             s_fail(r, 4, wh_strdup_printf("cannot verify the reduced test: %s", d));
@@ -831,16 +838,21 @@ static void s_on_verify(wh_reduction_t *r, const wh_msg_t *m, const char *worker
         return;
     }
     r->verify_tries = 0;
+    if (m->verdict == WH_V_PRESERVED && step < wh_trail_steps(r->trail) - 1)
+        wh_record_log(r->rec, "verify: %s fails the same way afresh on %s: verified",
+                      step ? "the configuration" : "the original", worker);
     if (m->verdict == WH_V_PRESERVED) {
         if (step == wh_trail_steps(r->trail) - 1)
             s_verified(r, worker, m);
         else
-            s_resume_from(r, step, worker);
+            s_resume_from(r, step);
         return;
     }
     wh_record_log(r->rec, "verify: %s afresh on %s: %s (%s)",
                   step ? "the configuration" : "the original",
                   worker, wh_verdict_name((wh_verdict_t)m->verdict), d);
+    free(r->refuter);
+    r->refuter = strdup(worker ? worker : "-");
     if (step == 0) {
         s_fail(r, 3, wh_strdup_printf("the original test %s does not fail the same way when "
                                       "built and run afresh (%s: %s); is it flaky? try --repeat K",
@@ -1242,6 +1254,11 @@ static void s_finish(wh_reduction_t *r)
     const char *line = wh_record_fault_line(r->job.reference ? r->fault : NULL, r->job.keep_fault);
     s_out(r, "Fault check: %s\n", line);
     wh_record_log(r->rec, "fault check: %s", line);
+    char dropped[64] = "";
+    if (r->dropped)
+        snprintf(dropped, sizeof dropped, " (%d verdicts found wrong were dropped)", r->dropped);
+    r->closing = wh_strdup_printf("Verified: the reduced test fails the same way when built and "
+                                  "run afresh%s\nFault check: %s\n", dropped, line);
     wh_record_log(r->rec, "Final: %d -> %d statements. %d candidates: %d evaluated, %d from the cache.",
                   s.before, s.after, r->candidates, r->evaluated, r->cached);
     s_out(r, "Final: %d -> %d statements. %d candidates: %d evaluated, %d from the cache. "
@@ -1418,8 +1435,10 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     wh_job_clear(&r->job);
     free(r->error);
     free(r->result_text);
+    free(r->closing);
     free(r->fault);
     free(r->fault_detail);
+    free(r->refuter);
     free(r->spec);
     free(r->spec_done);
     for (int i = 0; i < r->n_out; i++)
@@ -1450,6 +1469,11 @@ const char *wh_reduction_dir(const wh_reduction_t *r)
 const char *wh_reduction_result_text(const wh_reduction_t *r)
 {
     return r->result_text;
+}
+
+const char *wh_reduction_closing(const wh_reduction_t *r)
+{
+    return r->closing ? r->closing : "";
 }
 
 const char *wh_reduction_job_id(const wh_reduction_t *r)
