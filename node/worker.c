@@ -292,18 +292,35 @@ static void s_evict(wh_node_t *n, const char *keep)
 
 static void s_setup_taint(s_slot_t *s, const wh_run_result_t *r, const char *log);
 
+/* The folder of the slot's workspace of project (malloc'ed). */
+static char *s_ws_dir(const s_slot_t *s, const wh_job_spec_t *j, const char *project, int fresh)
+{
+    char key[65];
+    s_ws_key(j, project, key);
+    return wh_strdup_printf("%s/ws/%s/%s-%d", s->node->workdir, key, fresh ? "fresh" : "slot",
+                            s->index);
+}
+
+/* The tick of a setup on a helper thread: it must not touch the slot's
+ * socket (one thread per ZeroMQ socket), so it only watches for shutdown. */
+static int s_tick_bg(void *arg)
+{
+    const s_slot_t *s = arg;
+    return atomic_load(&s->node->stop);
+}
+
 /* Makes sure the slot's workspace for job j exists and is set up. Returns 0,
- * or a negative code with *detail set (WH_ESETUP when setup failed). fresh:
+ * or a negative code with *detail set (WH_ESETUP when setup failed). bg:
+ * called on a helper thread (s_refwarm). fresh:
  * a new workspace (ws/<key>/fresh-K, copied and set up anew whatever is
  * there) that the caller removes after use (s_remove_workspace). */
 static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *project,
-                              int fresh, char **root, char **detail)
+                              int fresh, int bg, char **root, char **detail)
 {
     wh_node_t *n = s->node;
     char key[65];
     s_ws_key(j, project, key);
-    char *dir = wh_strdup_printf("%s/ws/%s/%s-%d", n->workdir, key, fresh ? "fresh" : "slot",
-                                 s->index);
+    char *dir = s_ws_dir(s, j, project, fresh);
     char *mark = dir ? wh_path_join(dir, S_READY_MARK) : NULL;
     char *log = dir ? wh_strdup_printf("%s.setup.log", dir) : NULL;
     int rc = 0;
@@ -355,14 +372,17 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *p
         o.cwd = dir;
         o.timeout_ms = j->setup_timeout_ms ? j->setup_timeout_ms : S_MAX_SETUP_MS;
         o.log_path = log;
-        o.tick = s_tick;
+        o.tick = bg ? s_tick_bg : s_tick;
         o.tick_arg = s;
         unlink(log);
         wh_run_result_t r = {0};
         rc = wh_run(&o, &r);
         free(setup);
         o.cmd = NULL;
-        s_setup_taint(s, rc ? NULL : &r, log);
+        /* The slot's taint note belongs to its own thread; a helper's
+         * failed setup is run (and classified) again when it is used. */
+        if (!bg)
+            s_setup_taint(s, rc ? NULL : &r, log);
         if (rc == 0 && (r.cancelled || atomic_load(&n->stop))) {
             rc = WH_ECANCEL;
             *detail = strdup("setup cancelled");
@@ -444,7 +464,7 @@ static int s_run_set(s_slot_t *s, const wh_job_spec_t *j, const wh_framework_t *
                      const char *project, int fresh, const uint8_t *content, size_t len,
                      const wh_fp_t *ref, int want, s_runs_t *x, char **detail)
 {
-    int rc = s_ensure_workspace(s, j, project, fresh, &x->root, detail);
+    int rc = s_ensure_workspace(s, j, project, fresh, 0, &x->root, detail);
     if (rc)
         return rc;
     x->report = wh_strdup_printf("%s.report", x->root);
@@ -504,6 +524,54 @@ static void s_attach_report(s_runs_t *x, wh_msg_t *v, uint8_t **rep)
     }
 }
 
+/* The reference's warm workspace, set up on a helper thread while the slot
+ * sets up (or builds in) the main one, so that --keep-fault does not wait
+ * for a second setup after the first Preserved candidate. */
+typedef struct {
+    s_slot_t *s;
+    const wh_job_spec_t *j;
+    pthread_t th;
+    int started;
+} s_refwarm_t;
+
+static void *s_refwarm_main(void *arg)
+{
+    s_refwarm_t *w = arg;
+    char *root = NULL, *detail = NULL;
+    /* A failure is reported when the reference is used (the same call
+     * then sees no ready mark and says why). */
+    if (s_ensure_workspace(w->s, w->j, w->j->reference, 0, 1, &root, &detail))
+        wh_debug("reference setup on slot %d: %s", w->s->index, detail ? detail : "failed");
+    free(root);
+    free(detail);
+    return NULL;
+}
+
+static void s_refwarm_start(s_refwarm_t *w, s_slot_t *s, const wh_msg_t *m)
+{
+    const wh_job_spec_t *j = &m->job;
+    memset(w, 0, sizeof *w);
+    if (!j->keep_fault || !j->reference || m->on_reference)
+        return;
+    char *dir = s_ws_dir(s, j, j->reference, 0);
+    char *mark = dir ? wh_path_join(dir, S_READY_MARK) : NULL;
+    int ready = mark && wh_is_file(mark);
+    free(dir);
+    free(mark);
+    if (ready)
+        return;
+    w->s = s;
+    w->j = j;
+    w->started = pthread_create(&w->th, NULL, s_refwarm_main, w) == 0;
+}
+
+static void s_refwarm_join(s_refwarm_t *w)
+{
+    if (w->started)
+        pthread_join(w->th, NULL);
+    w->started = 0;
+}
+
 static void s_evaluate(s_slot_t *s, wh_msg_t *m)
 {
     wh_node_t *n = s->node;
@@ -558,8 +626,11 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
         v.runs = v.agreeing_runs = (uint32_t)want;
         goto reply;
     }
+    s_refwarm_t warm;
+    s_refwarm_start(&warm, s, m);
     int rc = s_run_set(s, j, fw, project, m->fresh, m->content, m->content_len, ref, want, &x,
                        &detail);
+    s_refwarm_join(&warm);
     if (rc) {
         v.code = s_taint_setup(s, m->baseline || m->on_reference, rc, &detail);
         goto reply;

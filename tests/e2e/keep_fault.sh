@@ -30,8 +30,14 @@ want_lost='static void test_total(void)
 }'
 check_eq "no reference: reduced test (the fault is lost)" "$(awk '/^static void test_total/,/^}/' "$R/reduced.c")" "$want_lost"
 
-"$WHITTLE" reduce "${args[@]}" --reference "$F" --out "$T/keep" > "$T/o2" 2>&1 || { cat "$T/o2"; fail "run with reference"; }
+# The setup notes when it starts and ends: the reference's workspace is set
+# up beside the main one, not after it (one slot: both setups overlap).
+stamp() { echo "echo $1 >> '$T/stamps'"; }
+kargs=("${args[@]}")
+kargs[7]="$(stamp start); sleep 1; make -s; $(stamp end)"
+"$WHITTLE" reduce "${kargs[@]}" --jobs 1 --reference "$F" --out "$T/keep" > "$T/o2" 2>&1 || { cat "$T/o2"; fail "run with reference"; }
 R2=$(run_dir "$T/keep")
+check_eq "the two setups overlap (reference warmed in parallel)" "$(head -n 4 "$T/stamps" | tr '\n' ' ')" "start start end end "
 check_eq "reference: fault_kept" "$(json "$R2/summary.json" .fault_kept)" true
 check_eq "reference: fault.keep_fault" "$(json "$R2/summary.json" .fault.keep_fault)" true
 check_eq "reference: verified" "$(json "$R2/summary.json" .verified)" true
