@@ -52,6 +52,8 @@ struct wh_reduction {
     int quiet;
     char snapshot[65];
     char job_id[65];
+    char pool_id[80];       /* the job in the pool: job_id, made unique when an
+                               identical job (same identity, e.g. hdd and dd) runs */
     wh_fp_t fp;
     int state;
     int status;
@@ -139,7 +141,7 @@ static void s_fail(wh_reduction_t *r, int status, char *msg)
     r->error = msg ? msg : strdup("out of memory");
     if (r->rec)
         wh_record_log(r->rec, "error: %s", r->error);
-    wh_pool_remove_job(r->pool, r->job_id);
+    wh_pool_remove_job(r->pool, r->pool_id);
 }
 
 /* Stops with exit 3 because the original run's failure is not identified
@@ -324,7 +326,7 @@ static int s_prepare_round(wh_reduction_t *r)
             continue;
         c->eval_id = ++r->next_eval;
         c->submitted = 1;
-        rc = wh_pool_submit(r->pool, r->job_id, c->eval_id, c->content, c->len, 0);
+        rc = wh_pool_submit(r->pool, r->pool_id, c->eval_id, c->content, c->len, 0);
         if (rc)
             return rc;
     }
@@ -333,7 +335,7 @@ static int s_prepare_round(wh_reduction_t *r)
 static void s_cancel_spec(wh_reduction_t *r)
 {
     for (int k = 0; k < r->nspec; k++)
-        wh_pool_cancel(r->pool, r->job_id, r->spec[k].id);
+        wh_pool_cancel(r->pool, r->pool_id, r->spec[k].id);
     r->nspec = 0;
 }
 
@@ -379,7 +381,7 @@ static void s_speculate(wh_reduction_t *r)
                 r->capspec = cap;
             }
             uint64_t id = ++r->next_eval;
-            if (wh_pool_submit(r->pool, r->job_id, id, txt, len, 0) == 0) {
+            if (wh_pool_submit(r->pool, r->pool_id, id, txt, len, 0) == 0) {
                 memcpy(r->spec[r->nspec].key, key, 65);
                 r->spec[r->nspec].id = id;
                 r->nspec++;
@@ -462,7 +464,7 @@ static void s_start_refcheck(wh_reduction_t *r)
     char *txt = wh_render(r->tree, wh_engine_removed(r->engine), &len);
     r->refcheck_id = ++r->next_eval;
     r->state = S_REFCHECK;
-    int rc = txt ? wh_pool_submit(r->pool, r->job_id, r->refcheck_id, txt, len,
+    int rc = txt ? wh_pool_submit(r->pool, r->pool_id, r->refcheck_id, txt, len,
                                   WH_TASK_ON_REFERENCE)
                  : WH_ENOMEM;
     free(txt);
@@ -514,7 +516,7 @@ static void s_advance(wh_reduction_t *r)
         /* Cancel what the round no longer needs. */
         for (int i = 0; i < r->nc; i++)
             if (r->c[i].rep == i && r->c[i].submitted && r->c[i].v == WH_V_NONE)
-                wh_pool_cancel(r->pool, r->job_id, r->c[i].eval_id);
+                wh_pool_cancel(r->pool, r->pool_id, r->c[i].eval_id);
         s_record_round(r, winner);
         if (winner >= 0)
             wh_record_log(r->rec, "           accepted cand_%03d", r->candidates);
@@ -731,7 +733,7 @@ static void s_start_verify(wh_reduction_t *r, int step)
     r->verify_step = step;
     r->verify_id = ++r->next_eval;
     r->state = S_VERIFY;
-    int rc = txt ? wh_pool_submit_verify(r->pool, r->job_id, r->verify_id, txt, len, judge)
+    int rc = txt ? wh_pool_submit_verify(r->pool, r->pool_id, r->verify_id, txt, len, judge)
                  : WH_ENOMEM;
     free(txt);
     if (rc) {
@@ -776,7 +778,7 @@ static void s_drop_verdict(void *ctx, const char *key)
 static void s_exclude_node(void *ctx, const char *node)
 {
     wh_reduction_t *r = ctx;
-    wh_pool_exclude_node(r->pool, r->job_id, node);
+    wh_pool_exclude_node(r->pool, r->pool_id, node);
     wh_record_log(r->rec, "verify: node %s gave wrong verdicts; it is out of this job", node);
     s_out(r, "Verify: node %s gave wrong verdicts; it is out of this job\n", node);
 }
@@ -954,7 +956,7 @@ static void s_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed)
     s_out(r, "Fingerprint: %s | %s | %s\n", r->fp.test ? r->fp.test : "",
           r->fp.location ? r->fp.location : "", r->fp.message ? r->fp.message : "");
     free(js);
-    wh_pool_set_ref(r->pool, r->job_id, &r->fp);
+    wh_pool_set_ref(r->pool, r->pool_id, &r->fp);
     r->state = S_ROUNDS;
     s_advance(r);
 }
@@ -1266,7 +1268,7 @@ static void s_finish(wh_reduction_t *r)
           r->cached, s.rounds, s.sweeps, (unsigned long long)r->wall_ms);
     r->state = S_DONE;
     r->status = 0;
-    wh_pool_remove_job(r->pool, r->job_id);
+    wh_pool_remove_job(r->pool, r->pool_id);
 }
 
 /* ---- lifecycle ---- */
@@ -1346,7 +1348,7 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
 {
     int rc;
     wh_job_spec_t spec = {0};
-    spec.job_id = r->job_id;
+    spec.job_id = r->pool_id;
     spec.snapshot_id = r->snapshot;
     spec.project = r->job.project;
     spec.test_file = r->job.file;
@@ -1370,10 +1372,18 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     char *ex[1] = {r->job.out};
     spec.exclude = ex;
     spec.n_exclude = 1;
-    rc = wh_pool_add_job(pool, &spec, s_on_verdict, r);
+    /* The job identity leaves out what does not change a verdict (the
+     * algorithm, for one), so two running reductions may share it: they
+     * share the cache, not the pool's queue. */
+    snprintf(r->pool_id, sizeof r->pool_id, "%s", r->job_id);
+    for (int k = 2; (rc = wh_pool_add_job(pool, &spec, s_on_verdict, r)) == WH_EINVAL && k < 1000;
+         k++) {
+        snprintf(r->pool_id, sizeof r->pool_id, "%s~%d", r->job_id, k);
+        spec.job_id = r->pool_id;
+    }
     if (rc) {
-        *err = wh_strdup_printf("job %s is already running", r->job_id);
-        return WH_EINVAL;
+        *err = wh_strdup_printf("cannot register job %s: %s", r->job_id, wh_strerror(rc));
+        return rc;
     }
     wh_pool_set_note(pool, r->job_id, s_on_note);
     r->pool = pool;
@@ -1391,7 +1401,7 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
         s_out(r, "Fingerprint (cached): %s | %s | %s\n", r->fp.test ? r->fp.test : "",
               r->fp.location ? r->fp.location : "", r->fp.message ? r->fp.message : "");
         free(cached_fp);
-        wh_pool_set_ref(pool, r->job_id, &r->fp);
+        wh_pool_set_ref(pool, r->pool_id, &r->fp);
         r->state = S_ROUNDS;
         s_advance(r);
         return 0;
@@ -1400,11 +1410,11 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     wh_fp_clear(&r->fp); /* none, or one that identifies nothing: run the original */
     r->state = S_BASELINE;
     r->baseline_id = ++r->next_eval;
-    rc = wh_pool_submit(pool, r->job_id, r->baseline_id, r->tree->text, r->tree->text_len,
+    rc = wh_pool_submit(pool, r->pool_id, r->baseline_id, r->tree->text, r->tree->text_len,
                         WH_TASK_BASELINE);
     if (rc) {
         *err = wh_strdup_printf("cannot queue the original run: %s", wh_strerror(rc));
-        wh_pool_remove_job(pool, r->job_id);
+        wh_pool_remove_job(pool, r->pool_id);
         r->pool = NULL;
         return rc;
     }
@@ -1417,7 +1427,7 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     if (!r)
         return;
     if (r->state != S_DONE && r->state != S_FAILED && r->pool)
-        wh_pool_remove_job(r->pool, r->job_id);
+        wh_pool_remove_job(r->pool, r->pool_id);
     s_clear_round(r);
     if (r->treejob) {
         wh_tree_t *t = NULL;

@@ -332,7 +332,9 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *p
         utime(mark, NULL);
         goto out;
     }
-    s_evict(n, dir);
+    /* A fresh workspace lives for one verify run: it evicts nobody. */
+    if (!fresh)
+        s_evict(n, dir);
     wh_rm_rf(dir);
     char *parent = wh_strdup_printf("%s/ws/%s", n->workdir, key);
     rc = parent ? wh_mkdir_p(parent) : WH_ENOMEM;
@@ -401,7 +403,7 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *p
     }
     rc = wh_write_file(mark, "ready\n", 6);
     /* The new workspace counts too: bring the total back under the cap. */
-    if (!rc)
+    if (!rc && !fresh)
         s_evict(n, dir);
 out:
     if (!rc) {
