@@ -1072,7 +1072,8 @@ static void s_on_candidate(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, co
         r->flaky += flaky;
         if (c->v != WH_V_INFRA_ERROR && !flaky)
             wh_cache_put(r->cache, c->key, c->v);
-        s_judged(r, c->key, worker);
+        if (c->v != WH_V_INFRA_ERROR)
+            s_judged(r, c->key, worker);
         return;
     }
 }
