@@ -8,7 +8,9 @@
 # first, the liar's verdicts are dropped from the cache ("Dropped" lines in
 # verdicts.log), the liar is taken out of the job, and the reduction goes
 # on from the last verified configuration. The answer equals the honest
-# one (the embedded default's), and it was verified.
+# one (the embedded default's), and it was verified. The liar is an
+# authenticated node (CURVE keys on the allow-list): trust in a node does
+# not make its verdicts true.
 . "$(dirname "$0")/lib.sh"
 B="$WH_BINARY_DIR"
 PIDS=()
@@ -20,6 +22,12 @@ wait_slots() { # n
     for _ in $(seq 1 50); do [ "$(slots_joined)" = "$1" ] && return 0; sleep 0.1; done
     fail "nodes did not join"
 }
+
+K="$T/keys"; mkdir -p "$K/nodes" "$K/clients"
+for k in coord nodes/liar nodes/honest clients/cli; do "$WHITTLE" keygen --out "$K/$k" > /dev/null || fail "keygen $k"; done
+export WHITTLE_SECRET_KEY="$K/clients/cli.secret" WHITTLE_SERVER_KEY="$K/coord.public"
+coord_keys=(--secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients")
+node_keys() { echo --secret-key "$K/nodes/$1.secret" --server-key "$K/coord.public"; }
 
 P="$T/tally"; cp -r "$FIX/tally" "$P"
 args=(--project "$P" --file tests/test_tally.c --test test_total --setup "make -s"
@@ -34,13 +42,13 @@ want='static void test_total(void)
 check_eq "honest answer" "$(awk '/^static void test_total/,/^}/' "$H/reduced.c")" "$want"
 
 port=$(free_port); EP="tcp://127.0.0.1:$port"
-"$B/coordinator/whittle-coordinator" --bind "$EP" --cache "dir:$T/vcache" -v > "$T/coord.log" 2>&1 &
+"$B/coordinator/whittle-coordinator" --bind "$EP" --cache "dir:$T/vcache" -v "${coord_keys[@]}" > "$T/coord.log" 2>&1 &
 PIDS+=($!)
 sleep 0.3
-WH_TEST_LIE=preserved "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/liar" --id liar > "$T/liar.log" 2>&1 &
+WH_TEST_LIE=preserved "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/liar" --id liar $(node_keys liar) > "$T/liar.log" 2>&1 &
 PIDS+=($!)
 wait_slots 1
-"$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/honest-node" --id honest > "$T/honest-node.log" 2>&1 &
+"$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/honest-node" --id honest $(node_keys honest) > "$T/honest-node.log" 2>&1 &
 PIDS+=($!)
 wait_slots 2
 grep -q "this node LIES (test only)" "$T/liar.log" && pass "the liar says it lies" || fail "the liar did not start lying"
@@ -77,13 +85,13 @@ stop_all
 # The liar joins second: the honest node judges the first candidates and
 # the liar the ones it can grab, mid-walk. Same answer.
 port=$(free_port); EP="tcp://127.0.0.1:$port"
-"$B/coordinator/whittle-coordinator" --bind "$EP" --cache "dir:$T/vcache2" -v > "$T/coord2.log" 2>&1 &
+"$B/coordinator/whittle-coordinator" --bind "$EP" --cache "dir:$T/vcache2" -v "${coord_keys[@]}" > "$T/coord2.log" 2>&1 &
 PIDS+=($!)
 sleep 0.3
-"$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/honest-node2" --id honest > "$T/honest-node2.log" 2>&1 &
+"$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/honest-node2" --id honest $(node_keys honest) > "$T/honest-node2.log" 2>&1 &
 PIDS+=($!)
 wait_slots 1
-WH_TEST_LIE=preserved "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/liar2" --id liar > "$T/liar2.log" 2>&1 &
+WH_TEST_LIE=preserved "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/liar2" --id liar $(node_keys liar) > "$T/liar2.log" 2>&1 &
 PIDS+=($!)
 wait_slots 2
 "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/lied2" > "$T/lied2.out" 2>&1 || { cat "$T/lied2.out"; fail "run with a liar joining second"; }
