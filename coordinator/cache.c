@@ -24,6 +24,8 @@
  *   rejected the candidate, no build ran. A key space of its own, so a
  *   real verdict is never confused with a prediction; same rules otherwise.
  *
+ *   A verdict found wrong (wh_cache_drop) is deleted with DEL.
+ *
  *     whittle:v1:blob:<name>    ->  <one-line text>
  *
  *   Small values beside the verdicts (wh_cache_put_blob), e.g.
@@ -31,7 +33,8 @@
  *   SET without expiry; at most 64 KiB each.
  *
  * Embedded store: DIR/verdicts.log, one "<64-hex-key> <VerdictName>\n"
- * line per verdict, appended with one write() on an O_APPEND descriptor so
+ * line per verdict ("<key> Dropped" forgets a verdict found wrong), appended
+ * with one write() on an O_APPEND descriptor so
  * that concurrent processes interleave whole lines. It is read at open and
  * its tail re-read when a lookup misses, so processes sharing a folder see
  * each other's verdicts. The last line for a key wins. A line is parsed
@@ -91,6 +94,8 @@ struct wh_cache_ops {
                     wh_verdict_t *out);
     /* v is storable (never None/InfraError); 0 or a negative code. */
     int (*put)(void *be, int ns, const uint8_t key[S_KEY_BYTES], wh_verdict_t v);
+    /* Forgets key in the verdicts key space; 0 or a negative code. */
+    int (*drop)(void *be, const uint8_t key[S_KEY_BYTES]);
     /* Blobs: 0 and *value (malloc'ed) on a hit, WH_ENOTFOUND on a miss. */
     int (*get_blob)(void *be, const char *key, char **value);
     int (*put_blob)(void *be, const char *key, const char *value);
@@ -152,8 +157,13 @@ static void s_key_hex(const uint8_t key[S_KEY_BYTES], char out[2 * S_KEY_BYTES +
 
 typedef struct {
     uint8_t key[S_KEY_BYTES];
-    uint8_t v; /* WH_V_NONE = empty slot */
+    uint8_t v; /* WH_V_NONE = empty slot; S_DROPPED = a forgotten verdict */
 } s_slot_t;
+
+/* An occupied slot that answers "miss": open addressing cannot empty a
+ * slot without breaking the probe chains behind it. */
+#define S_DROPPED 0xff
+#define S_DROPPED_NAME "Dropped"
 
 typedef struct {
     s_slot_t *slots;
@@ -186,7 +196,7 @@ static s_slot_t *s_table_find(const s_table_t *t, const uint8_t key[S_KEY_BYTES]
 static wh_verdict_t s_table_get(const s_table_t *t, const uint8_t key[S_KEY_BYTES])
 {
     s_slot_t *s = s_table_find(t, key);
-    return s ? (wh_verdict_t)s->v : WH_V_NONE;
+    return s && s->v != S_DROPPED ? (wh_verdict_t)s->v : WH_V_NONE;
 }
 
 static int s_table_grow(s_table_t *t)
@@ -207,8 +217,9 @@ static int s_table_grow(s_table_t *t)
     return 0;
 }
 
-/* Sets key to v; *changed tells whether that changed anything. */
-static int s_table_set(s_table_t *t, const uint8_t key[S_KEY_BYTES], wh_verdict_t v, int *changed)
+/* Sets key to v (or S_DROPPED); *changed tells whether that changed
+ * anything. */
+static int s_table_set(s_table_t *t, const uint8_t key[S_KEY_BYTES], int v, int *changed)
 {
     if ((t->n + 1) * 2 > t->cap) {
         int rc = s_table_grow(t);
@@ -358,9 +369,10 @@ static void s_emb_apply_line(s_vlog_t *e, const char *s, size_t n)
         return;
     memcpy(name, sp + 1, nl);
     name[nl] = '\0';
-    wh_verdict_t v = wh_verdict_parse(name);
+    int v = strcmp(name, S_DROPPED_NAME) == 0 ? S_DROPPED : (int)wh_verdict_parse(name);
     uint8_t key[S_KEY_BYTES];
-    if (!s_storable(v) || s_key_parse_n(sp - 2 * S_KEY_BYTES, key))
+    if ((v != S_DROPPED && !s_storable((wh_verdict_t)v)) ||
+        s_key_parse_n(sp - 2 * S_KEY_BYTES, key))
         return;
     int changed;
     (void)s_table_set(&e->t, key, v, &changed); /* ENOMEM: just a miss later */
@@ -447,9 +459,10 @@ static int s_emb_get_many(void *be, int ns, const uint8_t (*keys)[S_KEY_BYTES], 
     return 0;
 }
 
-static int s_emb_put(void *be, int ns, const uint8_t key[S_KEY_BYTES], wh_verdict_t v)
+/* Sets key to v (a verdict or S_DROPPED) in one key space's log and
+ * appends the line. */
+static int s_emb_set(s_vlog_t *e, const uint8_t key[S_KEY_BYTES], int v)
 {
-    s_vlog_t *e = &((s_emb_t *)be)->v[ns];
     int changed = 0;
     int rc = s_table_set(&e->t, key, v, &changed);
     if (rc || !changed || e->fd < 0)
@@ -457,7 +470,7 @@ static int s_emb_put(void *be, int ns, const uint8_t key[S_KEY_BYTES], wh_verdic
     char line[2 * S_KEY_BYTES + 32];
     s_key_hex(key, line);
     int len = snprintf(line + 2 * S_KEY_BYTES, sizeof line - 2 * S_KEY_BYTES, " %s\n",
-                       wh_verdict_name(v));
+                       v == S_DROPPED ? S_DROPPED_NAME : wh_verdict_name((wh_verdict_t)v));
     size_t n = 2 * S_KEY_BYTES + (size_t)len;
     /* One write per line: O_APPEND makes it land whole at the end even
      * with other writers. Retrying the rest of a short write would split
@@ -476,6 +489,25 @@ static int s_emb_put(void *be, int ns, const uint8_t key[S_KEY_BYTES], wh_verdic
         return WH_EIO;
     }
     return 0;
+}
+
+static int s_emb_put(void *be, int ns, const uint8_t key[S_KEY_BYTES], wh_verdict_t v)
+{
+    return s_emb_set(&((s_emb_t *)be)->v[ns], key, (int)v);
+}
+
+/* Only real verdicts are ever found wrong; predictions are never dropped
+ * (they are not claims of a node). */
+static int s_emb_drop(void *be, const uint8_t key[S_KEY_BYTES])
+{
+    s_vlog_t *e = &((s_emb_t *)be)->v[WH_CACHE_VERDICTS];
+    /* Only a key this process knows needs a line; but another process may
+     * have stored it since: read the tail first. */
+    if (e->fd >= 0)
+        (void)s_emb_tail(e);
+    if (s_table_get(&e->t, key) == WH_V_NONE)
+        return 0;
+    return s_emb_set(e, key, S_DROPPED);
 }
 
 /* Applies one complete blob line "<key> <value>". A line garbled by a torn
@@ -611,7 +643,7 @@ static void s_emb_close(void *be)
 }
 
 static const struct wh_cache_ops s_emb_ops = {
-    s_emb_get_many, s_emb_put, s_emb_get_blob, s_emb_put_blob, s_emb_describe, s_emb_close,
+    s_emb_get_many, s_emb_put, s_emb_drop, s_emb_get_blob, s_emb_put_blob, s_emb_describe, s_emb_close,
 };
 
 static s_emb_t *s_mem_open(void)
@@ -711,7 +743,7 @@ typedef struct {
     unsigned retry_ms;
     s_emb_t *emb;          /* fallback; receives every put */
     const struct wh_cache_ops *emb_ops;
-    s_pending_t *pending;  /* puts Redis missed while down */
+    s_pending_t *pending;  /* puts (v None: drops) Redis missed while down */
     size_t n_pending, cap_pending;
     int pending_overflow;
 } s_redis_t;
@@ -867,7 +899,7 @@ static size_t s_redis_key(char *dst, int ns, const uint8_t key[S_KEY_BYTES])
 
 #define S_RKEY_SZ (S_REDIS_PREFIX_MAX + 2 * S_KEY_BYTES + 1)
 
-/* Sends n SETs as one pipelined batch and reads the replies. 0, or -1
+/* Sends n SETs (DELs for items whose v is None) as one pipelined batch and reads the replies. 0, or -1
  * with why set (the connection is then unusable). */
 static int s_redis_set_batch(s_redis_t *r, const s_pending_t *items, size_t n, char *why,
                              size_t why_sz)
@@ -879,10 +911,12 @@ static int s_redis_set_batch(s_redis_t *r, const s_pending_t *items, size_t n, c
     for (; sent < n; sent++) {
         char k[S_RKEY_SZ];
         size_t kl = s_redis_key(k, items[sent].ns, items[sent].key);
+        /* v None: a dropped verdict, deleted. */
+        int del = items[sent].v == WH_V_NONE;
         const char *name = wh_verdict_name((wh_verdict_t)items[sent].v);
-        const char *argv[3] = {"SET", k, name};
+        const char *argv[3] = {del ? "DEL" : "SET", k, name};
         size_t argl[3] = {3, kl, strlen(name)};
-        if (redisAppendCommandArgv(r->rc, 3, argv, argl) != REDIS_OK) {
+        if (redisAppendCommandArgv(r->rc, del ? 2 : 3, argv, argl) != REDIS_OK) {
             snprintf(why, why_sz, "%s", s_rc_err(r->rc));
             rc = -1;
             break;
@@ -1070,6 +1104,25 @@ static int s_redis_put(void *be, int ns, const uint8_t key[S_KEY_BYTES], wh_verd
     return erc;
 }
 
+static int s_redis_drop(void *be, const uint8_t key[S_KEY_BYTES])
+{
+    s_redis_t *r = be;
+    int erc = r->emb_ops->drop(r->emb, key);
+    s_redis_maybe_retry(r);
+    if (r->rc) {
+        s_pending_t item;
+        memcpy(item.key, key, S_KEY_BYTES);
+        item.ns = WH_CACHE_VERDICTS;
+        item.v = WH_V_NONE;
+        char why[256];
+        if (s_redis_set_batch(r, &item, 1, why, sizeof why) == 0)
+            return erc;
+        s_redis_down(r, why);
+    }
+    s_redis_remember(r, WH_CACHE_VERDICTS, key, WH_V_NONE);
+    return erc;
+}
+
 /* One command whose reply is read at once: GET or SET of a blob. Returns
  * the reply (caller frees) or NULL with why set. */
 static redisReply *s_redis_blob_cmd(s_redis_t *r, int argc, const char **argv,
@@ -1173,7 +1226,7 @@ static void s_redis_close(void *be)
 }
 
 static const struct wh_cache_ops s_redis_ops = {
-    s_redis_get_many, s_redis_put, s_redis_get_blob, s_redis_put_blob,
+    s_redis_get_many, s_redis_put, s_redis_drop, s_redis_get_blob, s_redis_put_blob,
     s_redis_describe, s_redis_close,
 };
 
@@ -1461,6 +1514,14 @@ int wh_cache_put_ns(wh_cache_t *c, wh_cache_ns_t ns, const char *key, wh_verdict
     if (!s_storable(v))
         return 0;
     return c->ops->put(c->be, (int)ns, bin, v);
+}
+
+int wh_cache_drop(wh_cache_t *c, const char *key)
+{
+    uint8_t bin[S_KEY_BYTES];
+    if (s_key_parse(key, bin))
+        return WH_EINVAL;
+    return c->ops->drop(c->be, bin);
 }
 
 /* Blob keys end up in a log line and a Redis key: printable, no spaces. */

@@ -50,6 +50,12 @@ int wh_cache_mget_ns(wh_cache_t *c, wh_cache_ns_t ns, const char *const *keys, i
                      wh_verdict_t *out);
 int wh_cache_put_ns(wh_cache_t *c, wh_cache_ns_t ns, const char *key, wh_verdict_t v);
 
+/* Forgets the verdict of key everywhere it is stored (a verdict found
+ * wrong: the verify step of reduce.c). Embedded: a "<key> Dropped" line in
+ * the log, so other processes and later runs forget it too; Redis: DEL
+ * (queued for write-back while Redis is down). 0, WH_EINVAL for a bad key,
+ * or the error of the embedded log's append. */
+int wh_cache_drop(wh_cache_t *c, const char *key);
 /* "embedded", "memory", "redis" or "redis(down, embedded)". While Redis is
  * down the cache retries it at most every 5 s; $WHITTLE_REDIS_RETRY_MS
  * (read at open) changes that interval. Connect and command timeouts are

@@ -252,8 +252,13 @@ int wh_job_validate(wh_job_t *j, char **err)
         if (rc)
             return rc;
     }
+    if (j->keep_fault && j->no_keep_fault)
+        return s_fail(err, strdup("--keep-fault and --no-keep-fault contradict each other"));
     if (j->keep_fault && !j->reference)
         return s_fail(err, strdup("--keep-fault needs --reference DIR|GIT-REV"));
+    /* A reference keeps the fault unless the user asks only for a report. */
+    if (j->reference && !j->no_keep_fault)
+        j->keep_fault = 1;
     if (!strcmp(j->framework, "console") && !j->failure_regex)
         return s_fail(err, strdup("the console framework needs --failure-regex"));
     const wh_framework_t *fw = wh_framework_find(j->framework);
@@ -349,7 +354,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         "out", "build_timeout", "test_timeout", "setup_timeout", "match", "args",
         "compdb", "jobs", "cache", "failure_regex", "pass_regex", "message_continuation",
         "pass_on_exit0", "repeat", "flaky_ok",
-        "reference", "keep_fault", "speculate", "allow_parse_errors", "precheck", NULL};
+        "reference", "keep_fault", "no_keep_fault", "speculate", "allow_parse_errors", "precheck", NULL};
     json_object_foreach(o, k, v) {
         int ok = 0;
         for (int i = 0; known[i]; i++)
@@ -426,6 +431,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
     rc = rc ? rc : s_get_int(o, "repeat", 0, 1000, &j->repeat, err);
     rc = rc ? rc : s_get_int(o, "flaky_ok", 0, 1000, &j->flaky_ok, err);
     rc = rc ? rc : s_get_bool(o, "keep_fault", &j->keep_fault, err);
+    rc = rc ? rc : s_get_bool(o, "no_keep_fault", &j->no_keep_fault, err);
     rc = rc ? rc : s_get_bool(o, "pass_on_exit0", &j->pass_on_exit0, err);
     rc = rc ? rc : s_get_bool(o, "speculate", &j->speculate, err);
     rc = rc ? rc : s_get_bool(o, "allow_parse_errors", &j->allow_parse_errors, err);
@@ -468,6 +474,8 @@ char *wh_job_to_json(const wh_job_t *j)
         json_object_set_new(o, "flaky_ok", json_integer(j->flaky_ok));
     if (j->keep_fault)
         json_object_set_new(o, "keep_fault", json_true());
+    if (j->no_keep_fault)
+        json_object_set_new(o, "no_keep_fault", json_true());
     if (j->speculate)
         json_object_set_new(o, "speculate", json_true());
     if (j->pass_on_exit0)

@@ -39,7 +39,8 @@ typedef struct {
     int repeat;           /* --repeat K: runs of the original and of each candidate */
     int flaky_ok;         /* --flaky-ok R: Preserved when >= R of K runs preserve; 0 = all K */
     char *reference;      /* --reference DIR|GIT-REV, resolved to a folder */
-    int keep_fault;       /* --keep-fault */
+    int keep_fault;       /* --keep-fault; on by default with a reference */
+    int no_keep_fault;    /* --no-keep-fault: only report whether the fault was kept */
     int speculate;        /* --speculate: idle slots judge the predicted next round */
     int precheck;         /* --precheck: wh_precheck_mode_t (default on); not in the identity */
     int verbose;

@@ -28,6 +28,8 @@ typedef struct s_task {
     size_t len;
     int baseline;
     int on_reference;
+    int verify;            /* judged by a slot other than avoid (see pool.h) */
+    char *avoid;           /* slot name, or NULL */
     int lost;              /* slots that died while holding it */
     int tainted;           /* tries that ended in an infrastructure fault */
     char **tried_slot;     /* ... on these slots (names) */
@@ -45,6 +47,8 @@ struct s_job {
     void *ctx;
     s_task_t *head, *tail;
     int queued;
+    char **excluded;       /* node ids out of this job's rotation */
+    int nexcluded;
     int running;           /* candidates on slots now */
     uint64_t served;       /* candidates dispatched so far */
     uint64_t added_ms;     /* when it was added (monotonic) */
@@ -100,6 +104,7 @@ static void s_task_free(s_task_t *t)
     free(t->tried_node);
     free(t->job_id);
     free(t->content);
+    free(t->avoid);
     free(t);
 }
 
@@ -350,6 +355,9 @@ void wh_pool_remove_job(wh_pool_t *p, const char *job_id)
     }
     wh_job_spec_clear(&j->spec);
     wh_fp_clear(&j->ref);
+    for (int i = 0; i < j->nexcluded; i++)
+        free(j->excluded[i]);
+    free(j->excluded);
     free(j);
 }
 
@@ -394,6 +402,49 @@ int wh_pool_submit(wh_pool_t *p, const char *job_id, uint64_t cand_id,
     memcpy(t->content, content, len);
     s_enqueue_back(j, t);
     return 0;
+}
+
+int wh_pool_submit_verify(wh_pool_t *p, const char *job_id, uint64_t cand_id,
+                          const void *content, size_t len, const char *avoid)
+{
+    int rc = wh_pool_submit(p, job_id, cand_id, content, len, 0);
+    if (rc)
+        return rc;
+    s_task_t *t = s_find_job(p, job_id)->tail;
+    t->verify = 1;
+    if (avoid && !(t->avoid = strdup(avoid))) {
+        wh_pool_cancel(p, job_id, cand_id);
+        return WH_ENOMEM;
+    }
+    return 0;
+}
+
+int wh_pool_exclude_node(wh_pool_t *p, const char *job_id, const char *node_id)
+{
+    s_job_t *j = s_find_job(p, job_id);
+    if (!j)
+        return WH_ENOTFOUND;
+    for (int i = 0; i < j->nexcluded; i++)
+        if (strcmp(j->excluded[i], node_id) == 0)
+            return 0;
+    char **x = realloc(j->excluded, (size_t)(j->nexcluded + 1) * sizeof *x);
+    if (!x)
+        return WH_ENOMEM;
+    j->excluded = x;
+    if (!(x[j->nexcluded] = strdup(node_id)))
+        return WH_ENOMEM;
+    j->nexcluded++;
+    wh_warn("node %s is out of job %.12s's rotation: its verdicts were found wrong", node_id,
+            job_id);
+    return 0;
+}
+
+const char *wh_pool_node_of(const wh_pool_t *p, const char *slot_name)
+{
+    for (const s_slot_t *s = p->slots; s; s = s->next)
+        if (slot_name && strcmp(s->name, slot_name) == 0)
+            return s->node_id;
+    return NULL;
 }
 
 void wh_pool_cancel(wh_pool_t *p, const char *job_id, uint64_t cand_id)
@@ -457,6 +508,14 @@ static void s_mark_warm(s_slot_t *s, const char *job_id)
         s->nwarm++;
 }
 
+static int s_excluded(const s_job_t *j, const s_slot_t *s)
+{
+    for (int i = 0; i < j->nexcluded; i++)
+        if (s->node_id && strcmp(j->excluded[i], s->node_id) == 0)
+            return 1;
+    return 0;
+}
+
 /* ---- tainted verdicts: retries on other slots, slots out of rotation ---- */
 
 static int s_listed(char *const *l, int n, const char *x)
@@ -494,11 +553,41 @@ static int s_placeable(const wh_pool_t *p, const s_task_t *t)
     return 0;
 }
 
+/* How well slot s suits task t: 2 = another node than t's avoid (or no
+ * avoid), 1 = another slot of avoid's node, 0 = avoid itself. */
+static int s_suit(const wh_pool_t *p, const s_task_t *t, const s_slot_t *s)
+{
+    if (!t->avoid)
+        return 2;
+    if (strcmp(s->name, t->avoid) == 0)
+        return 0;
+    const char *an = wh_pool_node_of(p, t->avoid);
+    return an && s->node_id && strcmp(an, s->node_id) == 0 ? 1 : 2;
+}
+
+/* May slot s take task t now? Not when s's node is excluded from the job
+ * while another live node could serve it; not when a live slot suits a
+ * verify task better than s (it waits for that slot). */
+static int s_may_take(const wh_pool_t *p, const s_job_t *j, const s_task_t *t, const s_slot_t *s)
+{
+    int any_other = 0, best = -1;
+    for (const s_slot_t *o = p->slots; o; o = o->next) {
+        if (s_excluded(j, o) || o->out_why || !s_fits(p, t, o))
+            continue;
+        any_other = 1;
+        if (t->verify && s_suit(p, t, o) > best)
+            best = s_suit(p, t, o);
+    }
+    if (s_excluded(j, s) && any_other)
+        return 0;
+    return !t->verify || best < 0 || s_suit(p, t, s) >= best;
+}
+
 /* The first queued task of j that s may take, or NULL. */
 static s_task_t *s_first_fit(const wh_pool_t *p, const s_job_t *j, const s_slot_t *s)
 {
     for (s_task_t *t = j->head; t; t = t->next)
-        if (s_fits(p, t, s))
+        if (s_fits(p, t, s) && s_may_take(p, j, t, s))
             return t;
     return NULL;
 }
@@ -771,6 +860,8 @@ static void s_dispatch(wh_pool_t *p)
         m.content_len = t->len;
         m.baseline = t->baseline;
         m.on_reference = t->on_reference;
+        /* A verify task on the very slot that judged it: a new workspace. */
+        m.fresh = t->verify && s_suit(p, t, s) == 0;
         m.ref = j->ref;
         int rc = s_send(p, s, &m);
         if (rc) {

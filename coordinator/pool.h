@@ -90,6 +90,18 @@ enum {
 /* Queues one candidate (content copied); flags: WH_TASK_* bits. */
 int wh_pool_submit(wh_pool_t *p, const char *job_id, uint64_t cand_id,
                    const void *content, size_t len, int flags);
+/* Queues a verify task (the final check of a reduction, DESIGN.md "Trust"):
+ * judged afresh by a slot other than avoid (a slot name as given to the
+ * verdict callback; NULL: any slot). Preference: a slot of another node;
+ * else another slot of avoid's node; else avoid itself, told to judge in a
+ * fresh workspace. The task waits for a preferred slot that is busy. */
+int wh_pool_submit_verify(wh_pool_t *p, const char *job_id, uint64_t cand_id,
+                          const void *content, size_t len, const char *avoid);
+/* Takes node_id out of the job's rotation (its verdicts were found wrong).
+ * Ignored while no other live node could serve the job. */
+int wh_pool_exclude_node(wh_pool_t *p, const char *job_id, const char *node_id);
+/* The node id of a live slot named name, or NULL. */
+const char *wh_pool_node_of(const wh_pool_t *p, const char *slot_name);
 /* Drops a queued candidate or asks its slot to stop it. */
 void wh_pool_cancel(wh_pool_t *p, const char *job_id, uint64_t cand_id);
 

@@ -177,15 +177,20 @@ void wh_record_reduced(wh_record_t *r, const char *ext, const char *lines, size_
     free(name);
 }
 
-const char *wh_record_fault_line(const char *fault)
+const char *wh_record_fault_line(const char *fault, int keep_fault)
 {
-    const char *st = fault ? fault : "unknown";
-    if (!strcmp(st, "kept"))
+    if (!fault)
+        return "fault not checked: no version without the bug was given; pass "
+               "--reference DIR|GIT-REV to check that the reduced test still reveals the "
+               "fault (and to keep it)";
+    if (!strcmp(fault, "kept"))
         return "fault kept: the reduced test passes on the reference";
-    if (!strcmp(st, "lost"))
-        return "FAULT LOST: the reduced test fails on the reference too; it keeps "
-               "the failure but no longer reveals the fault (try --keep-fault)";
-    return st;
+    if (!strcmp(fault, "lost"))
+        return keep_fault ? "FAULT LOST: the reduced test fails on the reference too"
+                          : "FAULT LOST: the reduced test fails on the reference too; it keeps "
+                            "the failure but no longer reveals the fault (drop --no-keep-fault "
+                            "to keep it)";
+    return fault;
 }
 
 static const char *s_nz(const char *s)
@@ -264,6 +269,16 @@ static void s_json_run(json_t *o, const wh_summary_t *s)
         json_array_append_new(out, json_string(s_nz(s->out_slots[i])));
     json_object_set_new(o, "out_of_rotation", out);
     json_object_set_new(o, "warm", s_json_warm(s));
+    json_object_set_new(o, "verified", json_boolean(s->verified));
+    json_object_set_new(o, "verify_runs", json_integer(s->verify_runs));
+    json_object_set_new(o, "verdicts_dropped", json_integer(s->dropped));
+    json_object_set_new(o, "restarts", json_integer(s->restarts));
+    /* true/false only when a reference decided it; null: not checked. */
+    json_object_set_new(o, "fault_kept", s->reference && s->fault && !strcmp(s->fault, "kept")
+                                             ? json_true()
+                                         : s->reference && s->fault && !strcmp(s->fault, "lost")
+                                             ? json_false()
+                                             : json_null());
     if (s->repeat > 1)
         json_object_set_new(o, "repeat", json_integer(s->repeat));
     if (s->reference) {
@@ -393,9 +408,15 @@ static void s_summary_txt(wh_record_t *r, const wh_summary_t *s)
                   (unsigned long long)s->wall_ms, s->jobs, s_nz(s->cache));
     s_txt_precheck(&b, s);
     s_txt_measures(&b, s);
+    wh_buf_printf(&b, "verified:    %s (%d verify run%s, %d verdict%s dropped as wrong)\n",
+                  s->verified ? "yes, built and run afresh" : "no", s->verify_runs,
+                  s->verify_runs == 1 ? "" : "s", s->dropped, s->dropped == 1 ? "" : "s");
     if (s->reference)
-        wh_buf_printf(&b, "fault:       %s (reference %s)\n", wh_record_fault_line(s->fault),
-                      s->reference);
+        wh_buf_printf(&b, "fault:       %s (reference %s%s)\n",
+                      wh_record_fault_line(s->fault, s->keep_fault), s->reference,
+                      s->keep_fault ? ", --keep-fault" : ", --no-keep-fault");
+    else
+        wh_buf_printf(&b, "fault:       %s\n", wh_record_fault_line(NULL, 0));
     wh_record_file(r, "summary.txt", b.buf, b.len);
     wh_buf_free(&b);
 }

@@ -89,11 +89,16 @@ typedef struct {
     int warm_known;
     int warm_setups, warm_clones, warm_failed;
     uint64_t warm_setup_ms, warm_clone_ms, warm_first_ms;
+    int verified;                      /* the reduced test was built and run afresh */
+    int verify_runs;                   /* verify tasks judged */
+    int dropped;                       /* verdicts dropped as wrong */
+    int restarts;                      /* walks resumed after wrong verdicts */
 } wh_summary_t;
 
 /* Writes summary.json and summary.txt. */
 void wh_record_summary(wh_record_t *r, const wh_summary_t *s);
-/* The sentence for a fault-check status ("kept", "lost", or a reason). */
-const char *wh_record_fault_line(const char *fault);
+/* The sentence for a fault-check status ("kept", "lost", or a reason);
+ * NULL: no reference was given (the fault was not checked). */
+const char *wh_record_fault_line(const char *fault, int keep_fault);
 
 #endif

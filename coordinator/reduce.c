@@ -14,6 +14,7 @@
 #include "precheck.h"
 #include "record.h"
 #include "render.h"
+#include "trail.h"
 #include "tree.h"
 #include "treejob.h"
 #include "workspace.h"
@@ -41,7 +42,12 @@ typedef struct {
 
 enum { S_PRE_NONE = 0, S_PRE_PASS, S_PRE_FAIL };
 
-enum { S_BASELINE, S_ROUNDS, S_DONE, S_FAILED, S_REFCHECK };
+enum { S_BASELINE, S_ROUNDS, S_DONE, S_FAILED, S_REFCHECK, S_VERIFY };
+
+/* Verify attempts lost to infrastructure before the run gives up, and
+ * restarts after wrong verdicts before it refuses to report. */
+#define S_VERIFY_TRIES 3
+#define S_MAX_RESTARTS 3
 
 struct wh_reduction {
     wh_job_t job;
@@ -53,6 +59,8 @@ struct wh_reduction {
     int quiet;
     char snapshot[65];
     char job_id[65];
+    char pool_id[80];       /* the job in the pool: job_id, made unique when an
+                               identical job (same identity, e.g. hdd and dd) runs */
     wh_fp_t fp;
     int state;
     int status;
@@ -75,6 +83,16 @@ struct wh_reduction {
     char (*spec_done)[65];
     int ndone, capdone;
     int speculated, spec_used;
+    /* the verify step: the accepted steps, who judged what */
+    wh_trail_t *trail;
+    uint64_t verify_id;
+    int verify_step;        /* trail step being verified */
+    int verify_tries;       /* infrastructure failures on this step */
+    int verify_runs;        /* verify tasks judged */
+    int verified;           /* the final configuration was verified afresh */
+    int dropped;            /* verdicts dropped as wrong */
+    int restarts;           /* walks resumed after wrong verdicts */
+    char *refuter;          /* slot whose verify run last refuted a step */
     /* current round */
     const wh_round_t *round;
     s_cand_t *c;
@@ -98,6 +116,7 @@ struct wh_reduction {
     int infra_faults;
     char **out_slots;       /* slots taken out of rotation during this job */
     int n_out;
+    char *closing;          /* the verify and fault-check lines, for a remote client */
 };
 
 static void s_out(wh_reduction_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -139,7 +158,7 @@ static void s_fail(wh_reduction_t *r, int status, char *msg)
     r->error = msg ? msg : strdup("out of memory");
     if (r->rec)
         wh_record_log(r->rec, "error: %s", r->error);
-    wh_pool_remove_job(r->pool, r->job_id);
+    wh_pool_remove_job(r->pool, r->pool_id);
 }
 
 /* Stops with exit 3 because the original run's failure is not identified
@@ -543,7 +562,7 @@ static int s_prepare_round(wh_reduction_t *r)
             continue;
         c->eval_id = ++r->next_eval;
         c->submitted = 1;
-        rc = wh_pool_submit(r->pool, r->job_id, c->eval_id, c->content, c->len, 0);
+        rc = wh_pool_submit(r->pool, r->pool_id, c->eval_id, c->content, c->len, 0);
         if (rc)
             return rc;
     }
@@ -570,7 +589,7 @@ static int s_spec_predicted(wh_reduction_t *r, const char *key, const char *txt,
 static void s_cancel_spec(wh_reduction_t *r)
 {
     for (int k = 0; k < r->nspec; k++)
-        wh_pool_cancel(r->pool, r->job_id, r->spec[k].id);
+        wh_pool_cancel(r->pool, r->pool_id, r->spec[k].id);
     r->nspec = 0;
 }
 
@@ -620,7 +639,7 @@ static void s_speculate(wh_reduction_t *r)
                 r->capspec = cap;
             }
             uint64_t id = ++r->next_eval;
-            if (wh_pool_submit(r->pool, r->job_id, id, txt, len, 0) == 0) {
+            if (wh_pool_submit(r->pool, r->pool_id, id, txt, len, 0) == 0) {
                 memcpy(r->spec[r->nspec].key, key, 65);
                 r->spec[r->nspec].id = id;
                 r->nspec++;
@@ -706,6 +725,7 @@ static void s_record_round(wh_reduction_t *r, int winner)
 }
 
 static void s_finish(wh_reduction_t *r);
+static void s_start_verify(wh_reduction_t *r, int step);
 
 /* The fault-kept check (thesis 8.1, second item): the reduced test must
  * pass on the version without the bug. */
@@ -715,7 +735,7 @@ static void s_start_refcheck(wh_reduction_t *r)
     char *txt = wh_render(r->tree, wh_engine_removed(r->engine), &len);
     r->refcheck_id = ++r->next_eval;
     r->state = S_REFCHECK;
-    int rc = txt ? wh_pool_submit(r->pool, r->job_id, r->refcheck_id, txt, len,
+    int rc = txt ? wh_pool_submit(r->pool, r->pool_id, r->refcheck_id, txt, len,
                                   WH_TASK_ON_REFERENCE)
                  : WH_ENOMEM;
     free(txt);
@@ -730,10 +750,8 @@ static int s_next_round(wh_reduction_t *r)
 {
     r->round = wh_engine_round(r->engine);
     if (!r->round) {
-        if (r->job.reference && !r->fault)
-            s_start_refcheck(r);
-        else
-            s_finish(r);
+        s_cancel_spec(r);
+        s_start_verify(r, wh_trail_steps(r->trail) - 1);
         return 0;
     }
     s_header(r);
@@ -769,12 +787,18 @@ static void s_advance(wh_reduction_t *r)
         /* Cancel what the round no longer needs. */
         for (int i = 0; i < r->nc; i++)
             if (r->c[i].rep == i && r->c[i].submitted && r->c[i].v == WH_V_NONE)
-                wh_pool_cancel(r->pool, r->job_id, r->c[i].eval_id);
+                wh_pool_cancel(r->pool, r->pool_id, r->c[i].eval_id);
         s_record_round(r, winner);
         if (winner >= 0)
             wh_record_log(r->rec, "           accepted cand_%03d", r->candidates);
+        char key[65];
+        snprintf(key, sizeof key, "%s", winner >= 0 ? r->c[r->c[winner].rep].key : "");
         s_clear_round(r);
         wh_engine_resolve(r->engine, winner);
+        if (winner >= 0 && wh_trail_accept(r->trail, r->engine, key, r->candidates)) {
+            s_fail(r, 1, NULL);
+            return;
+        }
     }
 }
 
@@ -796,7 +820,10 @@ static wh_engine_t *s_engine_for(const wh_tree_t *t, wh_algo_t algo)
 static int s_use_tree(wh_reduction_t *r, wh_tree_t *t, const char *how)
 {
     wh_engine_t *e = s_engine_for(t, r->job.algo);
-    if (!e) {
+    /* The walk starts over on the new tree: so does the verify trail. */
+    wh_trail_t *trail = e ? wh_trail_new(e) : NULL;
+    if (!trail) {
+        wh_engine_destroy(&e);
         wh_tree_destroy(&t);
         return WH_ENOMEM;
     }
@@ -807,8 +834,10 @@ static int s_use_tree(wh_reduction_t *r, wh_tree_t *t, const char *how)
     wh_record_log(r->rec, "statement tree %s: %d statements (the header guess saw %d)", how, t->n,
                   r->tree->n);
     wh_engine_destroy(&r->engine);
+    wh_trail_destroy(&r->trail);
     wh_tree_destroy(&r->tree);
     r->engine = e;
+    r->trail = trail;
     r->tree = t;
     return 0;
 }
@@ -988,6 +1017,151 @@ static int s_cached_flags_ok(wh_reduction_t *r)
     return rc == 0;
 }
 
+/* ---- the verify step (DESIGN.md, "Trust"): the answer is not a claim ---- */
+
+/* Builds and runs trail step `step` afresh: on a slot other than the one
+ * that judged it (or that slot in a new workspace), never from the cache,
+ * K times with --repeat K. The newest step is the reduced test; older ones
+ * are re-judged, newest first, when it fails the check. */
+static void s_start_verify(wh_reduction_t *r, int step)
+{
+    size_t len = 0;
+    char *txt = wh_render(r->tree, wh_trail_removed(r->trail, step), &len);
+    const char *judge = wh_trail_judge(r->trail, step);
+    r->verify_step = step;
+    r->verify_id = ++r->next_eval;
+    r->state = S_VERIFY;
+    int rc = txt ? wh_pool_submit_verify(r->pool, r->pool_id, r->verify_id, txt, len, judge)
+                 : WH_ENOMEM;
+    free(txt);
+    if (rc) {
+        s_fail(r, 4, wh_strdup_printf("cannot queue the verify run: %s", wh_strerror(rc)));
+        return;
+    }
+    int cand = wh_trail_cand(r->trail, step);
+    char what[64];
+    if (cand)
+        snprintf(what, sizeof what, "cand_%03d's configuration", cand);
+    else
+        snprintf(what, sizeof what, "the original test");
+    wh_record_log(r->rec, "verify: building and running %s afresh (judged by %s)", what,
+                  judge ? judge : cand ? "the cache" : "the baseline");
+    if (step == wh_trail_steps(r->trail) - 1)
+        s_out(r, "Verifying: building and running the reduced test afresh%s\n",
+              r->job.repeat > 1 ? " (--repeat)" : "");
+}
+
+/* The reduced test was verified: on to the fault check, or done. */
+static void s_verified(wh_reduction_t *r, const char *worker, const wh_msg_t *m)
+{
+    r->verified = 1;
+    int runs = m->runs ? (int)m->runs : 1;
+    wh_record_log(r->rec, "verify: the reduced test fails the same way afresh on %s (%d run%s)",
+                  worker, runs, runs == 1 ? "" : "s");
+    s_out(r, "Verified: the reduced test fails the same way when built and run afresh "
+          "(%d run%s, slot %s)\n", runs, runs == 1 ? "" : "s", worker);
+    if (r->job.reference && !r->fault)
+        s_start_refcheck(r);
+    else
+        s_finish(r);
+}
+
+static void s_drop_verdict(void *ctx, const char *key)
+{
+    wh_reduction_t *r = ctx;
+    wh_cache_drop(r->cache, key);
+    wh_record_log(r->rec, "verify: dropped verdict %s from the cache", key);
+}
+
+static void s_exclude_node(void *ctx, const char *node)
+{
+    wh_reduction_t *r = ctx;
+    wh_pool_exclude_node(r->pool, r->pool_id, node);
+    wh_record_log(r->rec, "verify: node %s gave wrong verdicts; it is out of this job", node);
+    s_out(r, "Verify: node %s gave wrong verdicts; it is out of this job\n", node);
+}
+
+/* Steps after `good` were accepted on wrong verdicts (step good was just
+ * verified): drop them (and their judges' other verdicts) from every cache
+ * and resume the walk as it was right after step good. */
+static void s_resume_from(wh_reduction_t *r, int good)
+{
+    if (++r->restarts > S_MAX_RESTARTS) {
+        s_fail(r, 3, wh_strdup_printf("the reduced test of %s could not be verified: wrong "
+                                      "verdicts were found %d times", r->job.test,
+                                      r->restarts));
+        return;
+    }
+    /* The judges are blamed against the slot that refuted the newest wrong
+     * step, not the one that confirmed step good. */
+    wh_trail_blame_t how = {s_drop_verdict, s_exclude_node, r};
+    int n = wh_trail_blame(r->trail, good, wh_pool_node_of(r->pool, r->refuter), &how);
+    r->dropped += n;
+    wh_engine_destroy(&r->engine);
+    r->engine = wh_trail_rewind(r->trail, good);
+    if (!r->engine) {
+        s_fail(r, 1, NULL);
+        return;
+    }
+    char from[32] = "the original";
+    if (wh_trail_cand(r->trail, good))
+        snprintf(from, sizeof from, "cand_%03d", wh_trail_cand(r->trail, good));
+    wh_record_log(r->rec, "verify: %d verdict%s dropped as wrong; the reduction continues from %s",
+                  n, n == 1 ? "" : "s", from);
+    s_out(r, "Verify: the reduced test does not fail the same way afresh; %d verdict%s dropped, "
+          "continuing from the last verified configuration\n", n, n == 1 ? "" : "s");
+    r->verify_tries = 0;
+    r->last_sweep = r->last_level = -1;
+    r->state = S_ROUNDS;
+    s_advance(r);
+}
+
+static void s_on_verify(wh_reduction_t *r, const wh_msg_t *m, const char *worker)
+{
+    int step = r->verify_step;
+    const char *d = m->detail ? m->detail : "";
+    r->verify_runs++;
+    if (m->report_len) {
+        char *name = wh_strdup_printf("reports/verify-%d.report", r->verify_runs);
+        wh_record_file(r->rec, name, m->report, m->report_len);
+        free(name);
+    }
+    /* A build failure is a verdict (code WH_EBUILD); anything else with a
+     * code is the infrastructure's, and the run is tried again. */
+    if ((m->code && m->code != WH_EBUILD) || m->verdict == WH_V_INFRA_ERROR ||
+        m->verdict == WH_V_NONE || m->verdict >= WH_V_COUNT) {
+        wh_record_log(r->rec, "verify: no verdict from %s: %s", worker, d);
+        if (++r->verify_tries >= S_VERIFY_TRIES)
+            s_fail(r, 4, wh_strdup_printf("cannot verify the reduced test: %s", d));
+        else
+            s_start_verify(r, step);
+        return;
+    }
+    r->verify_tries = 0;
+    if (m->verdict == WH_V_PRESERVED && step < wh_trail_steps(r->trail) - 1)
+        wh_record_log(r->rec, "verify: %s fails the same way afresh on %s: verified",
+                      step ? "the configuration" : "the original", worker);
+    if (m->verdict == WH_V_PRESERVED) {
+        if (step == wh_trail_steps(r->trail) - 1)
+            s_verified(r, worker, m);
+        else
+            s_resume_from(r, step);
+        return;
+    }
+    wh_record_log(r->rec, "verify: %s afresh on %s: %s (%s)",
+                  step ? "the configuration" : "the original",
+                  worker, wh_verdict_name((wh_verdict_t)m->verdict), d);
+    free(r->refuter);
+    r->refuter = strdup(worker ? worker : "-");
+    if (step == 0) {
+        s_fail(r, 3, wh_strdup_printf("the original test %s does not fail the same way when "
+                                      "built and run afresh (%s: %s); is it flaky? try --repeat K",
+                                      r->job.test, wh_verdict_name((wh_verdict_t)m->verdict), d));
+        return;
+    }
+    s_start_verify(r, step - 1);
+}
+
 /* ---- verdicts ---- */
 
 /* The original's run went wrong (setup, build, infrastructure, not found,
@@ -1083,7 +1257,7 @@ static void s_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed)
     s_out(r, "Fingerprint: %s | %s | %s\n", r->fp.test ? r->fp.test : "",
           r->fp.location ? r->fp.location : "", r->fp.message ? r->fp.message : "");
     free(js);
-    wh_pool_set_ref(r->pool, r->job_id, &r->fp);
+    wh_pool_set_ref(r->pool, r->pool_id, &r->fp);
     r->state = S_ROUNDS;
     s_advance(r);
 }
@@ -1118,6 +1292,13 @@ static void s_on_refcheck(wh_reduction_t *r, const wh_msg_t *m)
     s_finish(r);
 }
 
+/* Notes who judged key, for the verify step. */
+static void s_judged(wh_reduction_t *r, const char *key, const char *worker)
+{
+    if (wh_trail_judged(r->trail, key, worker, wh_pool_node_of(r->pool, worker)))
+        s_fail(r, 1, NULL);
+}
+
 /* A message whose repeated runs disagreed: flaky, never cached. */
 static int s_msg_flaky(const wh_msg_t *m)
 {
@@ -1126,7 +1307,8 @@ static int s_msg_flaky(const wh_msg_t *m)
 
 /* A speculation finished before the walk came to it: its verdict only goes
  * to the cache (never InfraError, never a flaky one). 1 when id was one. */
-static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m)
+static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m,
+                            const char *worker)
 {
     int k = 0;
     while (k < r->nspec && r->spec[k].id != id)
@@ -1134,8 +1316,10 @@ static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m)
     if (k == r->nspec)
         return 0;
     if (m->verdict >= 1 && m->verdict < WH_V_COUNT && m->verdict != WH_V_INFRA_ERROR &&
-        !s_msg_flaky(m) && !m->code)
+        !s_msg_flaky(m) && !m->code) {
         wh_cache_put(r->cache, r->spec[k].key, (wh_verdict_t)m->verdict);
+        s_judged(r, r->spec[k].key, worker);
+    }
     wh_record_log(r->rec, "           speculation e%04llu judged ahead: %s",
                   (unsigned long long)id, wh_verdict_name((wh_verdict_t)m->verdict));
     r->extra++;
@@ -1189,6 +1373,8 @@ static void s_on_candidate(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, co
         r->flaky += flaky;
         if (c->v != WH_V_INFRA_ERROR && !flaky)
             wh_cache_put(r->cache, c->key, c->v);
+        if (c->v != WH_V_INFRA_ERROR)
+            s_judged(r, c->key, worker);
         return;
     }
 }
@@ -1204,9 +1390,13 @@ static void s_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *
         s_on_refcheck(r, m);
         return;
     }
+    if (r->state == S_VERIFY && id == r->verify_id) {
+        s_on_verify(r, m, worker);
+        return;
+    }
     if (r->state != S_ROUNDS || !r->c)
         return;
-    if (s_on_speculation(r, id, m))
+    if (s_on_speculation(r, id, m, worker))
         return;
     s_on_candidate(r, id, m, worker);
     s_advance(r);
@@ -1349,6 +1539,10 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->infra_faults = r->infra_faults;
     s->out_slots = r->out_slots;
     s->n_out = r->n_out;
+    s->verified = r->verified;
+    s->verify_runs = r->verify_runs;
+    s->dropped = r->dropped;
+    s->restarts = r->restarts;
 }
 
 /* Writes the reduced test (line-true and compact) and keeps the function's
@@ -1377,11 +1571,14 @@ static void s_finish(wh_reduction_t *r)
     s.precheck = &pc;
     wh_record_summary(r->rec, &s);
     free(list);
-    if (r->job.reference) {
-        const char *line = wh_record_fault_line(r->fault);
-        s_out(r, "Fault check: %s\n", line);
-        wh_record_log(r->rec, "fault check: %s", line);
-    }
+    const char *line = wh_record_fault_line(r->job.reference ? r->fault : NULL, r->job.keep_fault);
+    s_out(r, "Fault check: %s\n", line);
+    wh_record_log(r->rec, "fault check: %s", line);
+    char dropped[64] = "";
+    if (r->dropped)
+        snprintf(dropped, sizeof dropped, " (%d verdicts found wrong were dropped)", r->dropped);
+    r->closing = wh_strdup_printf("Verified: the reduced test fails the same way when built and "
+                                  "run afresh%s\nFault check: %s\n", dropped, line);
     wh_record_log(r->rec, "Final: %d -> %d statements. %d candidates: %d evaluated, %d predicted, "
                   "%d from the cache.", s.before, s.after, r->candidates, r->evaluated,
                   r->predicted, r->cached);
@@ -1391,7 +1588,7 @@ static void s_finish(wh_reduction_t *r)
           (unsigned long long)r->wall_ms);
     r->state = S_DONE;
     r->status = 0;
-    wh_pool_remove_job(r->pool, r->job_id);
+    wh_pool_remove_job(r->pool, r->pool_id);
 }
 
 /* ---- lifecycle ---- */
@@ -1436,7 +1633,8 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, char **err)
     if (rc)
         goto fail;
     r->engine = s_engine_for(r->tree, r->job.algo);
-    if (!r->engine) {
+    r->trail = r->engine ? wh_trail_new(r->engine) : NULL;
+    if (!r->engine || !r->trail) {
         *err = strdup("cannot create the reduction engine");
         goto fail;
     }
@@ -1471,7 +1669,7 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
 {
     int rc;
     wh_job_spec_t spec = {0};
-    spec.job_id = r->job_id;
+    spec.job_id = r->pool_id;
     spec.snapshot_id = r->snapshot;
     spec.project = r->job.project;
     spec.test_file = r->job.file;
@@ -1495,10 +1693,18 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     char *ex[1] = {r->job.out};
     spec.exclude = ex;
     spec.n_exclude = 1;
-    rc = wh_pool_add_job(pool, &spec, s_on_verdict, r);
+    /* The job identity leaves out what does not change a verdict (the
+     * algorithm, for one), so two running reductions may share it: they
+     * share the cache, not the pool's queue. */
+    snprintf(r->pool_id, sizeof r->pool_id, "%s", r->job_id);
+    for (int k = 2; (rc = wh_pool_add_job(pool, &spec, s_on_verdict, r)) == WH_EINVAL && k < 1000;
+         k++) {
+        snprintf(r->pool_id, sizeof r->pool_id, "%s~%d", r->job_id, k);
+        spec.job_id = r->pool_id;
+    }
     if (rc) {
-        *err = wh_strdup_printf("job %s is already running", r->job_id);
-        return WH_EINVAL;
+        *err = wh_strdup_printf("cannot register job %s: %s", r->job_id, wh_strerror(rc));
+        return rc;
     }
     wh_pool_set_note(pool, r->job_id, s_on_note);
     r->pool = pool;
@@ -1516,7 +1722,7 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
         s_out(r, "Fingerprint (cached): %s | %s | %s\n", r->fp.test ? r->fp.test : "",
               r->fp.location ? r->fp.location : "", r->fp.message ? r->fp.message : "");
         free(cached_fp);
-        wh_pool_set_ref(pool, r->job_id, &r->fp);
+        wh_pool_set_ref(pool, r->pool_id, &r->fp);
         r->state = S_ROUNDS;
         s_advance(r);
         return 0;
@@ -1525,11 +1731,11 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     wh_fp_clear(&r->fp); /* none, or one that identifies nothing: run the original */
     r->state = S_BASELINE;
     r->baseline_id = ++r->next_eval;
-    rc = wh_pool_submit(pool, r->job_id, r->baseline_id, r->tree->text, r->tree->text_len,
+    rc = wh_pool_submit(pool, r->pool_id, r->baseline_id, r->tree->text, r->tree->text_len,
                         WH_TASK_BASELINE);
     if (rc) {
         *err = wh_strdup_printf("cannot queue the original run: %s", wh_strerror(rc));
-        wh_pool_remove_job(pool, r->job_id);
+        wh_pool_remove_job(pool, r->pool_id);
         r->pool = NULL;
         return rc;
     }
@@ -1542,7 +1748,7 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     if (!r)
         return;
     if (r->state != S_DONE && r->state != S_FAILED && r->pool)
-        wh_pool_remove_job(r->pool, r->job_id);
+        wh_pool_remove_job(r->pool, r->pool_id);
     s_clear_round(r);
     if (r->treejob) {
         wh_tree_t *t = NULL;
@@ -1553,14 +1759,17 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     }
     wh_fp_clear(&r->pending_fp);
     wh_engine_destroy(&r->engine);
+    wh_trail_destroy(&r->trail);
     wh_tree_destroy(&r->tree);
     wh_record_close(&r->rec);
     wh_fp_clear(&r->fp);
     wh_job_clear(&r->job);
     free(r->error);
     free(r->result_text);
+    free(r->closing);
     free(r->fault);
     free(r->fault_detail);
+    free(r->refuter);
     free(r->spec);
     free(r->spec_done);
     for (int i = 0; i < r->n_out; i++)
@@ -1596,6 +1805,11 @@ const char *wh_reduction_result_text(const wh_reduction_t *r)
     return r->result_text;
 }
 
+const char *wh_reduction_closing(const wh_reduction_t *r)
+{
+    return r->closing ? r->closing : "";
+}
+
 const char *wh_reduction_job_id(const wh_reduction_t *r)
 {
     return r->job_id;
@@ -1604,7 +1818,8 @@ const char *wh_reduction_job_id(const wh_reduction_t *r)
 void wh_reduction_progress(const wh_reduction_t *r, wh_buf_t *b)
 {
     static const char *const st[] = {"fingerprinting", "reducing", "done", "failed",
-                                     "checking the fault on the reference"};
+                                     "checking the fault on the reference",
+                                     "verifying the reduced test afresh"};
     wh_buf_printf(b, "%s %s: %s, sweep %d level %d, %d candidates (%d evaluated, %d predicted, "
                   "%d cached)", r->tree ? r->tree->test : "?", r->job.file, st[r->state],
                   r->last_sweep < 0 ? 0 : r->last_sweep, r->last_level < 0 ? 0 : r->last_level,

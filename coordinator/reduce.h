@@ -47,6 +47,9 @@ int wh_reduction_status(const wh_reduction_t *r, const char **msg);
 const char *wh_reduction_dir(const wh_reduction_t *r);
 /* The reduced test function (compact), for the console. */
 const char *wh_reduction_result_text(const wh_reduction_t *r);
+/* The closing lines of a successful run (verified; fault kept, lost or not
+ * checked), for a client that does not see the console; "" before. */
+const char *wh_reduction_closing(const wh_reduction_t *r);
 /* "sweep 2 level 1: 34 candidates" — one line of progress. */
 void wh_reduction_progress(const wh_reduction_t *r, wh_buf_t *b);
 /* Aborts: cancels everything, keeps the record written so far. */

@@ -51,7 +51,7 @@ static void s_usage(FILE *fp)
           "                      [--setup-timeout S] [-p BUILD_DIR] [--cluster ENDPOINT] [-v]\n"
           "                      [--failure-regex RE] [--pass-regex RE] [--message-continuation RE]\n"
           "                      [--pass-on-exit0] [--repeat K] [--flaky-ok R]\n"
-          "                      [--reference DIR|GIT-REV] [--keep-fault] [--speculate]\n"
+          "                      [--reference DIR|GIT-REV] [--[no-]keep-fault] [--speculate]\n"
           "                      [--allow-parse-errors]\n"
           "                      [--precheck on|off|audit] [-- FLAGS...]\n"
           "       whittle submit --cluster ENDPOINT FAILURES.json\n"
@@ -331,6 +331,8 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
             j->keep_fault = 1;
         } else if (!strcmp(a, "--pass-on-exit0")) {
             j->pass_on_exit0 = 1;
+        } else if (!strcmp(a, "--no-keep-fault")) {
+            j->no_keep_fault = 1;
         } else if (!strcmp(a, "--speculate")) {
             j->speculate = 1;
         } else if (!strcmp(a, "--allow-parse-errors")) {

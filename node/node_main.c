@@ -108,6 +108,15 @@ int main(int argc, char **argv)
         return 2;
     }
     o.keys = have ? &keys : NULL;
+    /* TEST ONLY: a node that lies (tests/e2e/liar.sh). Never set it on a
+     * real node: every candidate would be answered Preserved unjudged. */
+    const char *lie = getenv("WH_TEST_LIE");
+    if (lie && *lie) {
+        if (strcmp(lie, "preserved") != 0)
+            return s_die("WH_TEST_LIE (test only) must be 'preserved', not", lie);
+        o.test_lie = 1;
+        fprintf(stderr, "whittle-node: WH_TEST_LIE=preserved: this node LIES (test only)\n");
+    }
     signal(SIGPIPE, SIG_IGN);
     struct sigaction sa = {0};
     sa.sa_handler = s_on_signal;

@@ -42,6 +42,7 @@ struct wh_node {
     wh_auth_keys_t keys;       /* CURVE client keys when has_keys */
     int has_keys;
     int nslots;
+    int test_lie;           /* see wh_node_opts_t: test only */
     s_slot_t *slots;
     atomic_int stop;
     atomic_uint_fast64_t evaluated;
@@ -221,6 +222,20 @@ static uint64_t s_du(const char *path)
     return s_du_sum;
 }
 
+/* Removes a workspace and its side files (console log, report, setup log,
+ * sanitizer logs). */
+static void s_remove_workspace(const char *root)
+{
+    wh_rm_rf(root);
+    static const char *const side[] = {".console.log", ".report", ".setup.log", ".san", NULL};
+    for (int k = 0; side[k]; k++) {
+        char *f = wh_strdup_printf("%s%s", root, side[k]);
+        if (f)
+            unlink(f);
+        free(f);
+    }
+}
+
 /* 1 when path is the set-up copy ("<key>/golden") of slot folder keep's
  * key: the workspace about to be prepared may need it. */
 static int s_keeps_golden(const char *path, const char *keep)
@@ -308,15 +323,7 @@ static void s_evict(wh_node_t *n, const char *keep)
         }
         wh_info("evicting workspace %s (disk over %llu bytes)", victim,
                 (unsigned long long)n->max_disk);
-        wh_rm_rf(victim);
-        /* its side files: console log, report, setup log */
-        static const char *const side[] = {".console.log", ".report", ".setup.log", ".san", NULL};
-        for (int k = 0; side[k]; k++) {
-            char *f = wh_strdup_printf("%s%s", victim, side[k]);
-            if (f)
-                unlink(f);
-            free(f);
-        }
+        s_remove_workspace(victim);
         free(victim);
     }
     free(skip);
@@ -365,17 +372,38 @@ static int s_mark_ok(const wh_node_t *n, const char *path)
     return ok;
 }
 
+/* The folder of the slot's workspace of project (malloc'ed). */
+static char *s_ws_dir(const s_slot_t *s, const wh_job_spec_t *j, const char *project, int fresh)
+{
+    char key[65];
+    s_ws_key(j, project, key);
+    return wh_strdup_printf("%s/ws/%s/%s-%d", s->node->workdir, key, fresh ? "fresh" : "slot",
+                            s->index);
+}
+
+/* The tick of a setup on a helper thread: it must not touch the slot's
+ * socket (one thread per ZeroMQ socket), so it only watches for shutdown. */
+static int s_tick_bg(void *arg)
+{
+    const s_slot_t *s = arg;
+    return atomic_load(&s->node->stop);
+}
+
 /* Makes sure the slot's workspace for job j exists and is set up (the
  * node's first setup of the key, or a clone of it: warmup.h). Returns 0,
- * or a negative code with *detail set (WH_ESETUP when setup failed). */
+ * or a negative code with *detail set (WH_ESETUP when setup failed).
+ * bg: called on a helper thread (s_refwarm): no message is sent and the
+ * slot's taint note is left alone. fresh: a new workspace
+ * (ws/<key>/fresh-K, prepared anew whatever is there, never marked ready,
+ * evicting nobody) that the caller removes after use (s_remove_workspace). */
 static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *project,
-                              char **root, char **detail)
+                              int fresh, int bg, char **root, char **detail)
 {
     wh_node_t *n = s->node;
     char key[65];
     s_ws_key(j, project, key);
     char *parent = wh_strdup_printf("%s/ws/%s", n->workdir, key);
-    char *dir = wh_strdup_printf("%s/ws/%s/slot-%d", n->workdir, key, s->index);
+    char *dir = s_ws_dir(s, j, project, fresh);
     char *mark = dir ? wh_path_join(dir, S_READY_MARK) : NULL;
     const char **excl = calloc((size_t)j->n_exclude + 1, sizeof *excl);
     int rc = 0;
@@ -383,11 +411,13 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *p
         rc = WH_ENOMEM;
         goto out;
     }
-    if (s_mark_ok(n, mark)) {
+    if (!fresh && s_mark_ok(n, mark)) {
         utime(mark, NULL);
         goto out;
     }
-    s_evict(n, dir);
+    /* A fresh workspace lives for one verify run: it evicts nobody. */
+    if (!fresh)
+        s_evict(n, dir);
     wh_rm_rf(dir);
     if ((rc = wh_mkdir_p(parent)) != 0) {
         *detail = wh_strdup_printf("cannot create workspace under %s: %s", n->workdir,
@@ -398,18 +428,18 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *p
     for (int i = 0; i < j->n_exclude; i++)
         excl[i] = j->exclude[i];
     wh_warm_req_t q = {dir,    project, excl,       j->setup_cmd, j->setup_timeout_ms,
-                       s_tick, s,       j->test_file, s_on_setup};
+                       bg ? s_tick_bg : s_tick, s, j->test_file, bg ? NULL : s_on_setup};
     wh_warm_stats_t st;
     rc = wh_warmup_prepare(n->warm, &q, &st, detail);
     if (rc == 0 && atomic_load(&n->stop))
         rc = WH_ECANCEL;
-    if (rc == 0)
+    if (rc == 0 && !fresh)
         rc = wh_write_file(mark, wh_warmup_mark(n->warm), strlen(wh_warmup_mark(n->warm)));
-    if (rc != WH_ECANCEL)
+    if (rc != WH_ECANCEL && !bg && !fresh)
         s_send_warmed(s, j->job_id, project != j->project, rc, &st, *detail, 0);
-    if (rc == 0)
+    if (rc == 0 && !fresh)
         s_evict(n, dir); /* the new workspace counts too */
-    else
+    else if (rc != 0)
         wh_rm_rf(dir);
 out:
     if (!rc) {
@@ -446,15 +476,15 @@ static void s_warm(s_slot_t *s, const wh_msg_t *m)
     char *root = NULL, *detail = NULL, *rdetail = NULL;
     int rrc = 0;
     if (ref_first) {
-        rrc = s_ensure_workspace(s, j, j->reference, &root, &rdetail);
+        rrc = s_ensure_workspace(s, j, j->reference, 0, 0, &root, &rdetail);
         free(root);
         root = NULL;
     }
-    int rc = rrc == WH_ECANCEL ? WH_ECANCEL : s_ensure_workspace(s, j, j->project, &root, &detail);
+    int rc = rrc == WH_ECANCEL ? WH_ECANCEL : s_ensure_workspace(s, j, j->project, 0, 0, &root, &detail);
     free(root);
     root = NULL;
     if (want_ref && !ref_first && rc == 0) {
-        rrc = s_ensure_workspace(s, j, j->reference, &root, &rdetail);
+        rrc = s_ensure_workspace(s, j, j->reference, 0, 0, &root, &rdetail);
         free(root);
     }
     if (!atomic_load(&n->stop))
@@ -530,10 +560,10 @@ static int s_taint_setup(s_slot_t *s, int own, int rc, char **detail);
 /* Runs content K times in the workspace of project. 0, or a negative code
  * with *detail when the workspace could not be prepared/written. */
 static int s_run_set(s_slot_t *s, const wh_job_spec_t *j, const wh_framework_t *fw,
-                     const char *project, const uint8_t *content, size_t len,
+                     const char *project, int fresh, const uint8_t *content, size_t len,
                      const wh_fp_t *ref, int want, s_runs_t *x, char **detail)
 {
-    int rc = s_ensure_workspace(s, j, project, &x->root, detail);
+    int rc = s_ensure_workspace(s, j, project, fresh, 0, &x->root, detail);
     if (rc)
         return rc;
     x->report = wh_strdup_printf("%s.report", x->root);
@@ -597,6 +627,54 @@ static void s_attach_report(s_runs_t *x, wh_msg_t *v, uint8_t **rep)
     }
 }
 
+/* The reference's warm workspace, set up on a helper thread while the slot
+ * sets up (or builds in) the main one, so that --keep-fault does not wait
+ * for a second setup after the first Preserved candidate. */
+typedef struct {
+    s_slot_t *s;
+    const wh_job_spec_t *j;
+    pthread_t th;
+    int started;
+} s_refwarm_t;
+
+static void *s_refwarm_main(void *arg)
+{
+    s_refwarm_t *w = arg;
+    char *root = NULL, *detail = NULL;
+    /* A failure is reported when the reference is used (the same call
+     * then sees no ready mark and says why). */
+    if (s_ensure_workspace(w->s, w->j, w->j->reference, 0, 1, &root, &detail))
+        wh_debug("reference setup on slot %d: %s", w->s->index, detail ? detail : "failed");
+    free(root);
+    free(detail);
+    return NULL;
+}
+
+static void s_refwarm_start(s_refwarm_t *w, s_slot_t *s, const wh_msg_t *m)
+{
+    const wh_job_spec_t *j = &m->job;
+    memset(w, 0, sizeof *w);
+    if (!j->keep_fault || !j->reference || m->on_reference)
+        return;
+    char *dir = s_ws_dir(s, j, j->reference, 0);
+    char *mark = dir ? wh_path_join(dir, S_READY_MARK) : NULL;
+    int ready = mark && s_mark_ok(s->node, mark);
+    free(dir);
+    free(mark);
+    if (ready)
+        return;
+    w->s = s;
+    w->j = j;
+    w->started = pthread_create(&w->th, NULL, s_refwarm_main, w) == 0;
+}
+
+static void s_refwarm_join(s_refwarm_t *w)
+{
+    if (w->started)
+        pthread_join(w->th, NULL);
+    w->started = 0;
+}
+
 static void s_evaluate(s_slot_t *s, wh_msg_t *m)
 {
     wh_node_t *n = s->node;
@@ -643,7 +721,19 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
      * reference check is a single run. */
     int want = m->on_reference ? 1 : (j->repeat > 1 ? (int)j->repeat : 1);
     const wh_fp_t *ref = (m->baseline || m->on_reference) ? NULL : &m->ref;
-    int rc = s_run_set(s, j, fw, project, m->content, m->content_len, ref, want, &x, &detail);
+    if (n->test_lie && ref) {
+        /* TEST ONLY: a lying node (see wh_node_opts_t). */
+        v.verdict = WH_V_PRESERVED;
+        v.test_status = WH_TR_FAILED;
+        v.observed = m->ref;
+        v.runs = v.agreeing_runs = (uint32_t)want;
+        goto reply;
+    }
+    s_refwarm_t warm;
+    s_refwarm_start(&warm, s, m);
+    int rc = s_run_set(s, j, fw, project, m->fresh, m->content, m->content_len, ref, want, &x,
+                       &detail);
+    s_refwarm_join(&warm);
     if (rc) {
         v.code = s_taint_setup(s, m->baseline || m->on_reference, rc, &detail);
         goto reply;
@@ -755,7 +845,7 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
      * has to pass on the reference version. */
     if (v.verdict == WH_V_PRESERVED && j->keep_fault) {
         char *d2 = NULL;
-        rc = s_run_set(s, j, fw, j->reference, m->content, m->content_len, NULL, 1, &xr, &d2);
+        rc = s_run_set(s, j, fw, j->reference, 0, m->content, m->content_len, NULL, 1, &xr, &d2);
         if (rc) {
             v.verdict = WH_V_INFRA_ERROR;
             v.code = s_taint_setup(s, 1, rc, &d2);
@@ -793,6 +883,8 @@ reply:
         s_send(s, &v);
     if (busy)
         unlink(busy);
+    if (m->fresh && x.root)
+        s_remove_workspace(x.root);
     s->cur_job = NULL;
     wh_compile_cmd_clear(&v.compile);
     s_runs_clear(&x);
@@ -1015,6 +1107,7 @@ wh_node_t *wh_node_start(void *zctx, const wh_node_opts_t *o, char **err)
         n->has_keys = 1;
     }
     n->nslots = o->slots > 0 ? o->slots : 1;
+    n->test_lie = o->test_lie;
     pthread_mutex_init(&n->disk_mu, NULL);
     if (!n->endpoint || !n->node_id || !n->workdir)
         goto nomem;

@@ -30,6 +30,9 @@ typedef struct {
     unsigned heartbeat_ms;    /* 0: 1000 */
     uint64_t max_disk;        /* bytes; 0 = unlimited. LRU eviction of idle workspaces */
     const wh_auth_keys_t *keys; /* CURVE keys (copied); NULL: none (inproc, --insecure) */
+    int test_lie;             /* TEST ONLY (whittle-node with WH_TEST_LIE=preserved): answer
+                                 Preserved to every candidate without judging it, to test
+                                 that the verify step finds a lying node out */
 } wh_node_opts_t;
 
 typedef struct wh_node wh_node_t;

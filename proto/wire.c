@@ -255,6 +255,8 @@ int wh_msg_encode(const wh_msg_t *m, uint8_t **buf, size_t *len)
         eval.baseline = m->baseline != 0;
         eval.has_on_reference = 1;
         eval.on_reference = m->on_reference != 0;
+        eval.has_fresh = 1;
+        eval.fresh = m->fresh != 0;
         eval.ref = &fp;
         env.body_case = WHITTLE__ENVELOPE__BODY_EVALUATE;
         env.evaluate = &eval;
@@ -683,6 +685,7 @@ static void s_env_in(s_dec_t *d, wh_msg_t *m, const Whittle__Envelope *e)
                                 WH_WIRE_MAX_CONTENT, "evaluate.content", &m->content_len);
         m->baseline = e->evaluate->baseline != 0;
         m->on_reference = e->evaluate->on_reference != 0;
+        m->fresh = e->evaluate->fresh != 0;
         s_fp_in(d, &m->ref, e->evaluate->ref, "evaluate.ref");
         break;
     case WH_MSG_VERDICT:

@@ -78,6 +78,7 @@ typedef struct {
     size_t content_len;
     int baseline;            /* EVALUATE: capture the fingerprint, no verdict */
     int on_reference;        /* EVALUATE: run in the reference workspace */
+    int fresh;               /* EVALUATE: judge in a new workspace (the verify step) */
     wh_fp_t ref;             /* EVALUATE: reference fingerprint */
     uint32_t verdict;        /* VERDICT: wh_verdict_t */
     uint32_t test_status;    /* VERDICT: wh_test_status_t */

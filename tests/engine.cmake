@@ -2,3 +2,4 @@
 # libclang, sockets or builds.
 wh_add_test(test_engine SOURCES test_engine.c ref_hdd.c LIBS wh_engine)
 wh_add_test(test_render SOURCES test_render.c LIBS wh_engine)
+wh_add_test(test_trail SOURCES test_trail.c LIBS wh_engine)

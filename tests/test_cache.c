@@ -369,6 +369,29 @@ static void test_embedded_two_handles(void)
     CHECK_EQ_INT(s_get1(c, k[1]), WH_V_BUILD_FAILED);
     CHECK_EQ_INT(s_get1(c, k[2]), WH_V_TEST_PASSED);
     CHECK_EQ_INT(s_get1(c, k[3]), WH_V_TEST_MISSING);
+    /* A verdict found wrong is dropped: a "Dropped" line, seen on reopen;
+     * dropping an unknown key is a no-op; a later put stores again. */
+    CHECK_EQ_INT(wh_cache_drop(c, k[0]), 0);
+    CHECK_EQ_INT(wh_cache_drop(c, k[0]), 0);
+    CHECK_EQ_INT(s_get1(c, k[0]), WH_V_NONE);
+    char kx[65];
+    s_key(99, "two", kx);
+    CHECK_EQ_INT(wh_cache_drop(c, kx), 0);
+    CHECK_EQ_INT(wh_cache_drop(c, "not-a-key"), WH_EINVAL);
+    CHECK_EQ_INT(wh_cache_drop(c, k[3]), 0);
+    CHECK_EQ_INT(wh_cache_put(c, k[3], WH_V_BUILD_FAILED), 0);
+    wh_cache_close(&c);
+    c = wh_cache_open(spec, &err);
+    CHECK_EQ_INT(s_get1(c, k[0]), WH_V_NONE);
+    CHECK_EQ_INT(s_get1(c, k[1]), WH_V_BUILD_FAILED);
+    CHECK_EQ_INT(s_get1(c, k[3]), WH_V_BUILD_FAILED);
+    char *log = wh_path_join(dir, "verdicts.log");
+    char *text = s_read(log);
+    char want[80];
+    snprintf(want, sizeof want, "%s Dropped\n", k[0]);
+    CHECK(text && strstr(text, want));
+    free(text);
+    free(log);
     wh_cache_close(&c);
 
     /* Several processes appending at once interleave whole lines. */
@@ -706,6 +729,17 @@ static void test_redis(void)
     snprintf(cmd, sizeof cmd, "EXISTS whittle:v1:verdict:%s", k2);
     s_raw(port, cmd, reply, sizeof reply);
     CHECK_EQ_STR(reply, ":0\r\n"); /* InfraError not stored */
+    /* A dropped verdict is deleted from Redis and the embedded store. */
+    char kdrop[65];
+    s_key(3, "redis", kdrop);
+    CHECK_EQ_INT(wh_cache_put(a, kdrop, WH_V_PRESERVED), 0);
+    CHECK_EQ_INT(s_get1(b, kdrop), WH_V_PRESERVED);
+    CHECK_EQ_INT(wh_cache_drop(a, kdrop), 0);
+    CHECK_EQ_INT(s_get1(a, kdrop), WH_V_NONE);
+    CHECK_EQ_INT(s_get1(b, kdrop), WH_V_NONE);
+    snprintf(cmd, sizeof cmd, "EXISTS whittle:v1:verdict:%s", kdrop);
+    s_raw(port, cmd, reply, sizeof reply);
+    CHECK_EQ_STR(reply, ":0\r\n");
     /* Blobs go through Redis too. */
     char *bv = NULL;
     CHECK_EQ_INT(wh_cache_put_blob(a, "fp:job1", "{\"test\": \"x\"}"), 0);

@@ -61,7 +61,8 @@ static int s_msg_eq(const wh_msg_t *a, const wh_msg_t *b)
     return a->type == b->type && s_streq0(a->node_id, b->node_id) && a->slot == b->slot &&
            a->slots == b->slots && s_job_eq(&a->job, &b->job) && a->cand_id == b->cand_id &&
            s_bytes_eq(a->content, a->content_len, b->content, b->content_len) &&
-           a->baseline == b->baseline && s_fp_eq(&a->ref, &b->ref) && a->verdict == b->verdict &&
+           a->baseline == b->baseline && a->on_reference == b->on_reference &&
+           a->fresh == b->fresh && s_fp_eq(&a->ref, &b->ref) && a->verdict == b->verdict &&
            a->test_status == b->test_status && s_fp_eq(&a->observed, &b->observed) &&
            s_streq0(a->detail, b->detail) && a->build_ms == b->build_ms &&
            a->test_ms == b->test_ms &&
@@ -138,6 +139,7 @@ static void test_roundtrip_all_types(void)
     m.content = content;
     m.content_len = sizeof content; /* binary, with a NUL inside */
     m.baseline = 1;
+    m.fresh = 1;
     m.ref.test = "suite.test_x";
     m.ref.kind = "assert";
     m.ref.message = "0x1 != 0x2";
@@ -148,6 +150,8 @@ static void test_roundtrip_all_types(void)
     m.content = (uint8_t *)"";
     m.content_len = 0;
     m.baseline = 0;
+    m.fresh = 0;
+    m.on_reference = 1;
     m.ref.kind = NULL;
     CHECK(s_roundtrip(&m));
     m.content = NULL;

@@ -263,17 +263,22 @@ if [ -n "$requeued" ] && [ "$requeued" -ge 1 ] && [ "$requeued" -le 2 ]; then
 else
     fail "coordinator requeued '$requeued' candidates, want 1..2 (node1 was busy when killed)"
 fi
-first=$(( dispatched - 1 - requeued ))
+# The verify step builds the reduced test once more, afresh (its content
+# is judged again on purpose: verify_runs times).
+verify_runs=$(jq -r .verify_runs "$R/summary.json")
+check_eq "verified afresh" "$(jq -r .verified "$R/summary.json") $verify_runs" "true 1"
+VERIFY_HASH=$(sha256sum < "$R/reduced.lines.c" | cut -c1-16)
+first=$(( dispatched - 1 - requeued - verify_runs ))
 if [ "$first" -ge "$evaluated" ] && [ "$first" -le $(( evaluated + cancelled )) ]; then
-    pass "dispatches: $dispatched = 1 baseline + $requeued requeued + $first first dispatches (evaluated $evaluated, cancelled $cancelled)"
+    pass "dispatches: $dispatched = 1 baseline + $requeued requeued + $verify_runs verify + $first first dispatches (evaluated $evaluated, cancelled $cancelled)"
 else
-    fail "dispatches: $dispatched - 1 - $requeued = $first, want in [$evaluated, $((evaluated + cancelled))]"
+    fail "dispatches: $dispatched - 1 - $requeued - $verify_runs = $first, want in [$evaluated, $((evaluated + cancelled))]"
 fi
 # The build log: see the header. Prints "judged HASH N" for every content
 # with more than one judgement, "requeue-rerun HASH" for every in-flight
 # build of the dead node rebuilt elsewhere, "judged-total N" and
 # "inflight N".
-awk -v K="$K" -v O="$ORIG_HASH" '
+awk -v K="$K" -v O="$ORIG_HASH" -v V="$VERIFY_HASH" -v VR="$verify_runs" '
     $1 == "S" { n++; st[n] = $2; tag[n] = $3; dir[n] = $4; h[n] = $5; key = $3 " " $4
                 last[key] = n; if ($3 == "node1a" && $2 < K) lastk[key] = n }
     $1 == "E" { key = $3 " " $4; i = last[key]; if (i && h[i] == $5) { ended[i] = 1; et[i] = $2 } }
@@ -293,6 +298,8 @@ awk -v K="$K" -v O="$ORIG_HASH" '
             if (!ended[i]) continue
             judged[h[i]]++; total++
         }
+        # the verify runs judge the reduced test again, on purpose
+        if (judged[V] >= VR) { judged[V] -= VR; total -= VR }
         for (x in judged) if (judged[x] > 1) print "judged", x, judged[x]
         print "judged-total", total + 0
         print "inflight", nin + 0

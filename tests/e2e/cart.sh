@@ -54,7 +54,8 @@ for f in original.c reduced.c reduced.lines.c fingerprint.json run.log candidate
     [ -s "$R/$f" ] && pass "record has $f" || fail "record lacks $f"
 done
 n_reports=$(ls "$R/reports" | wc -l)
-check_eq "one report per evaluated candidate (+ original)" "$n_reports" "$(( $(json "$R/summary.json" .evaluated) + 1 ))"
+check_eq "one report per evaluated candidate (+ original, + verify runs)" "$n_reports" "$(( $(json "$R/summary.json" .evaluated) + 1 + $(json "$R/summary.json" .verify_runs) ))"
+check_eq "verified afresh, once" "$(json "$R/summary.json" .verified) $(json "$R/summary.json" .verify_runs) $(json "$R/summary.json" .verdicts_dropped)" "true 1 0"
 check_eq "csv rows = candidates" "$(( $(wc -l < "$R/candidates.csv") - 1 ))" "$(json "$R/summary.json" .candidates)"
 
 # The reduced test on its own, in a fresh copy: fails with the fingerprint.

@@ -1,20 +1,21 @@
 #!/bin/bash
-# The thesis's TestBasic: a plain reduction keeps the failure but loses the
-# fault (the reduced test fails on the fixed version too); the summary says
-# so. With --keep-fault the reduced test passes on the reference and fails
-# on the buggy version. The reference can be a folder or a git revision.
+# The thesis's TestBasic: with --no-keep-fault a plain reduction keeps the
+# failure but loses the fault (the reduced test fails on the fixed version
+# too); the summary says so. With a reference the fault is kept by default:
+# the reduced test passes on the reference and fails on the buggy version.
+# The reference can be a folder or a git revision.
 . "$(dirname "$0")/lib.sh"
 P="$T/calc"; cp -r "$FIX/calc" "$P"; F="$T/calc_fixed"; cp -r "$FIX/calc_fixed" "$F"
 args=(--project "$P" --file tests/test_calc.c --test test_basic --setup "make -s"
       --build "make -s" --run ./test_calc --framework cmocka --cache memory:)
-"$WHITTLE" reduce "${args[@]}" --reference "$F" --out "$T/plain" > "$T/o1" 2>&1 || { cat "$T/o1"; fail "plain run"; }
+"$WHITTLE" reduce "${args[@]}" --reference "$F" --no-keep-fault --out "$T/plain" > "$T/o1" 2>&1 || { cat "$T/o1"; fail "plain run"; }
 R=$(run_dir "$T/plain")
 check_eq "plain: fault status" "$(json "$R/summary.json" .fault.status)" lost
 check_eq "plain: fault_kept" "$(json "$R/summary.json" .fault.fault_kept)" false
 grep -q "FAULT LOST" "$T/o1" && pass "console says the fault is lost" || fail "console does not say the fault is lost"
 grep -q "calc_init(&c);" "$R/reduced.c" && fail "plain reduction kept calc_init" || pass "plain reduction dropped calc_init"
 
-"$WHITTLE" reduce "${args[@]}" --reference "$F" --keep-fault --out "$T/keep" > "$T/o2" 2>&1 || { cat "$T/o2"; fail "keep-fault run"; }
+"$WHITTLE" reduce "${args[@]}" --reference "$F" --out "$T/keep" > "$T/o2" 2>&1 || { cat "$T/o2"; fail "keep-fault run"; }
 R2=$(run_dir "$T/keep")
 check_eq "keep-fault: fault status" "$(json "$R2/summary.json" .fault.status)" kept
 grep -q "calc_init(&c);" "$R2/reduced.c" && pass "keep-fault kept calc_init" || fail "keep-fault lost calc_init"
