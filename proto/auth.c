@@ -227,7 +227,7 @@ int wh_auth_role_allows(wh_role_t role, int type)
         return 1;
     case WH_ROLE_NODE:
         return type == WH_MSG_HELLO || type == WH_MSG_HEARTBEAT || type == WH_MSG_VERDICT ||
-               type == WH_MSG_BYE;
+               type == WH_MSG_WARMED || type == WH_MSG_BYE;
     case WH_ROLE_CLIENT:
         return type == WH_MSG_SUBMIT || type == WH_MSG_STATUS_REQ;
     default:
@@ -458,7 +458,8 @@ int wh_auth_count(const wh_auth_t *a, wh_role_t role)
 static const char *s_type_name(int t)
 {
     static const char *names[] = {"NONE", "HELLO", "EVALUATE", "VERDICT", "CANCEL", "HEARTBEAT",
-                                  "BYE", "SUBMIT", "STATUS_REQ", "STATUS", "PROGRESS"};
+                                  "BYE", "SUBMIT", "STATUS_REQ", "STATUS", "PROGRESS",
+                                  "WARM", "WARMED"};
     return t >= 0 && t < (int)(sizeof names / sizeof *names) ? names[t] : "UNKNOWN";
 }
 
@@ -482,7 +483,7 @@ int wh_auth_admit(const char *user_id, int msg_type)
     if (s_log_ok(&last[(unsigned)msg_type & 15u]))
         wh_warn("auth: dropped %s from %s: a %s key may only send %s", s_type_name(msg_type),
                 user_id, role == WH_ROLE_NODE ? "node" : role == WH_ROLE_CLIENT ? "client" : "unknown",
-                role == WH_ROLE_NODE     ? "HELLO, HEARTBEAT, VERDICT and BYE"
+                role == WH_ROLE_NODE     ? "HELLO, HEARTBEAT, VERDICT, WARMED and BYE"
                 : role == WH_ROLE_CLIENT ? "SUBMIT and STATUS_REQ"
                                          : "nothing");
     return 0;

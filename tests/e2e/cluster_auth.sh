@@ -120,7 +120,7 @@ jq -n --arg p "$P" --arg o "$T/by-node" '{project: $p, file: "tests/test_request
     setup: "make -s", build: "make -s", run: "./test_request", framework: "cmocka", out: $o}' > "$T/job.json"
 "$PEER" --connect "$EP" --secret-key "$K/nodes/n2.secret" "${SK[@]}" --send submit --json "$T/job.json" --wait 1500 > "$T/nodesubmit.out" 2>&1
 check_eq "a node key's SUBMIT gets" "$(cat "$T/nodesubmit.out")" "total 0"
-grep -q "auth: dropped SUBMIT from node:n2: a node key may only send HELLO, HEARTBEAT, VERDICT and BYE" "$T/coord.log" \
+grep -q "auth: dropped SUBMIT from node:n2: a node key may only send HELLO, HEARTBEAT, VERDICT, WARMED and BYE" "$T/coord.log" \
     && pass "a node key's SUBMIT is dropped and logged" || fail "node SUBMIT not logged"
 [ -e "$T/by-node" ] && fail "a node key started a job" || pass "no job from a node key"
 "$WHITTLE" status --cluster "$EP" > "$T/status2" 2>&1
