@@ -3,7 +3,7 @@
  * where to record it. Filled from `whittle reduce` flags or from one entry of
  * a `whittle submit` JSON list (same field names as the flags, with '-'
  * spelled '_': project, file, test, setup, build, run, framework, algorithm,
- * out, build_timeout, test_timeout, setup_timeout, match, args).
+ * ddmin, out, build_timeout, test_timeout, setup_timeout, match, args).
  */
 #ifndef WH_JOB_H
 #define WH_JOB_H
@@ -21,6 +21,7 @@ typedef struct {
     char *setup, *build, *run;
     char *framework;      /* preset name; default "junit" */
     wh_algo_t algo;
+    wh_walk_t walk;       /* --ddmin chunked|classic (default chunked) */
     int jobs;             /* embedded node slots */
     char *out;            /* folder that receives run folders (absolute) */
     char *cache;          /* cache spec (see cache.h); NULL = embedded default */

@@ -49,7 +49,7 @@ void wh_record_reduced(wh_record_t *r, const char *ext, const char *lines, size_
 /* The figures of a finished run (summary.json and summary.txt). Borrowed
  * pointers; NULL strings are written as "". */
 typedef struct {
-    const char *test, *file, *project, *algorithm, *job_id, *cache;
+    const char *test, *file, *project, *algorithm, *ddmin, *job_id, *cache;
     int before, after;                 /* statements */
     int tree_before, tree_after, nontree_before, nontree_after;
     int sweeps, rounds, candidates, evaluated, cached, extra, cancelled;

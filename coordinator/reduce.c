@@ -511,12 +511,12 @@ static void s_advance(wh_reduction_t *r)
  * baseline, the tree is parsed again with the test file's compile command
  * from the warm workspace, unless the user gave -p or `--` ---- */
 
-static wh_engine_t *s_engine_for(const wh_tree_t *t, wh_algo_t algo)
+static wh_engine_t *s_engine_for(const wh_tree_t *t, wh_algo_t algo, wh_walk_t walk)
 {
     int *parent = malloc(sizeof(int) * (size_t)(t->n ? t->n : 1));
     for (int i = 0; parent && i < t->n; i++)
         parent[i] = t->units[i].parent;
-    wh_engine_t *e = parent ? wh_engine_new(t->n, parent, algo) : NULL;
+    wh_engine_t *e = parent ? wh_engine_new(t->n, parent, algo, walk) : NULL;
     free(parent);
     return e;
 }
@@ -524,7 +524,7 @@ static wh_engine_t *s_engine_for(const wh_tree_t *t, wh_algo_t algo)
 /* Takes tree t (and a new engine for it) in place of the guessed one. */
 static int s_use_tree(wh_reduction_t *r, wh_tree_t *t, const char *how)
 {
-    wh_engine_t *e = s_engine_for(t, r->job.algo);
+    wh_engine_t *e = s_engine_for(t, r->job.algo, r->job.walk);
     if (!e) {
         wh_tree_destroy(&t);
         return WH_ENOMEM;
@@ -1013,6 +1013,7 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->file = r->job.file;
     s->project = r->job.project;
     s->algorithm = r->job.algo == WH_ALGO_DD ? "dd" : "hdd";
+    s->ddmin = wh_walk_name(r->job.algo == WH_ALGO_DD ? WH_WALK_CLASSIC : r->job.walk);
     s->job_id = r->job_id;
     s->cache = wh_cache_describe(r->cache);
     s->sweeps = wh_engine_sweeps(r->engine);
@@ -1126,7 +1127,7 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, char **err)
     free(path);
     if (rc)
         goto fail;
-    r->engine = s_engine_for(r->tree, r->job.algo);
+    r->engine = s_engine_for(r->tree, r->job.algo, r->job.walk);
     if (!r->engine) {
         *err = strdup("cannot create the reduction engine");
         goto fail;
