@@ -17,6 +17,10 @@
 #include <stdlib.h>
 #include <string.h>
 
+
+
+
+
 typedef enum {
     S_PRUNE = 0, /* the current round is the whole-level prune */
     S_DDMIN,     /* the current round is a ddmin round over c at granularity gran */
@@ -76,6 +80,14 @@ static int s_piece_start(int k, int n, int i)
 {
     int base = k / n, rem = k % n;
     return i * base + (i < rem ? i : rem);
+}
+
+/* The chunked walk's split: the mirror image of the even split, so the
+ * smaller pieces come first and the walk, which goes from the end, tries
+ * the larger ones first. */
+static int s_chunk_start(int k, int n, int i)
+{
+    return k - s_piece_start(k, n, n - i);
 }
 
 static int s_round_reserve(wh_engine_t *e, int n_cand)
@@ -183,9 +195,9 @@ static int s_build_chunks(wh_engine_t *e)
     for (int i = 0; i < e->nc; i++)
         e->mark[e->c[i]] = 1;
     for (int ci = 0; ci < n_cand; ci++) {
-        int p = e->pass_next + ci;
-        int lo = s_piece_start(e->nc, e->pass_k, p);
-        int hi = s_piece_start(e->nc, e->pass_k, p + 1);
+        int p = e->pass_k - 1 - (e->pass_next + ci);
+        int lo = s_chunk_start(e->nc, e->pass_k, p);
+        int hi = s_chunk_start(e->nc, e->pass_k, p + 1);
         for (int i = lo; i < hi; i++)
             e->mark[e->c[i]] = 0;
         s_fill(e, ci, e->nc - e->pass_gone - (hi - lo));
@@ -211,7 +223,7 @@ static int s_build_single(wh_engine_t *e)
     for (int i = 0; i < e->nc; i++)
         e->mark[e->c[i]] = 1;
     for (int ci = 0; ci < n_cand; ci++) {
-        int u = e->c[(e->cursor + ci) % e->nc];
+        int u = e->c[((e->cursor - ci) % e->nc + e->nc) % e->nc];
         e->mark[u] = 0;
         s_fill(e, ci, e->nc - 1);
         e->mark[u] = 1;
@@ -264,7 +276,7 @@ static int s_single_start(wh_engine_t *e)
             e->c[k++] = e->c[i];
     e->nc = k;
     e->phase = S_SINGLE;
-    e->cursor = 0;
+    e->cursor = k - 1;
     e->clean = 0;
     return k == 0 ? 1 : s_build(e);
 }
@@ -281,6 +293,11 @@ static int s_chunks_next(wh_engine_t *e)
     e->nc = k;
     if (k == 0)
         return 1;
+    /* A pass that removed nothing ends the passes: the needed units are
+     * dense at this scale, and finer passes would cost about as many builds
+     * as the one-at-a-time stage saves (bench/walk). */
+    if (e->phase == S_CHUNKS && e->pass_gone == 0)
+        return s_single_start(e);
     for (;;) {
         e->chunk = (e->chunk + 1) / 2;
         if (e->chunk <= 1)
@@ -295,6 +312,19 @@ static int s_chunks_next(wh_engine_t *e)
     return s_build(e);
 }
 
+/* Does the pass have a piece left to try? At level 0 the last piece is not
+ * tried when every other piece went: removing it would empty the level, and
+ * the top level holds the failing statement. */
+static int s_pass_more(const wh_engine_t *e)
+{
+    if (e->pass_next >= e->pass_k)
+        return 0;
+    if (e->level > 0 || e->pass_next < e->pass_k - 1)
+        return 1;
+    int len = s_chunk_start(e->nc, e->pass_k, 1) - s_chunk_start(e->nc, e->pass_k, 0);
+    return e->pass_gone + len < e->nc;
+}
+
 /* Starts the chunked walk of the level in c. Returns 0 with a round built,
  * 1 when the level needs no round (skipped, or nothing left), or a negative
  * error. */
@@ -307,6 +337,10 @@ static int s_level_chunked(wh_engine_t *e)
         return s_single_start(e);
     e->phase = S_PRUNE;
     e->chunk = e->nc;
+    /* The top level holds the failing statement: its prune would be a
+     * wasted build, so level 0 starts with the first chunk pass. */
+    if (e->level == 0)
+        return s_chunks_next(e);
     return s_build(e);
 }
 
@@ -513,25 +547,25 @@ static int s_step_chunked(wh_engine_t *e, int winner)
         return s_chunks_next(e);
     case S_CHUNKS:
         if (winner >= 0) {
-            int p = e->pass_next + winner;
+            int p = e->pass_k - 1 - (e->pass_next + winner);
             s_accept(e, winner);
-            e->pass_gone += s_piece_start(e->nc, e->pass_k, p + 1) -
-                            s_piece_start(e->nc, e->pass_k, p);
-            e->pass_next = p + 1;
+            e->pass_gone += s_chunk_start(e->nc, e->pass_k, p + 1) -
+                            s_chunk_start(e->nc, e->pass_k, p);
+            e->pass_next += winner + 1;
         } else {
             e->pass_next += e->round.n_cand;
         }
-        return e->pass_next < e->pass_k ? s_build(e) : s_chunks_next(e);
+        return s_pass_more(e) ? s_build(e) : s_chunks_next(e);
     default: /* S_SINGLE */
         if (winner >= 0) {
-            int i = (e->cursor + winner) % e->nc;
+            int i = ((e->cursor - winner) % e->nc + e->nc) % e->nc;
             s_accept(e, winner);
             memmove(e->c + i, e->c + i + 1, (size_t)(e->nc - i - 1) * sizeof *e->c);
             e->nc--;
-            e->cursor = e->nc ? i % e->nc : 0;
+            e->cursor = i > 0 ? i - 1 : e->nc - 1;
             e->clean = 0;
         } else {
-            e->cursor = (e->cursor + e->round.n_cand) % e->nc;
+            e->cursor = ((e->cursor - e->round.n_cand) % e->nc + e->nc) % e->nc;
             e->clean += e->round.n_cand;
         }
         return e->nc == 0 || e->clean >= e->nc ? 1 : s_build(e);

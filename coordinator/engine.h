@@ -11,19 +11,23 @@
  * whole-level prune is a round of one.
  *
  * WH_WALK_CHUNKED (the default) never proposes subsets and never re-splits
- * after a removal (the idea of picire's complement-only, continue-after-a-
- * removal ddmin and of counter-based DD): on a level's first visit it tries
- * the whole-level prune, then passes of chunk removals with the chunk size
- * halved after each pass (m/2, m/4, ... 2), each chunk tried once against the
- * configuration as it is then; then the one-at-a-time stage, which walks the
- * level's units cyclically, removing each single unit whose removal is
- * Preserved, until every alive unit's removal has been judged not Preserved
- * since the last removal. A revisited level (a later sweep) goes straight to
- * the one-at-a-time stage, and is skipped when nothing was removed anywhere
- * since it was last left 1-minimal. The result is 1-tree-minimal like the
- * classic walk's. A chunked round holds the next WH_ENGINE_WINDOW pieces (or
- * units) of the pass in order; the first Preserved one wins, and the next
- * round continues after it.
+ * after a removal (the ideas of picire's complement-only ddmin that goes on
+ * with the next piece after a removal, and of counter-based DD). On a
+ * level's first visit: the whole-level prune (not at level 0, which holds
+ * the failing statement); then passes over chunks of half, a quarter, ... of
+ * the level, each chunk tried once against the configuration as it is then,
+ * while a pass removes something; then the one-at-a-time stage, cyclic,
+ * until every alive unit's removal has been judged not Preserved since the
+ * last removal. Pieces and units are tried from the end of the level
+ * backwards, the larger pieces first: a statement's uses come after it, so
+ * the uses go before the declaration is tried, and the statements after a
+ * failing assert (which never run) go first. At level 0 a chunk whose
+ * removal would empty the level is not tried. A revisited level (a later
+ * sweep) goes straight to the one-at-a-time stage, and is skipped when
+ * nothing was removed anywhere since it was last left 1-minimal. So the
+ * result is 1-tree-minimal like the classic walk's. A chunked round holds the
+ * next WH_ENGINE_WINDOW pieces (or units) in that order; the first
+ * Preserved one wins, and the next round goes on after it.
  *
  * The caller judges candidates (in any order, in parallel), finds the winner
  * with wh_round_winner() and calls wh_engine_resolve(). Not thread-safe; one

@@ -176,13 +176,13 @@ static int s_alive_of(const ref_ctx_t *x, int *out)
 }
 
 /* The chunked walk of one level, written as the plain loops it describes. */
-static void s_chunked(ref_ctx_t *x, int first_visit)
+static void s_chunked(ref_ctx_t *x, int level, int first_visit)
 {
     int *c = s_xmalloc((size_t)x->m * sizeof *c);
     int nc = s_alive_of(x, c);
     if (first_visit && nc > 1) {
-        /* The prune: the whole level. */
-        if (s_try_drop(x, c, nc, c, nc)) {
+        /* The prune: the whole level, except at the top. */
+        if (level > 0 && s_try_drop(x, c, nc, c, nc)) {
             free(c);
             return;
         }
@@ -190,26 +190,33 @@ static void s_chunked(ref_ctx_t *x, int first_visit)
             int total = s_alive_of(x, c);
             if (total <= size)
                 continue;
-            /* Pieces of the pass: even split of the level as it is now. */
+            /* Pieces of the pass, smaller ones first, tried from the last. */
             int pieces = (total + size - 1) / size;
+            int *from = s_xmalloc((size_t)(pieces + 1) * sizeof *from);
+            from[0] = 0;
+            for (int p = 0; p < pieces; p++)
+                from[p + 1] = from[p] + total / pieces + (p >= pieces - total % pieces ? 1 : 0);
             int *snap = s_xmalloc((size_t)total * sizeof *snap);
             memcpy(snap, c, (size_t)total * sizeof *snap);
-            int from = 0;
-            for (int p = 0; p < pieces; p++) {
-                int len = total / pieces + (p < total % pieces ? 1 : 0);
+            int removed = 0;
+            for (int p = pieces - 1; p >= 0; p--) {
                 int now = s_alive_of(x, c);
-                s_try_drop(x, c, now, snap + from, len);
-                from += len;
+                int len = from[p + 1] - from[p];
+                if (level == 0 && now == len)
+                    break; /* it would empty the top level */
+                removed += s_try_drop(x, c, now, snap + from[p], len);
             }
             free(snap);
+            free(from);
+            if (!removed)
+                break;
         }
         nc = s_alive_of(x, c);
     }
-    /* One at a time, cyclically, until every alive unit's removal was
-     * judged not Preserved since the last removal. */
-    int i = 0, clean = 0;
+    /* One at a time from the end, cyclically, until every alive unit's
+     * removal was judged not Preserved since the last removal. */
+    int i = nc - 1, clean = 0;
     while (nc > 0 && clean < nc) {
-        i %= nc;
         int u = c[i];
         if (s_try_drop(x, c, nc, &u, 1)) {
             memmove(c + i, c + i + 1, (size_t)(nc - i - 1) * sizeof *c);
@@ -217,8 +224,10 @@ static void s_chunked(ref_ctx_t *x, int first_visit)
             clean = 0;
         } else {
             clean++;
-            i++;
         }
+        i--;
+        if (i < 0)
+            i = nc - 1;
     }
     free(c);
 }
@@ -257,7 +266,7 @@ int ref_hdd(int n, const int *parent, wh_algo_t algo, wh_walk_t walk, ref_oracle
             x.m = m;
             if (chunked) {
                 if (clean_at[level] != out->n_acc)
-                    s_chunked(&x, clean_at[level] < 0);
+                    s_chunked(&x, level, clean_at[level] < 0);
                 clean_at[level] = out->n_acc;
                 continue;
             }
