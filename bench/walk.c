@@ -158,7 +158,7 @@ static void s_shape_alloc(shape_t *s, int n)
  * in an enclosing block). Every statement lives inside some brace block, so
  * a use inside a block needs its ancestors too. The last statement is the
  * failing assert at level 0. */
-static void s_synth_gen(shape_t *s, int n, uint64_t seed)
+static void s_synth_gen(shape_t *s, int n, uint64_t seed, int decl_pct, int need_pct)
 {
     s_shape_alloc(s, n);
     uint64_t st = seed;
@@ -173,13 +173,13 @@ static void s_synth_gen(shape_t *s, int n, uint64_t seed)
             nvis = mark[--depth];
         s->parent[u] = depth > 0 ? stack[depth - 1] : -1;
         int r = (int)(s_rng(&st) % 100);
-        if (u < n - 1 && (nvis == 0 || r < 33)) {
+        if (u < n - 1 && (nvis == 0 || r < decl_pct)) {
             s->decl[u] = 1;
             vis[nvis++] = u;
         } else {
             for (int k = 0; k < 1 + (int)(s_rng(&st) % 2); k++)
                 s->uses[u][k] = vis[nvis - 1 - (int)(s_rng(&st) % (uint64_t)(nvis < 6 ? nvis : 6))];
-            s->need[u] = u == n - 1 || s_rng(&st) % 100 < 5;
+            s->need[u] = u == n - 1 || (int)(s_rng(&st) % 1000) < need_pct * 10;
         }
         if (u < n - 2 && depth < 3 && s_rng(&st) % 100 < 10) {
             mark[depth] = nvis;
@@ -615,7 +615,16 @@ int main(int argc, char **argv)
         memset(&s, 0, sizeof s);
         char name[16];
         snprintf(name, sizeof name, "synth %d", sizes[k]);
-        s_synth_gen(&s, sizes[k], 0x5eed + (uint64_t)k);
+        s_synth_gen(&s, sizes[k], 0x5eed + (uint64_t)k, 33, 5);
+        s.name = name;
+        bad |= s_row(&s, sizes[k] >= 5000 && !full);
+        s_shape_free(&s);
+    }
+    for (int k = 0; k < (quick ? 2 : 3); k++) {
+        memset(&s, 0, sizeof s);
+        char name[16];
+        snprintf(name, sizeof name, "sparse %d", sizes[k]);
+        s_synth_gen(&s, sizes[k], 0x5a5e + (uint64_t)k, 5, 1);
         s.name = name;
         bad |= s_row(&s, sizes[k] >= 5000 && !full);
         s_shape_free(&s);

@@ -16,7 +16,8 @@
  * level's first visit: the whole-level prune (not at level 0, which holds
  * the failing statement); then passes over chunks of half, a quarter, ... of
  * the level, each chunk tried once against the configuration as it is then,
- * while a pass removes something; then the one-at-a-time stage, cyclic,
+ * until a pass of chunks of 32 units or fewer removes nothing or the chunks
+ * are single units; then the one-at-a-time stage, cyclic,
  * until every alive unit's removal has been judged not Preserved since the
  * last removal. Pieces and units are tried from the end of the level
  * backwards, the larger pieces first: a statement's uses come after it, so

@@ -208,8 +208,8 @@ static void s_chunked(ref_ctx_t *x, int level, int first_visit)
             }
             free(snap);
             free(from);
-            if (!removed)
-                break;
+            if (!removed && size <= 32)
+                break; /* small chunks and none went: one at a time */
         }
         nc = s_alive_of(x, c);
     }
