@@ -18,8 +18,6 @@
 
 typedef struct {
     char key[65];
-    char *content;
-    size_t len;
     int rep;            /* first identical candidate of this round */
     wh_verdict_t v;
     int from_cache;     /* answered by the verdict cache */
@@ -99,7 +97,6 @@ static void s_out(wh_reduction_t *r, const char *fmt, ...)
 static void s_clear_round(wh_reduction_t *r)
 {
     for (int i = 0; i < r->nc; i++) {
-        free(r->c[i].content);
         free(r->c[i].node);
         free(r->c[i].report);
         free(r->c[i].detail);
@@ -173,45 +170,104 @@ static int s_fp_from_json(const char *s, wh_fp_t *fp)
 
 /* ---- rounds ---- */
 
+/* What a candidate removes beyond the accepted configuration, for run.log:
+ * one statement by its line and head, more as unit id ranges (pre-order, so
+ * a block and its body are one range) with the first line. Short whatever
+ * the size of the file. */
 static char *s_describe_removed(wh_reduction_t *r, const uint8_t *cand)
 {
     const uint8_t *cur = wh_engine_removed(r->engine);
+    const wh_tree_t *t = r->tree;
     wh_buf_t b = WH_BUF_INIT;
-    int n = 0;
-    for (int i = 0; i < r->tree->n; i++) {
+    int tops = 0, first = -1, ranges = 0;
+    for (int i = 0; i < t->n; i++) {
         if (!cand[i] || cur[i])
             continue;
-        int p = r->tree->units[i].parent;
-        if (p >= 0 && cand[p] && !cur[p])
-            continue; /* covered by its parent */
-        char *head = wh_tree_unit_head(r->tree, i, 48);
-        wh_buf_printf(&b, "%sL%u `%s`", n++ ? "; " : "", r->tree->units[i].line,
-                      head ? head : "?");
-        free(head);
+        int p = t->units[i].parent;
+        if (p < 0 || !cand[p] || cur[p]) {
+            tops++;
+            if (first < 0)
+                first = i;
+        }
+        if (i > 0 && cand[i - 1] && !cur[i - 1])
+            continue; /* extends the current range */
+        int j = i;
+        while (j + 1 < t->n && cand[j + 1] && !cur[j + 1])
+            j++;
+        if (ranges++ < 16) {
+            if (j > i)
+                wh_buf_printf(&b, "%s#%d-%d", ranges > 1 ? "," : "", i, j);
+            else
+                wh_buf_printf(&b, "%s#%d", ranges > 1 ? "," : "", i);
+        }
     }
-    if (!n)
-        wh_buf_puts(&b, "nothing");
-    return wh_buf_detach(&b);
+    if (!tops) {
+        wh_buf_free(&b);
+        return strdup("nothing");
+    }
+    if (ranges > 16)
+        wh_buf_printf(&b, ",... (%d ranges)", ranges);
+    char *ids = wh_buf_detach(&b);
+    char *out;
+    if (tops == 1) {
+        char *head = wh_tree_unit_head(t, first, 48);
+        out = wh_strdup_printf("L%u `%s` (%s)", t->units[first].line, head ? head : "?",
+                               ids ? ids : "");
+        free(head);
+    } else {
+        out = wh_strdup_printf("%d statements from L%u: %s", tops, t->units[first].line,
+                               ids ? ids : "");
+    }
+    free(ids);
+    return out;
 }
 
-/* Renders every candidate of the round, computes its key and marks the
- * first of identical candidates as their representative. */
-static int s_render_round(wh_reduction_t *r)
+/* The first 16 hex digits of a cache key (a sha256) as a hash. */
+static size_t s_key_hash(const char *key)
+{
+    uint64_t h = 0;
+    for (int i = 0; i < 16 && key[i]; i++) {
+        char ch = key[i];
+        h = h << 4 | (uint64_t)(ch <= '9' ? ch - '0' : (ch | 0x20) - 'a' + 10);
+    }
+    return (size_t)h;
+}
+
+/* Keys every candidate of the round and marks the first of identical
+ * candidates as their representative (a hash set over the keys, so a round
+ * of thousands costs no pairwise compares). Each text is freed as soon as
+ * it is keyed: a miss is rendered again when it is queued, so a round never
+ * holds all its texts at once. */
+static int s_key_round(wh_reduction_t *r)
 {
     const wh_round_t *rd = r->round;
+    size_t cap = 16;
+    while (cap < 2 * (size_t)r->nc)
+        cap <<= 1;
+    int *set = malloc(cap * sizeof *set);
+    if (!set)
+        return WH_ENOMEM;
+    for (size_t k = 0; k < cap; k++)
+        set[k] = -1;
     for (int i = 0; i < r->nc; i++) {
         s_cand_t *c = &r->c[i];
-        c->content = wh_render(r->tree, rd->removed[i], &c->len);
-        if (!c->content)
+        size_t len = 0;
+        char *txt = wh_render(r->tree, rd->removed[i], &len);
+        if (!txt) {
+            free(set);
             return WH_ENOMEM;
-        wh_cache_key(r->job_id, r->job.file, c->content, c->len, c->key);
-        c->rep = i;
-        for (int k = 0; k < i; k++)
-            if (r->c[k].rep == k && strcmp(r->c[k].key, c->key) == 0) {
-                c->rep = k;
-                break;
-            }
+        }
+        wh_cache_key(r->job_id, r->job.file, txt, len, c->key);
+        free(txt);
+        size_t h = s_key_hash(c->key);
+        size_t k = h & (cap - 1);
+        while (set[k] >= 0 && strcmp(r->c[set[k]].key, c->key) != 0)
+            k = (k + 1) & (cap - 1);
+        if (set[k] < 0)
+            set[k] = i;
+        c->rep = set[k];
     }
+    free(set);
     return 0;
 }
 
@@ -293,7 +349,7 @@ static int s_prepare_round(wh_reduction_t *r)
     r->c = calloc((size_t)r->nc, sizeof *r->c);
     if (!r->c)
         return WH_ENOMEM;
-    int rc = s_render_round(r);
+    int rc = s_key_round(r);
     if (!rc)
         rc = s_lookup_round(r);
     if (rc)
@@ -305,9 +361,14 @@ static int s_prepare_round(wh_reduction_t *r)
         s_cand_t *c = &r->c[i];
         if (c->rep != i || c->v != WH_V_NONE || s_adopt_spec(r, c))
             continue;
+        size_t len = 0;
+        char *txt = wh_render(r->tree, r->round->removed[i], &len);
+        if (!txt)
+            return WH_ENOMEM;
         c->eval_id = ++r->next_eval;
         c->submitted = 1;
-        rc = wh_pool_submit(r->pool, r->job_id, c->eval_id, c->content, c->len, 0);
+        rc = wh_pool_submit(r->pool, r->job_id, c->eval_id, txt, len, 0);
+        free(txt);
         if (rc)
             return rc;
     }
