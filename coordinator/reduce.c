@@ -70,6 +70,9 @@ struct wh_reduction {
     const wh_round_t *round;
     s_cand_t *c;
     int nc;
+    /* queued candidates of the round: eval id eval_base + k is c[evidx[k]] */
+    uint64_t eval_base;
+    int *evidx, nev;
     int last_sweep, last_level;
     /* counters */
     int candidates, evaluated, cached, extra, cancelled;
@@ -105,6 +108,9 @@ static void s_clear_round(wh_reduction_t *r)
     free(r->c);
     r->c = NULL;
     r->nc = 0;
+    free(r->evidx);
+    r->evidx = NULL;
+    r->nev = 0;
     r->round = NULL;
 }
 
@@ -343,12 +349,27 @@ static int s_adopt_spec(wh_reduction_t *r, s_cand_t *c)
     return 0;
 }
 
+/* The pool's render function: the text of a queued candidate of the
+ * current round, made when a slot takes it (wh_pool_submit_lazy). NULL for
+ * an id the round no longer holds. */
+static char *s_render_cand(void *ctx, uint64_t id, size_t *len)
+{
+    wh_reduction_t *r = ctx;
+    if (!r->round || id < r->eval_base || id - r->eval_base >= (uint64_t)r->nev)
+        return NULL;
+    int i = r->evidx[id - r->eval_base];
+    return wh_render(r->tree, r->round->removed[i], len);
+}
+
 static int s_prepare_round(wh_reduction_t *r)
 {
     r->nc = r->round->n_cand;
     r->c = calloc((size_t)r->nc, sizeof *r->c);
-    if (!r->c)
+    r->evidx = malloc((size_t)r->nc * sizeof *r->evidx);
+    if (!r->c || !r->evidx)
         return WH_ENOMEM;
+    r->eval_base = r->next_eval + 1;
+    r->nev = 0;
     int rc = s_key_round(r);
     if (!rc)
         rc = s_lookup_round(r);
@@ -361,14 +382,10 @@ static int s_prepare_round(wh_reduction_t *r)
         s_cand_t *c = &r->c[i];
         if (c->rep != i || c->v != WH_V_NONE || s_adopt_spec(r, c))
             continue;
-        size_t len = 0;
-        char *txt = wh_render(r->tree, r->round->removed[i], &len);
-        if (!txt)
-            return WH_ENOMEM;
         c->eval_id = ++r->next_eval;
         c->submitted = 1;
-        rc = wh_pool_submit(r->pool, r->job_id, c->eval_id, txt, len, 0);
-        free(txt);
+        r->evidx[r->nev++] = i;
+        rc = wh_pool_submit_lazy(r->pool, r->job_id, c->eval_id);
         if (rc)
             return rc;
     }
@@ -1253,6 +1270,7 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
         return WH_EINVAL;
     }
     wh_pool_set_note(pool, r->job_id, s_on_note);
+    wh_pool_set_render(pool, r->job_id, s_render_cand);
     r->pool = pool;
     r->cache = cache;
 
