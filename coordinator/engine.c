@@ -54,7 +54,7 @@ struct wh_engine {
      * pieces of at most chunk units; pass_next is the next piece to try and
      * pass_gone counts the units removed by the pass. The one-at-a-time
      * stage keeps c compact (alive units only): cursor is the next index to
-     * try, clean counts the removals judged not Preserved since the last
+     * try (the walk goes backwards), clean counts the removals judged not Preserved since the last
      * accept. clean_at[level] is `accepts` when the level was last left
      * 1-minimal, -1 before its first visit. */
     int chunk, pass_k, pass_next, pass_gone;
@@ -210,8 +210,8 @@ static int s_build_chunks(wh_engine_t *e)
     return 0;
 }
 
-/* A one-at-a-time round: the next units from cursor, cyclically, that have
- * not been judged since the last accept. */
+/* A one-at-a-time round: the units from cursor backwards, cyclically, that
+ * have not been judged since the last accept. */
 static int s_build_single(wh_engine_t *e)
 {
     int left = e->nc - e->clean;
@@ -270,14 +270,20 @@ static int s_collect(wh_engine_t *e, int level)
     return m;
 }
 
-/* Starts the one-at-a-time stage over the alive units of c. */
-static int s_single_start(wh_engine_t *e)
+/* Drops the removed units from c; returns how many are left. */
+static int s_compact(wh_engine_t *e)
 {
     int k = 0;
     for (int i = 0; i < e->nc; i++)
         if (s_alive(e, e->c[i]))
             e->c[k++] = e->c[i];
-    e->nc = k;
+    return e->nc = k;
+}
+
+/* Starts the one-at-a-time stage over the alive units of c. */
+static int s_single_start(wh_engine_t *e)
+{
+    int k = s_compact(e);
     e->phase = S_SINGLE;
     e->cursor = k - 1;
     e->clean = 0;
@@ -289,12 +295,7 @@ static int s_single_start(wh_engine_t *e)
  * through to the one-at-a-time stage at size 1. */
 static int s_chunks_next(wh_engine_t *e)
 {
-    int k = 0;
-    for (int i = 0; i < e->nc; i++)
-        if (s_alive(e, e->c[i]))
-            e->c[k++] = e->c[i];
-    e->nc = k;
-    if (k == 0)
+    if (s_compact(e) == 0)
         return 1;
     /* A pass of small chunks that removed nothing ends the passes: the
      * needed units are dense at this scale, and the finer passes would cost
