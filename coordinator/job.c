@@ -24,6 +24,7 @@ void wh_job_init(wh_job_t *j)
     memset(j, 0, sizeof *j);
     j->algo = WH_ALGO_HDD;
     j->walk = WH_WALK_CHUNKED;
+    j->speculate = 1; /* bench/scaling.sh: pays at 4 and 8 slots, same answer */
     j->jobs = 1;
     j->build_timeout_ms = 180000;
     j->test_timeout_ms = 120000;
@@ -461,8 +462,7 @@ char *wh_job_to_json(const wh_job_t *j)
         json_object_set_new(o, "flaky_ok", json_integer(j->flaky_ok));
     if (j->keep_fault)
         json_object_set_new(o, "keep_fault", json_true());
-    if (j->speculate)
-        json_object_set_new(o, "speculate", json_true());
+    json_object_set_new(o, "speculate", json_boolean(j->speculate));
     if (j->pass_on_exit0)
         json_object_set_new(o, "pass_on_exit0", json_true());
     if (j->allow_parse_errors)

@@ -40,7 +40,7 @@ typedef struct {
     int flaky_ok;         /* --flaky-ok R: Preserved when >= R of K runs preserve; 0 = all K */
     char *reference;      /* --reference DIR|GIT-REV, resolved to a folder */
     int keep_fault;       /* --keep-fault */
-    int speculate;        /* --speculate: idle slots judge the predicted next round */
+    int speculate;        /* idle slots judge the predicted next round (default on; --no-speculate) */
     int verbose;
 } wh_job_t;
 

@@ -50,7 +50,7 @@ static void s_usage(FILE *fp)
           "                      [-p BUILD_DIR] [--cluster ENDPOINT] [-v]\n"
           "                      [--failure-regex RE] [--pass-regex RE] [--message-continuation RE]\n"
           "                      [--pass-on-exit0] [--repeat K] [--flaky-ok R]\n"
-          "                      [--reference DIR|GIT-REV] [--keep-fault] [--speculate]\n"
+          "                      [--reference DIR|GIT-REV] [--keep-fault] [--no-speculate]\n"
           "                      [--allow-parse-errors] [-- FLAGS...]\n"
           "       whittle submit --cluster ENDPOINT FAILURES.json\n"
           "       whittle status --cluster ENDPOINT\n"
@@ -331,6 +331,8 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
             j->speculate = 1;
         } else if (!strcmp(a, "--allow-parse-errors")) {
             j->allow_parse_errors = 1;
+        } else if (!strcmp(a, "--no-speculate")) {
+            j->speculate = 0;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             j->verbose++;
         } else if (!strcmp(a, "--")) {
