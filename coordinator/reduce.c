@@ -62,8 +62,13 @@ struct wh_reduction {
         uint64_t id;
     } *spec;
     int nspec, capspec;
-    /* speculations judged before the walk came to their round */
-    char (*spec_done)[65];
+    /* speculations judged before the walk came to their round: the slot
+     * that judged each, its report and time, for the record if claimed */
+    struct s_spec_done {
+        char key[65];
+        char *node, *report;
+        uint64_t ms;
+    } *spec_done;
     int ndone, capdone;
     int speculated, spec_used;
     /* current round */
@@ -310,6 +315,15 @@ static int s_lookup_round(wh_reduction_t *r)
     return 0;
 }
 
+static void s_spec_done_clear(wh_reduction_t *r)
+{
+    for (int k = 0; k < r->ndone; k++) {
+        free(r->spec_done[k].node);
+        free(r->spec_done[k].report);
+    }
+    r->ndone = 0;
+}
+
 /* A verdict a speculation of this run brought in is this round's own
  * evaluation, not a cache hit: count it once, where it belongs. */
 static void s_claim_spec_done(wh_reduction_t *r)
@@ -319,19 +333,22 @@ static void s_claim_spec_done(wh_reduction_t *r)
         if (c->rep != i || !c->from_cache)
             continue;
         for (int k = 0; k < r->ndone; k++) {
-            if (strcmp(r->spec_done[k], c->key) == 0) {
+            struct s_spec_done *d = &r->spec_done[k];
+            if (strcmp(d->key, c->key) == 0) {
                 c->from_cache = 0;
                 c->evaluated = 1;
-                c->node = strdup("speculation");
+                c->node = d->node;
+                c->report = d->report;
+                c->ms = d->ms;
                 r->extra--;
                 r->evaluated--;
                 r->spec_used++;
-                memcpy(r->spec_done[k], r->spec_done[--r->ndone], 65);
+                *d = r->spec_done[--r->ndone];
                 break;
             }
         }
     }
-    r->ndone = 0; /* the rest were judged for nothing (they stay "extra") */
+    s_spec_done_clear(r); /* the rest were judged for nothing (they stay "extra") */
 }
 
 /* Already running as a speculation: adopt it. 1 when adopted. */
@@ -903,7 +920,8 @@ static int s_msg_flaky(const wh_msg_t *m)
 
 /* A speculation finished before the walk came to it: its verdict only goes
  * to the cache (never InfraError, never a flaky one). 1 when id was one. */
-static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m)
+static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m,
+                            const char *worker)
 {
     int k = 0;
     while (k < r->nspec && r->spec[k].id != id)
@@ -919,14 +937,25 @@ static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m)
     r->evaluated++;
     if (r->ndone == r->capdone) {
         int cap = r->capdone ? 2 * r->capdone : 16;
-        char(*nd)[65] = realloc(r->spec_done, (size_t)cap * sizeof *nd);
+        struct s_spec_done *nd = realloc(r->spec_done, (size_t)cap * sizeof *nd);
         if (nd) {
             r->spec_done = nd;
             r->capdone = cap;
         }
     }
-    if (r->ndone < r->capdone)
-        memcpy(r->spec_done[r->ndone++], r->spec[k].key, 65);
+    if (r->ndone < r->capdone) {
+        struct s_spec_done *d = &r->spec_done[r->ndone++];
+        memcpy(d->key, r->spec[k].key, 65);
+        d->node = strdup(worker ? worker : "-");
+        d->ms = (uint64_t)m->build_ms + m->test_ms;
+        d->report = NULL;
+        if (m->report_len) {
+            d->report = wh_strdup_printf("e%04llu.report", (unsigned long long)id);
+            char *name = wh_strdup_printf("reports/%s", d->report);
+            wh_record_file(r->rec, name, m->report, m->report_len);
+            free(name);
+        }
+    }
     r->spec[k] = r->spec[--r->nspec];
     return 1;
 }
@@ -983,7 +1012,7 @@ static void s_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *
     }
     if (r->state != S_ROUNDS || !r->c)
         return;
-    if (s_on_speculation(r, id, m))
+    if (s_on_speculation(r, id, m, worker))
         return;
     s_on_candidate(r, id, m, worker);
     s_advance(r);
@@ -1332,6 +1361,7 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     free(r->fault);
     free(r->fault_detail);
     free(r->spec);
+    s_spec_done_clear(r);
     free(r->spec_done);
     for (int i = 0; i < r->n_out; i++)
         free(r->out_slots[i]);
