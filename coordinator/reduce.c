@@ -933,6 +933,12 @@ static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m,
         wh_cache_put(r->cache, r->spec[k].key, (wh_verdict_t)m->verdict);
     wh_record_log(r->rec, "           speculation e%04llu judged ahead: %s",
                   (unsigned long long)id, wh_verdict_name((wh_verdict_t)m->verdict));
+    if (m->verdict == WH_V_INFRA_ERROR || m->code) {
+        /* No verdict: not an evaluation, nothing to claim; the round
+         * judges the candidate itself if it comes to it. */
+        r->spec[k] = r->spec[--r->nspec];
+        return 1;
+    }
     r->extra++;
     r->evaluated++;
     if (r->ndone == r->capdone) {
