@@ -33,7 +33,8 @@
 #   --procs N  at most N whittle-node processes per cluster (default 4):
 #              32 slots = 4 processes x 8 slots, 2 slots = 2 x 1
 #   --jobs ""  skips the embedded runs
-#   --speculate  idle slots also judge the predicted next round
+#   --speculate  idle slots also judge the predicted next round (whittle's
+#              default; without this flag the runs pass --no-speculate)
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 LAT_MS=200
@@ -44,6 +45,7 @@ BUILD_DIR=
 CSV=
 TEST=test_synth
 SPEC=
+SPEC_ARG=--no-speculate
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) LAT_MS=50; SLOTS="1 2 4"; JOBS=""; TEST=test_synth_small ;;
@@ -55,7 +57,7 @@ while [ $# -gt 0 ]; do
     --build-dir) BUILD_DIR=${2:?}; shift ;;
     --csv) CSV=${2:?}; shift ;;
     --keep) BENCH_KEEP=1 ;;
-    --speculate) SPEC=--speculate ;;
+    --speculate) SPEC=--speculate; SPEC_ARG=--speculate ;;
     -h|--help) sed -n '2,/^source/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) bench_die "unknown argument '$1'" ;;
     esac
@@ -77,7 +79,7 @@ run_one() {
     local mode=$1 n=$2 name="$1-$2" out="$BENCH_TMP/out-$1-$2" procs=1 layout
     local args=(reduce --project "$BENCH_FIX" --file tests/test_synth.c --test "$TEST"
         --setup true --build "$JUDGE build $LAT_S" --run "$JUDGE run" --framework junit
-        --out "$out" --cache memory: $SPEC)
+        --out "$out" --cache memory: $SPEC_ARG)
     if [ "$mode" = cluster ]; then
         procs=$((n < PROCS ? n : PROCS))
         bench_cluster_start "$name" "$n" "$procs"

@@ -116,7 +116,7 @@ static int s_reduce(const wh_tree_t *t, const char *test, int ref_line, s_stats_
         return -1;
     for (int i = 0; i < t->n; i++)
         parent[i] = t->units[i].parent;
-    wh_engine_t *e = wh_engine_new(t->n, parent, WH_ALGO_HDD);
+    wh_engine_t *e = wh_engine_new(t->n, parent, WH_ALGO_HDD, WH_WALK_CHUNKED);
     free(parent);
     char *err = NULL;
     wh_cache_t *c = wh_cache_open("memory:", &err);

@@ -1,13 +1,34 @@
 /*
- * engine — ddmin (Algorithm 1, even split) and HDD* (whole-level prune,
- * top-down levels, sweeps to a fixpoint) as a state machine that produces
+ * engine — the level walk of HDD* (top-down levels, sweeps to a fixpoint)
+ * with one of two walks inside a level, as a state machine that produces
  * rounds and consumes round results. It never calls an oracle, knows nothing
  * of files, sockets or libclang: it sees a forest given as parent indices.
  *
- * A round is every candidate of one ddmin iteration at granularity n: the n
- * subsets, then the n complements, in that canonical order (for n == 2 the
- * complements repeat the subsets; they are still emitted, as in Algorithm 1
- * and the thesis's Figure 4.2). The whole-level prune is a round of one.
+ * WH_WALK_CLASSIC is the thesis's Algorithm 1 (ddmin, even split): a round is
+ * every candidate of one ddmin iteration at granularity n, the n subsets, then
+ * the n complements, in that canonical order (for n == 2 the complements
+ * repeat the subsets; they are still emitted, as in Figure 4.2). The
+ * whole-level prune is a round of one.
+ *
+ * WH_WALK_CHUNKED (the default) never proposes subsets and never re-splits
+ * after a removal (the ideas of picire's complement-only ddmin that goes on
+ * with the next piece after a removal, and of counter-based DD). On a
+ * level's first visit: the whole-level prune (not at level 0, which holds
+ * the failing statement); then passes over chunks of half, a quarter, ... of
+ * the level, each chunk tried once against the configuration as it is then,
+ * until a pass of chunks of 32 units or fewer removes nothing or the chunks
+ * are single units; then the one-at-a-time stage, cyclic,
+ * until every alive unit's removal has been judged not Preserved since the
+ * last removal. Pieces and units are tried from the end of the level
+ * backwards, the larger pieces first: a statement's uses come after it, so
+ * the uses go before the declaration is tried, and the statements after a
+ * failing assert (which never run) go first. At level 0 a chunk whose
+ * removal would empty the level is not tried. A revisited level (a later
+ * sweep) goes straight to the one-at-a-time stage, and is skipped when
+ * nothing was removed anywhere since it was last left 1-minimal. So the
+ * result is 1-tree-minimal like the classic walk's. A chunked round holds the
+ * next WH_ENGINE_WINDOW pieces (or units) in that order; the first
+ * Preserved one wins, and the next round goes on after it.
  *
  * The caller judges candidates (in any order, in parallel), finds the winner
  * with wh_round_winner() and calls wh_engine_resolve(). Not thread-safe; one
@@ -26,15 +47,29 @@ typedef enum {
 } wh_algo_t;
 
 typedef enum {
-    WH_ROUND_PRUNE = 0, /* the whole-level prune: one candidate */
-    WH_ROUND_DDMIN = 1,
+    WH_WALK_CHUNKED = 0, /* the default: chunk passes, then one at a time */
+    WH_WALK_CLASSIC = 1, /* the thesis's Algorithm 1 */
+} wh_walk_t;
+
+/* The most candidates of one chunked round. */
+#define WH_ENGINE_WINDOW 64
+
+typedef enum {
+    WH_ROUND_PRUNE = 0,  /* the whole-level prune: one candidate */
+    WH_ROUND_DDMIN = 1,  /* classic: n subsets, then n complements */
+    WH_ROUND_CHUNKS = 2, /* chunked: consecutive chunk removals of one pass */
+    WH_ROUND_SINGLE = 3, /* chunked: consecutive single-unit removals */
 } wh_round_kind_t;
+
+/* "chunked" / "classic"; wh_walk_parse returns 0 or WH_EINVAL. */
+const char *wh_walk_name(wh_walk_t w);
+int wh_walk_parse(const char *s, wh_walk_t *out);
 
 typedef struct {
     wh_round_kind_t kind;
     int sweep;        /* 1-based */
     int level;        /* 0-based */
-    int granularity;  /* n; 1 for a prune */
+    int granularity;  /* n; 1 for a prune; chunked: pieces of the pass */
     int total;        /* alive units at this level when the level started */
     int n_cand;
     /* removed[c][u] = 1 when candidate c removes unit u. Closed under
@@ -46,8 +81,9 @@ typedef struct {
 typedef struct wh_engine wh_engine_t;
 
 /* n units, parent[i] the parent index or -1 (parents precede children).
+ * WH_ALGO_DD is the thesis's flat baseline and always walks classic.
  * Returns NULL on ENOMEM or a malformed forest. */
-wh_engine_t *wh_engine_new(int n, const int *parent, wh_algo_t algo);
+wh_engine_t *wh_engine_new(int n, const int *parent, wh_algo_t algo, wh_walk_t walk);
 void wh_engine_destroy(wh_engine_t **e);
 /* An independent copy in the same state (for speculation: resolve the copy
  * to see a round the walk may come to next). NULL on ENOMEM. */

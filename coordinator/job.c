@@ -23,6 +23,8 @@ void wh_job_init(wh_job_t *j)
 {
     memset(j, 0, sizeof *j);
     j->algo = WH_ALGO_HDD;
+    j->walk = WH_WALK_CHUNKED;
+    j->speculate = 1; /* bench/scaling.sh: pays at 4 and 8 slots, same answer */
     j->jobs = 1;
     j->build_timeout_ms = 180000;
     j->test_timeout_ms = 120000;
@@ -351,7 +353,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
     json_t *v;
     static const char *const known[] = {
         "project", "file", "test", "setup", "build", "run", "framework", "algorithm",
-        "out", "build_timeout", "test_timeout", "setup_timeout", "match", "args",
+        "ddmin", "out", "build_timeout", "test_timeout", "setup_timeout", "match", "args",
         "compdb", "jobs", "cache", "failure_regex", "pass_regex", "message_continuation",
         "pass_on_exit0", "repeat", "flaky_ok",
         "reference", "keep_fault", "no_keep_fault", "speculate", "allow_parse_errors", "precheck", NULL};
@@ -395,6 +397,11 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
             *err = strdup("field 'algorithm' must be \"hdd\" or \"dd\"");
             return WH_EINVAL;
         }
+    }
+    json_t *dm = json_object_get(o, "ddmin");
+    if (dm && wh_walk_parse(json_string_value(dm), &j->walk) < 0) {
+        *err = strdup("field 'ddmin' must be \"chunked\" or \"classic\"");
+        return WH_EINVAL;
     }
     json_t *m = json_object_get(o, "match");
     if (m) {
@@ -476,8 +483,7 @@ char *wh_job_to_json(const wh_job_t *j)
         json_object_set_new(o, "keep_fault", json_true());
     if (j->no_keep_fault)
         json_object_set_new(o, "no_keep_fault", json_true());
-    if (j->speculate)
-        json_object_set_new(o, "speculate", json_true());
+    json_object_set_new(o, "speculate", json_boolean(j->speculate));
     if (j->pass_on_exit0)
         json_object_set_new(o, "pass_on_exit0", json_true());
     if (j->allow_parse_errors)
@@ -485,6 +491,7 @@ char *wh_job_to_json(const wh_job_t *j)
     json_object_set_new(o, "precheck",
                         json_string(wh_precheck_mode_name((wh_precheck_mode_t)j->precheck)));
     json_object_set_new(o, "algorithm", json_string(j->algo == WH_ALGO_DD ? "dd" : "hdd"));
+    json_object_set_new(o, "ddmin", json_string(wh_walk_name(j->walk)));
     static const char *const modes[] = {"full", "message", "type"};
     json_object_set_new(o, "match", json_string(modes[j->match >= 0 && j->match < 3 ? j->match : 0]));
     json_object_set_new(o, "build_timeout", json_real(j->build_timeout_ms / 1000.0));
@@ -502,6 +509,9 @@ char *wh_job_to_json(const wh_job_t *j)
     return s;
 }
 
+/* The algorithm and the ddmin walk are left out on purpose: they choose
+ * which candidates get judged, never a candidate's verdict, so runs with
+ * either walk share cached verdicts. */
 void wh_job_identity(const wh_job_t *j, const char *snapshot, char out[65])
 {
     wh_sha256_t *h = wh_sha256_new();

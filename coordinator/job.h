@@ -3,7 +3,7 @@
  * where to record it. Filled from `whittle reduce` flags or from one entry of
  * a `whittle submit` JSON list (same field names as the flags, with '-'
  * spelled '_': project, file, test, setup, build, run, framework, algorithm,
- * out, build_timeout, test_timeout, setup_timeout, match, args, precheck).
+ * ddmin, out, build_timeout, test_timeout, setup_timeout, match, args, precheck).
  */
 #ifndef WH_JOB_H
 #define WH_JOB_H
@@ -22,6 +22,7 @@ typedef struct {
     char *setup, *build, *run;
     char *framework;      /* preset name; default "junit" */
     wh_algo_t algo;
+    wh_walk_t walk;       /* --ddmin chunked|classic (default chunked) */
     int jobs;             /* embedded node slots */
     char *out;            /* folder that receives run folders (absolute) */
     char *cache;          /* cache spec (see cache.h); NULL = embedded default */
@@ -41,7 +42,7 @@ typedef struct {
     char *reference;      /* --reference DIR|GIT-REV, resolved to a folder */
     int keep_fault;       /* --keep-fault; on by default with a reference */
     int no_keep_fault;    /* --no-keep-fault: only report whether the fault was kept */
-    int speculate;        /* --speculate: idle slots judge the predicted next round */
+    int speculate;        /* idle slots judge the predicted next round (default on; --no-speculate) */
     int precheck;         /* --precheck: wh_precheck_mode_t (default on); not in the identity */
     int verbose;
 } wh_job_t;

@@ -24,8 +24,9 @@ typedef struct s_task {
     s_job_t *job;          /* NULL once the job is gone */
     char *job_id;
     uint64_t cand_id;
-    uint8_t *content;
+    uint8_t *content;      /* NULL for a lazy task between dispatches */
     size_t len;
+    int lazy;              /* rendered by the job's render function */
     int baseline;
     int on_reference;
     int verify;            /* judged by a slot other than avoid (see pool.h) */
@@ -44,6 +45,7 @@ struct s_job {
     wh_fp_t ref;
     wh_pool_verdict_fn fn;
     wh_pool_note_fn note;
+    wh_pool_render_fn render;
     void *ctx;
     s_task_t *head, *tail;
     int queued;
@@ -445,6 +447,37 @@ const char *wh_pool_node_of(const wh_pool_t *p, const char *slot_name)
         if (slot_name && strcmp(s->name, slot_name) == 0)
             return s->node_id;
     return NULL;
+}
+
+int wh_pool_set_render(wh_pool_t *p, const char *job_id, wh_pool_render_fn fn)
+{
+    s_job_t *j = s_find_job(p, job_id);
+    if (!j)
+        return WH_ENOTFOUND;
+    j->render = fn;
+    return 0;
+}
+
+int wh_pool_submit_lazy(wh_pool_t *p, const char *job_id, uint64_t cand_id)
+{
+    s_job_t *j = s_find_job(p, job_id);
+    if (!j)
+        return WH_ENOTFOUND;
+    if (!j->render)
+        return WH_EINVAL;
+    s_task_t *t = calloc(1, sizeof *t);
+    if (!t)
+        return WH_ENOMEM;
+    t->job = j;
+    t->job_id = strdup(job_id);
+    t->cand_id = cand_id;
+    t->lazy = 1;
+    if (!t->job_id) {
+        s_task_free(t);
+        return WH_ENOMEM;
+    }
+    s_enqueue_back(j, t);
+    return 0;
 }
 
 void wh_pool_cancel(wh_pool_t *p, const char *job_id, uint64_t cand_id)
@@ -852,6 +885,19 @@ static void s_dispatch(wh_pool_t *p)
         }
         s_task_t *t = s_first_fit(p, j, s);
         s_unlink(j, t);
+        if (t->lazy && !t->content) {
+            char *txt = j->render(j->ctx, t->cand_id, &t->len);
+            if (!txt) {
+                /* Answered, so a round never waits for it; a job that no
+                 * longer wants it ignores the answer. */
+                wh_info("job %.12s cand %llu: cannot render it", j->spec.job_id,
+                        (unsigned long long)t->cand_id);
+                s_fail_task(t, "cannot render the candidate", WH_EUNAVAIL);
+                s_task_free(t);
+                continue;
+            }
+            t->content = (uint8_t *)txt;
+        }
         wh_msg_t m = {0};
         m.type = WH_MSG_EVALUATE;
         m.job = j->spec;
@@ -870,6 +916,11 @@ static void s_dispatch(wh_pool_t *p)
             s_enqueue_front(j, t);
             s->last_rx = 0;
             continue;
+        }
+        if (t->lazy) {
+            /* Sent: the slot has it; a requeue renders it again. */
+            free(t->content);
+            t->content = NULL;
         }
         t->slot = s;
         s->task = t;

@@ -102,6 +102,18 @@ int wh_pool_submit_verify(wh_pool_t *p, const char *job_id, uint64_t cand_id,
 int wh_pool_exclude_node(wh_pool_t *p, const char *job_id, const char *node_id);
 /* The node id of a live slot named name, or NULL. */
 const char *wh_pool_node_of(const wh_pool_t *p, const char *slot_name);
+
+/* Makes the text of the job's candidate cand_id when a slot takes it
+ * (malloc'ed, *len set). NULL (out of memory, or a candidate the job no
+ * longer holds) drops the task and answers it InfraError, code WH_EUNAVAIL,
+ * so a round never waits for it. Called on the pool's thread with the
+ * job's ctx. */
+typedef char *(*wh_pool_render_fn)(void *ctx, uint64_t cand_id, size_t *len);
+int wh_pool_set_render(wh_pool_t *p, const char *job_id, wh_pool_render_fn fn);
+/* Queues one candidate whose text is made by the job's render function at
+ * dispatch, and made again if its slot dies: a queue of thousands holds no
+ * texts. WH_EINVAL when the job has no render function. */
+int wh_pool_submit_lazy(wh_pool_t *p, const char *job_id, uint64_t cand_id);
 /* Drops a queued candidate or asks its slot to stop it. */
 void wh_pool_cancel(wh_pool_t *p, const char *job_id, uint64_t cand_id);
 

@@ -212,6 +212,7 @@ static void s_json_sizes(json_t *o, const wh_summary_t *s)
     json_object_set_new(o, "file", json_string(s_nz(s->file)));
     json_object_set_new(o, "project", json_string(s_nz(s->project)));
     json_object_set_new(o, "algorithm", json_string(s_nz(s->algorithm)));
+    json_object_set_new(o, "ddmin", json_string(s_nz(s->ddmin)));
     json_object_set_new(o, "job_id", json_string(s_nz(s->job_id)));
     json_object_set_new(o, "statements_before", json_integer(s->before));
     json_object_set_new(o, "statements_after", json_integer(s->after));
@@ -388,9 +389,9 @@ static void s_summary_txt(wh_record_t *r, const wh_summary_t *s)
 {
     wh_buf_t b = WH_BUF_INIT;
     wh_buf_printf(&b, "whittle run summary\n");
-    wh_buf_printf(&b, "test:        %s\nfile:        %s\nproject:     %s\nalgorithm:   %s\njob id:      %s\n",
+    wh_buf_printf(&b, "test:        %s\nfile:        %s\nproject:     %s\nalgorithm:   %s (ddmin %s)\njob id:      %s\n",
                   s_nz(s->test), s_nz(s->file), s_nz(s->project), s_nz(s->algorithm),
-                  s_nz(s->job_id));
+                  s_nz(s->ddmin), s_nz(s->job_id));
     wh_buf_printf(&b, "fingerprint: %s | %s | %s\n", s_nz(s->fp->test), s_nz(s->fp->location),
                   s_nz(s->fp->message));
     wh_buf_printf(&b, "statements:  %d -> %d (Tree %d -> %d, NonTree %d -> %d)\n", s->before,

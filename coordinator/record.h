@@ -65,7 +65,7 @@ typedef struct {
 /* The figures of a finished run (summary.json and summary.txt). Borrowed
  * pointers; NULL strings are written as "". */
 typedef struct {
-    const char *test, *file, *project, *algorithm, *job_id, *cache;
+    const char *test, *file, *project, *algorithm, *ddmin, *job_id, *cache;
     int before, after;                 /* statements */
     int tree_before, tree_after, nontree_before, nontree_after;
     int sweeps, rounds, candidates, evaluated, cached, extra, cancelled;

@@ -21,8 +21,6 @@
 
 typedef struct {
     char key[65];
-    char *content;
-    size_t len;
     int rep;            /* first identical candidate of this round */
     wh_verdict_t v;
     int from_cache;     /* answered by the verdict cache */
@@ -79,8 +77,13 @@ struct wh_reduction {
         uint64_t id;
     } *spec;
     int nspec, capspec;
-    /* speculations judged before the walk came to their round */
-    char (*spec_done)[65];
+    /* speculations judged before the walk came to their round: the slot
+     * that judged each, its report and time, for the record if claimed */
+    struct s_spec_done {
+        char key[65];
+        char *node, *report;
+        uint64_t ms;
+    } *spec_done;
     int ndone, capdone;
     int speculated, spec_used;
     /* the verify step: the accepted steps, who judged what */
@@ -97,6 +100,9 @@ struct wh_reduction {
     const wh_round_t *round;
     s_cand_t *c;
     int nc;
+    /* queued candidates of the round: eval id eval_base + k is c[evidx[k]] */
+    uint64_t eval_base;
+    int *evidx, nev;
     int last_sweep, last_level;
     /* front-end prediction (DESIGN.md, "Predicted verdicts") */
     wh_precheck_t *pc;
@@ -134,7 +140,6 @@ static void s_out(wh_reduction_t *r, const char *fmt, ...)
 static void s_clear_round(wh_reduction_t *r)
 {
     for (int i = 0; i < r->nc; i++) {
-        free(r->c[i].content);
         free(r->c[i].node);
         free(r->c[i].report);
         free(r->c[i].detail);
@@ -144,6 +149,9 @@ static void s_clear_round(wh_reduction_t *r)
     free(r->c);
     r->c = NULL;
     r->nc = 0;
+    free(r->evidx);
+    r->evidx = NULL;
+    r->nev = 0;
     r->round = NULL;
 }
 
@@ -286,10 +294,16 @@ static void s_precheck_open(wh_reduction_t *r, int async)
 
 /* Asks the front end about one candidate; 0 when prediction just broke
  * down (it is off from then on, and the log says why). */
-static int s_precheck_one(wh_reduction_t *r, s_cand_t *c)
+static int s_precheck_one(wh_reduction_t *r, int i)
 {
+    s_cand_t *c = &r->c[i];
     char *msg = NULL;
-    int rc = wh_precheck_check(r->pc, c->content, c->len, &msg);
+    /* Rendered for the check and dropped: a round holds no texts (the
+     * pool renders again at dispatch). */
+    size_t len = 0;
+    char *text = wh_render(r->tree, r->round->removed[i], &len);
+    int rc = text ? wh_precheck_check(r->pc, text, len, &msg) : WH_ENOMEM;
+    free(text);
     if (rc < 0) {
         if (!r->pc_off) {
             r->pc_off = strdup(wh_precheck_why(r->pc) ? wh_precheck_why(r->pc) : "libclang failed");
@@ -348,7 +362,7 @@ static void s_precheck_round(wh_reduction_t *r)
             late++;
             continue;
         }
-        if (!s_precheck_one(r, c))
+        if (!s_precheck_one(r, i))
             return;
         if (on && c->pre == S_PRE_FAIL) {
             c->v = WH_V_BUILD_FAILED;
@@ -427,45 +441,104 @@ static void s_precheck_summary(wh_reduction_t *r, wh_precheck_summary_t *p, char
 
 /* ---- rounds ---- */
 
+/* What a candidate removes beyond the accepted configuration, for run.log:
+ * one statement by its line and head, more as unit id ranges (pre-order, so
+ * a block and its body are one range) with the first line. Short whatever
+ * the size of the file. */
 static char *s_describe_removed(wh_reduction_t *r, const uint8_t *cand)
 {
     const uint8_t *cur = wh_engine_removed(r->engine);
+    const wh_tree_t *t = r->tree;
     wh_buf_t b = WH_BUF_INIT;
-    int n = 0;
-    for (int i = 0; i < r->tree->n; i++) {
+    int tops = 0, first = -1, ranges = 0;
+    for (int i = 0; i < t->n; i++) {
         if (!cand[i] || cur[i])
             continue;
-        int p = r->tree->units[i].parent;
-        if (p >= 0 && cand[p] && !cur[p])
-            continue; /* covered by its parent */
-        char *head = wh_tree_unit_head(r->tree, i, 48);
-        wh_buf_printf(&b, "%sL%u `%s`", n++ ? "; " : "", r->tree->units[i].line,
-                      head ? head : "?");
-        free(head);
+        int p = t->units[i].parent;
+        if (p < 0 || !cand[p] || cur[p]) {
+            tops++;
+            if (first < 0)
+                first = i;
+        }
+        if (i > 0 && cand[i - 1] && !cur[i - 1])
+            continue; /* extends the current range */
+        int j = i;
+        while (j + 1 < t->n && cand[j + 1] && !cur[j + 1])
+            j++;
+        if (ranges++ < 16) {
+            if (j > i)
+                wh_buf_printf(&b, "%s#%d-%d", ranges > 1 ? "," : "", i, j);
+            else
+                wh_buf_printf(&b, "%s#%d", ranges > 1 ? "," : "", i);
+        }
     }
-    if (!n)
-        wh_buf_puts(&b, "nothing");
-    return wh_buf_detach(&b);
+    if (!tops) {
+        wh_buf_free(&b);
+        return strdup("nothing");
+    }
+    if (ranges > 16)
+        wh_buf_printf(&b, ",... (%d ranges)", ranges);
+    char *ids = wh_buf_detach(&b);
+    char *out;
+    if (tops == 1) {
+        char *head = wh_tree_unit_head(t, first, 48);
+        out = wh_strdup_printf("L%u `%s` (%s)", t->units[first].line, head ? head : "?",
+                               ids ? ids : "");
+        free(head);
+    } else {
+        out = wh_strdup_printf("%d statements from L%u: %s", tops, t->units[first].line,
+                               ids ? ids : "");
+    }
+    free(ids);
+    return out;
 }
 
-/* Renders every candidate of the round, computes its key and marks the
- * first of identical candidates as their representative. */
-static int s_render_round(wh_reduction_t *r)
+/* The first 16 hex digits of a cache key (a sha256) as a hash. */
+static size_t s_key_hash(const char *key)
+{
+    uint64_t h = 0;
+    for (int i = 0; i < 16 && key[i]; i++) {
+        char ch = key[i];
+        h = h << 4 | (uint64_t)(ch <= '9' ? ch - '0' : (ch | 0x20) - 'a' + 10);
+    }
+    return (size_t)h;
+}
+
+/* Keys every candidate of the round and marks the first of identical
+ * candidates as their representative (a hash set over the keys, so a round
+ * of thousands costs no pairwise compares). Each text is freed as soon as
+ * it is keyed: a miss is rendered again when it is queued, so a round never
+ * holds all its texts at once. */
+static int s_key_round(wh_reduction_t *r)
 {
     const wh_round_t *rd = r->round;
+    size_t cap = 16;
+    while (cap < 2 * (size_t)r->nc)
+        cap <<= 1;
+    int *set = malloc(cap * sizeof *set);
+    if (!set)
+        return WH_ENOMEM;
+    for (size_t k = 0; k < cap; k++)
+        set[k] = -1;
     for (int i = 0; i < r->nc; i++) {
         s_cand_t *c = &r->c[i];
-        c->content = wh_render(r->tree, rd->removed[i], &c->len);
-        if (!c->content)
+        size_t len = 0;
+        char *txt = wh_render(r->tree, rd->removed[i], &len);
+        if (!txt) {
+            free(set);
             return WH_ENOMEM;
-        wh_cache_key(r->job_id, r->job.file, c->content, c->len, c->key);
-        c->rep = i;
-        for (int k = 0; k < i; k++)
-            if (r->c[k].rep == k && strcmp(r->c[k].key, c->key) == 0) {
-                c->rep = k;
-                break;
-            }
+        }
+        wh_cache_key(r->job_id, r->job.file, txt, len, c->key);
+        free(txt);
+        size_t h = s_key_hash(c->key);
+        size_t k = h & (cap - 1);
+        while (set[k] >= 0 && strcmp(r->c[set[k]].key, c->key) != 0)
+            k = (k + 1) & (cap - 1);
+        if (set[k] < 0)
+            set[k] = i;
+        c->rep = set[k];
     }
+    free(set);
     return 0;
 }
 
@@ -502,6 +575,15 @@ static int s_lookup_round(wh_reduction_t *r)
     return 0;
 }
 
+static void s_spec_done_clear(wh_reduction_t *r)
+{
+    for (int k = 0; k < r->ndone; k++) {
+        free(r->spec_done[k].node);
+        free(r->spec_done[k].report);
+    }
+    r->ndone = 0;
+}
+
 /* A verdict a speculation of this run brought in is this round's own
  * evaluation, not a cache hit: count it once, where it belongs. */
 static void s_claim_spec_done(wh_reduction_t *r)
@@ -511,19 +593,22 @@ static void s_claim_spec_done(wh_reduction_t *r)
         if (c->rep != i || !c->from_cache)
             continue;
         for (int k = 0; k < r->ndone; k++) {
-            if (strcmp(r->spec_done[k], c->key) == 0) {
+            struct s_spec_done *d = &r->spec_done[k];
+            if (strcmp(d->key, c->key) == 0) {
                 c->from_cache = 0;
                 c->evaluated = 1;
-                c->node = strdup("speculation");
+                c->node = d->node;
+                c->report = d->report;
+                c->ms = d->ms;
                 r->extra--;
                 r->evaluated--;
                 r->spec_used++;
-                memcpy(r->spec_done[k], r->spec_done[--r->ndone], 65);
+                *d = r->spec_done[--r->ndone];
                 break;
             }
         }
     }
-    r->ndone = 0; /* the rest were judged for nothing (they stay "extra") */
+    s_spec_done_clear(r); /* the rest were judged for nothing (they stay "extra") */
 }
 
 /* Already running as a speculation: adopt it. 1 when adopted. */
@@ -541,13 +626,28 @@ static int s_adopt_spec(wh_reduction_t *r, s_cand_t *c)
     return 0;
 }
 
+/* The pool's render function: the text of a queued candidate of the
+ * current round, made when a slot takes it (wh_pool_submit_lazy). NULL for
+ * an id the round no longer holds. */
+static char *s_render_cand(void *ctx, uint64_t id, size_t *len)
+{
+    wh_reduction_t *r = ctx;
+    if (!r->round || id < r->eval_base || id - r->eval_base >= (uint64_t)r->nev)
+        return NULL;
+    int i = r->evidx[id - r->eval_base];
+    return wh_render(r->tree, r->round->removed[i], len);
+}
+
 static int s_prepare_round(wh_reduction_t *r)
 {
     r->nc = r->round->n_cand;
     r->c = calloc((size_t)r->nc, sizeof *r->c);
-    if (!r->c)
+    r->evidx = malloc((size_t)r->nc * sizeof *r->evidx);
+    if (!r->c || !r->evidx)
         return WH_ENOMEM;
-    int rc = s_render_round(r);
+    r->eval_base = r->next_eval + 1;
+    r->nev = 0;
+    int rc = s_key_round(r);
     if (!rc)
         rc = s_lookup_round(r);
     if (rc)
@@ -562,7 +662,8 @@ static int s_prepare_round(wh_reduction_t *r)
             continue;
         c->eval_id = ++r->next_eval;
         c->submitted = 1;
-        rc = wh_pool_submit(r->pool, r->pool_id, c->eval_id, c->content, c->len, 0);
+        r->evidx[r->nev++] = i;
+        rc = wh_pool_submit_lazy(r->pool, r->pool_id, c->eval_id);
         if (rc)
             return rc;
     }
@@ -806,12 +907,12 @@ static void s_advance(wh_reduction_t *r)
  * baseline, the tree is parsed again with the test file's compile command
  * from the warm workspace, unless the user gave -p or `--` ---- */
 
-static wh_engine_t *s_engine_for(const wh_tree_t *t, wh_algo_t algo)
+static wh_engine_t *s_engine_for(const wh_tree_t *t, wh_algo_t algo, wh_walk_t walk)
 {
     int *parent = malloc(sizeof(int) * (size_t)(t->n ? t->n : 1));
     for (int i = 0; parent && i < t->n; i++)
         parent[i] = t->units[i].parent;
-    wh_engine_t *e = parent ? wh_engine_new(t->n, parent, algo) : NULL;
+    wh_engine_t *e = parent ? wh_engine_new(t->n, parent, algo, walk) : NULL;
     free(parent);
     return e;
 }
@@ -819,7 +920,7 @@ static wh_engine_t *s_engine_for(const wh_tree_t *t, wh_algo_t algo)
 /* Takes tree t (and a new engine for it) in place of the guessed one. */
 static int s_use_tree(wh_reduction_t *r, wh_tree_t *t, const char *how)
 {
-    wh_engine_t *e = s_engine_for(t, r->job.algo);
+    wh_engine_t *e = s_engine_for(t, r->job.algo, r->job.walk);
     /* The walk starts over on the new tree: so does the verify trail. */
     wh_trail_t *trail = e ? wh_trail_new(e) : NULL;
     if (!trail) {
@@ -1322,18 +1423,35 @@ static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m,
     }
     wh_record_log(r->rec, "           speculation e%04llu judged ahead: %s",
                   (unsigned long long)id, wh_verdict_name((wh_verdict_t)m->verdict));
+    if (m->verdict == WH_V_INFRA_ERROR || m->code) {
+        /* No verdict: not an evaluation, nothing to claim; the round
+         * judges the candidate itself if it comes to it. */
+        r->spec[k] = r->spec[--r->nspec];
+        return 1;
+    }
     r->extra++;
     r->evaluated++;
     if (r->ndone == r->capdone) {
         int cap = r->capdone ? 2 * r->capdone : 16;
-        char(*nd)[65] = realloc(r->spec_done, (size_t)cap * sizeof *nd);
+        struct s_spec_done *nd = realloc(r->spec_done, (size_t)cap * sizeof *nd);
         if (nd) {
             r->spec_done = nd;
             r->capdone = cap;
         }
     }
-    if (r->ndone < r->capdone)
-        memcpy(r->spec_done[r->ndone++], r->spec[k].key, 65);
+    if (r->ndone < r->capdone) {
+        struct s_spec_done *d = &r->spec_done[r->ndone++];
+        memcpy(d->key, r->spec[k].key, 65);
+        d->node = strdup(worker ? worker : "-");
+        d->ms = (uint64_t)m->build_ms + m->test_ms;
+        d->report = NULL;
+        if (m->report_len) {
+            d->report = wh_strdup_printf("e%04llu.report", (unsigned long long)id);
+            char *name = wh_strdup_printf("reports/%s", d->report);
+            wh_record_file(r->rec, name, m->report, m->report_len);
+            free(name);
+        }
+    }
     r->spec[k] = r->spec[--r->nspec];
     return 1;
 }
@@ -1504,6 +1622,7 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->file = r->job.file;
     s->project = r->job.project;
     s->algorithm = r->job.algo == WH_ALGO_DD ? "dd" : "hdd";
+    s->ddmin = wh_walk_name(r->job.algo == WH_ALGO_DD ? WH_WALK_CLASSIC : r->job.walk);
     s->job_id = r->job_id;
     s->cache = wh_cache_describe(r->cache);
     s->sweeps = wh_engine_sweeps(r->engine);
@@ -1522,7 +1641,7 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->speculated = r->speculated;
     s->spec_used = r->spec_used;
     wh_pool_warm_t w;
-    if (r->pool && wh_pool_warm_stats(r->pool, r->job_id, &w) == 0) {
+    if (r->pool && wh_pool_warm_stats(r->pool, r->pool_id, &w) == 0) {
         s->warm_known = 1;
         s->warm_setups = w.setups;
         s->warm_clones = w.clones;
@@ -1632,7 +1751,7 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, char **err)
     free(path);
     if (rc)
         goto fail;
-    r->engine = s_engine_for(r->tree, r->job.algo);
+    r->engine = s_engine_for(r->tree, r->job.algo, r->job.walk);
     r->trail = r->engine ? wh_trail_new(r->engine) : NULL;
     if (!r->engine || !r->trail) {
         *err = strdup("cannot create the reduction engine");
@@ -1707,6 +1826,7 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
         return rc;
     }
     wh_pool_set_note(pool, r->job_id, s_on_note);
+    wh_pool_set_render(pool, r->pool_id, s_render_cand);
     r->pool = pool;
     r->cache = cache;
 
@@ -1771,6 +1891,7 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     free(r->fault_detail);
     free(r->refuter);
     free(r->spec);
+    s_spec_done_clear(r);
     free(r->spec_done);
     for (int i = 0; i < r->n_out; i++)
         free(r->out_slots[i]);

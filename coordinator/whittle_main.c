@@ -5,7 +5,8 @@
  *   whittle inspect FILE --list [-p BUILD_DIR] [--json]
  *   whittle reduce --project DIR --file FILE --test NAME --run CMD [--setup CMD]
  *                  [--build CMD] [--framework NAME]
- *                  [--algorithm hdd|dd] [--jobs N] [--out DIR] [--cache SPEC]
+ *                  [--algorithm hdd|dd] [--ddmin chunked|classic] [--jobs N]
+ *                  [--out DIR] [--cache SPEC]
  *                  [--cluster tcp://HOST:PORT] [-- FLAGS…]
  *   whittle submit --cluster tcp://HOST:PORT FAILURES.json
  *   whittle status --cluster tcp://HOST:PORT
@@ -46,12 +47,13 @@ static void s_usage(FILE *fp)
           "                       [--allow-parse-errors] [-- FLAGS...]\n"
           "       whittle reduce --project DIR --file FILE --test NAME --run CMD [--setup CMD]\n"
           "                      [--build CMD] [--framework NAME]\n"
-          "                      [--algorithm hdd|dd] [--jobs N] [--out DIR] [--cache SPEC]\n"
-          "                      [--match full|message|type] [--build-timeout S] [--test-timeout S]\n"
-          "                      [--setup-timeout S] [-p BUILD_DIR] [--cluster ENDPOINT] [-v]\n"
+          "                      [--algorithm hdd|dd] [--ddmin chunked|classic] [--jobs N]\n"
+          "                      [--out DIR] [--cache SPEC] [--match full|message|type]\n"
+          "                      [--build-timeout S] [--test-timeout S] [--setup-timeout S]\n"
+          "                      [-p BUILD_DIR] [--cluster ENDPOINT] [-v]\n"
           "                      [--failure-regex RE] [--pass-regex RE] [--message-continuation RE]\n"
           "                      [--pass-on-exit0] [--repeat K] [--flaky-ok R]\n"
-          "                      [--reference DIR|GIT-REV] [--[no-]keep-fault] [--speculate]\n"
+          "                      [--reference DIR|GIT-REV] [--[no-]keep-fault] [--no-speculate]\n"
           "                      [--allow-parse-errors]\n"
           "                      [--precheck on|off|audit] [-- FLAGS...]\n"
           "       whittle submit --cluster ENDPOINT FAILURES.json\n"
@@ -291,6 +293,10 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
             else
                 return s_die(2, "unknown algorithm '%s' (known: hdd, dd)", v);
             i++;
+        } else if (!strcmp(a, "--ddmin") && v) {
+            if (wh_walk_parse(v, &j->walk) < 0)
+                return s_die(2, "unknown ddmin walk '%s' (known: chunked, classic)", v);
+            i++;
         } else if (!strcmp(a, "--match") && v) {
             if (!strcmp(v, "full"))
                 j->match = 0;
@@ -343,6 +349,8 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
                 return s_die(2, "unknown precheck mode '%s' (known: on, off, audit)", v);
             j->precheck = (int)m;
             i++;
+        } else if (!strcmp(a, "--no-speculate")) {
+            j->speculate = 0;
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             j->verbose++;
         } else if (!strcmp(a, "--")) {

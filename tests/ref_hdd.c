@@ -151,9 +151,95 @@ static int s_ddmin(ref_ctx_t *x, int *c, int k, int n)
     return k;
 }
 
-int ref_hdd(int n, const int *parent, wh_algo_t algo, ref_oracle_fn fn, void *ud,
-            ref_trace_t *out)
+/* Tries removing exactly the units listed in drop (alive units of the
+ * level); returns 1 when that was Preserved (and is now accepted). */
+static int s_try_drop(ref_ctx_t *x, const int *alive, int na, const int *drop, int nd)
 {
+    int *keep = s_xmalloc((size_t)(na > 0 ? na : 1) * sizeof *keep);
+    int k = 0;
+    for (int i = 0; i < na; i++)
+        if (!s_in(drop, nd, alive[i]))
+            keep[k++] = alive[i];
+    int ok = s_test(x, keep, k);
+    free(keep);
+    return ok;
+}
+
+/* The alive units of the level, in source order; returns how many. */
+static int s_alive_of(const ref_ctx_t *x, int *out)
+{
+    int k = 0;
+    for (int i = 0; i < x->m; i++)
+        if (!s_gone(x, x->removed, x->lvl[i]))
+            out[k++] = x->lvl[i];
+    return k;
+}
+
+/* The chunked walk of one level, written as the plain loops it describes. */
+static void s_chunked(ref_ctx_t *x, int level, int first_visit)
+{
+    int *c = s_xmalloc((size_t)x->m * sizeof *c);
+    int nc = s_alive_of(x, c);
+    if (first_visit && nc > 1) {
+        /* The prune: the whole level, except at the top. */
+        if (level > 0 && s_try_drop(x, c, nc, c, nc)) {
+            free(c);
+            return;
+        }
+        for (int size = (nc + 1) / 2; size > 1; size = (size + 1) / 2) {
+            int total = s_alive_of(x, c);
+            if (total <= size)
+                continue;
+            /* Pieces of the pass, smaller ones first, tried from the last. */
+            int pieces = (total + size - 1) / size;
+            int *from = s_xmalloc((size_t)(pieces + 1) * sizeof *from);
+            from[0] = 0;
+            for (int p = 0; p < pieces; p++)
+                from[p + 1] = from[p] + total / pieces + (p >= pieces - total % pieces ? 1 : 0);
+            int *snap = s_xmalloc((size_t)total * sizeof *snap);
+            memcpy(snap, c, (size_t)total * sizeof *snap);
+            int removed = 0;
+            for (int p = pieces - 1; p >= 0; p--) {
+                int now = s_alive_of(x, c);
+                int len = from[p + 1] - from[p];
+                if (level == 0 && now == len)
+                    break; /* it would empty the top level */
+                removed += s_try_drop(x, c, now, snap + from[p], len);
+            }
+            free(snap);
+            free(from);
+            if (!removed && size <= 32)
+                break; /* small chunks and none went: one at a time */
+        }
+        nc = s_alive_of(x, c);
+    }
+    /* One at a time from the end, cyclically, until every alive unit's
+     * removal was judged not Preserved since the last removal. */
+    int i = nc - 1, clean = 0;
+    while (nc > 0 && clean < nc) {
+        int u = c[i];
+        if (s_try_drop(x, c, nc, &u, 1)) {
+            memmove(c + i, c + i + 1, (size_t)(nc - i - 1) * sizeof *c);
+            nc--;
+            clean = 0;
+        } else {
+            clean++;
+        }
+        i--;
+        if (i < 0)
+            i = nc - 1;
+    }
+    free(c);
+}
+
+int ref_hdd(int n, const int *parent, wh_algo_t algo, wh_walk_t walk, ref_oracle_fn fn,
+            void *ud, ref_trace_t *out)
+{
+    int chunked = algo == WH_ALGO_HDD && walk == WH_WALK_CHUNKED;
+    /* Per level: the number of accepts when it was last left 1-minimal. */
+    int *clean_at = s_xmalloc((size_t)n * sizeof *clean_at);
+    for (int i = 0; i < n; i++)
+        clean_at[i] = -1;
     memset(out, 0, sizeof *out);
     out->n = n;
     ref_ctx_t x = {n, parent, fn, ud, s_xmalloc((size_t)n), NULL, 0, out};
@@ -178,6 +264,12 @@ int ref_hdd(int n, const int *parent, wh_algo_t algo, ref_oracle_fn fn, void *ud
             if (m == 0)
                 break;
             x.m = m;
+            if (chunked) {
+                if (clean_at[level] != out->n_acc)
+                    s_chunked(&x, level, clean_at[level] < 0);
+                clean_at[level] = out->n_acc;
+                continue;
+            }
             if (algo == WH_ALGO_HDD) {
                 if (s_test(&x, NULL, 0))
                     continue; /* the whole level went */
@@ -191,6 +283,7 @@ int ref_hdd(int n, const int *parent, wh_algo_t algo, ref_oracle_fn fn, void *ud
             break;
     }
     out->final = x.removed;
+    free(clean_at);
     free(lvl);
     free(c);
     return 0;

@@ -2,7 +2,9 @@
  * ref_hdd — a plain sequential, recursive reference of the thesis's
  * algorithm (Algorithm 1 ddmin with the even split, inside the HDD* loop:
  * whole-level prune, top-down levels, sweeps to a fixpoint; or the flat DD
- * baseline). It calls the oracle directly and records what it did, so the
+ * baseline), and of the chunked walk (engine.h: prune, chunk passes with
+ * halving sizes, a cyclic one-at-a-time stage; revisits go straight to it,
+ * levels unchanged since they were left 1-minimal are skipped). It calls the oracle directly and records what it did, so the
  * round engine can be checked against it. Test code only: written for
  * clarity, not speed, and independently of coordinator/engine.c.
  */
@@ -29,9 +31,9 @@ typedef struct {
 } ref_trace_t;
 
 /* Runs the reduction; returns 0, or -1 on allocation failure. *out must be
- * freed with ref_trace_free even on failure. */
-int ref_hdd(int n, const int *parent, wh_algo_t algo, ref_oracle_fn fn, void *ud,
-            ref_trace_t *out);
+ * freed with ref_trace_free even on failure. WH_ALGO_DD walks classic. */
+int ref_hdd(int n, const int *parent, wh_algo_t algo, wh_walk_t walk, ref_oracle_fn fn,
+            void *ud, ref_trace_t *out);
 void ref_trace_free(ref_trace_t *t);
 
 #endif

@@ -146,6 +146,12 @@ static void s_oracle_init(oracle_t *o, int kind, int n, const int *parent, uint6
 
 /* ---- driving the engine ---- */
 
+/* The walks under test: 0 HDD* classic, 1 flat DD (always classic), 2 HDD*
+ * chunked. */
+#define N_VARIANTS 3
+#define A_ALGO(a) ((a) == 1 ? WH_ALGO_DD : WH_ALGO_HDD)
+#define A_WALK(a) ((a) == 2 ? WH_WALK_CHUNKED : WH_WALK_CLASSIC)
+
 typedef struct {
     int kind, sweep, level, gran, kept, total;
 } meta_t;
@@ -181,8 +187,23 @@ static void s_run_free(run_t *r)
 /* Structural checks of one round against the accepted configuration. */
 static int s_round_ok(const wh_round_t *r, const uint8_t *acc, int n, const int *parent)
 {
-    if (r->n_cand != (r->kind == WH_ROUND_PRUNE ? 1 : 2 * r->granularity))
+    int chunked = r->kind == WH_ROUND_CHUNKS || r->kind == WH_ROUND_SINGLE;
+    if (chunked && (r->n_cand < 1 || r->n_cand > WH_ENGINE_WINDOW))
         return 0;
+    if (!chunked && r->n_cand != (r->kind == WH_ROUND_PRUNE ? 1 : 2 * r->granularity))
+        return 0;
+    int alive = 0; /* alive units of the level in the accepted configuration */
+    for (int u = 0; u < n; u++)
+        alive += !acc[u] && s_depth(parent, u) == r->level;
+    /* A one-at-a-time candidate removes exactly one unit of the level, and
+     * the units of one round are distinct. */
+    for (int c = 0; r->kind == WH_ROUND_SINGLE && c < r->n_cand; c++) {
+        if (r->kept[c] != alive - 1)
+            return 0;
+        for (int d = 0; d < c; d++)
+            if (s_same(r->removed[c], r->removed[d], n))
+                return 0;
+    }
     if (r->kind == WH_ROUND_PRUNE && (r->granularity != 1 || r->kept[0] != 0))
         return 0;
     for (int c = 0; c < r->n_cand; c++) {
@@ -259,12 +280,12 @@ static void s_cache_free(cache_t *c)
  * running are cancelled. workers == 1 without a cache is the canonical
  * sequential walk. With use_cache, verdicts of earlier rounds answer
  * repeats at once. Returns 0, or -1 on an engine error. */
-static int s_drive(int n, const int *parent, wh_algo_t algo, oracle_t *o, int workers,
-                   uint64_t seed, int use_cache, run_t *out)
+static int s_drive(int n, const int *parent, wh_algo_t algo, wh_walk_t walk, oracle_t *o,
+                   int workers, uint64_t seed, int use_cache, run_t *out)
 {
     memset(out, 0, sizeof *out);
     out->n = n;
-    wh_engine_t *e = wh_engine_new(n, parent, algo);
+    wh_engine_t *e = wh_engine_new(n, parent, algo, walk);
     if (!e)
         return -1;
     uint64_t rng = seed;
@@ -451,9 +472,9 @@ static void test_figure_4_2(void)
 {
     int parent[5] = {-1, -1, -1, -1, -1};
     ref_trace_t ref;
-    ref_hdd(5, parent, WH_ALGO_HDD, s_fig42, NULL, &ref);
+    ref_hdd(5, parent, WH_ALGO_HDD, WH_WALK_CLASSIC, s_fig42, NULL, &ref);
 
-    wh_engine_t *e = wh_engine_new(5, parent, WH_ALGO_HDD);
+    wh_engine_t *e = wh_engine_new(5, parent, WH_ALGO_HDD, WH_WALK_CLASSIC);
     CHECK(e != NULL);
     static const int want_kept[12] = {0, 3, 2, 1, 1, 1, 1, 0, 1, 1, 1, 1};
     static const int want_total[12] = {5, 5, 5, 5, 5, 5, 5, 2, 2, 2, 2, 2};
@@ -526,7 +547,7 @@ static wh_verdict_t s_cart(const uint8_t *rem, int n, void *ud)
 static void s_seq(int n, const int *parent, wh_algo_t algo, ref_oracle_fn fn, uint8_t *fin,
                   int *sweeps)
 {
-    wh_engine_t *e = wh_engine_new(n, parent, algo);
+    wh_engine_t *e = wh_engine_new(n, parent, algo, WH_WALK_CLASSIC);
     const wh_round_t *r;
     while (e && (r = wh_engine_round(e)) != NULL && wh_engine_rounds(e) < 10000) {
         wh_verdict_t v[MAXC] = {0};
@@ -558,7 +579,7 @@ static void test_figure_1_1_cart(void)
     static const uint8_t hdd[7] = {0, 1, 0, 0, 1, 0, 1};
     CHECK(s_same(fin, hdd, 7));
     CHECK_EQ_INT(sweeps, 3);
-    ref_hdd(7, parent, WH_ALGO_HDD, s_cart, NULL, &ref);
+    ref_hdd(7, parent, WH_ALGO_HDD, WH_WALK_CLASSIC, s_cart, NULL, &ref);
     CHECK(s_same(ref.final, hdd, 7));
     CHECK_EQ_INT(ref.sweeps, 3);
     ref_trace_free(&ref);
@@ -568,9 +589,77 @@ static void test_figure_1_1_cart(void)
     static const uint8_t dd[7] = {0, 0, 0, 0, 0, 0, 1};
     CHECK(s_same(fin, dd, 7));
     CHECK_EQ_INT(sweeps, 2);
-    ref_hdd(7, parent, WH_ALGO_DD, s_cart, NULL, &ref);
+    ref_hdd(7, parent, WH_ALGO_DD, WH_WALK_CLASSIC, s_cart, NULL, &ref);
     CHECK(s_same(ref.final, dd, 7));
     ref_trace_free(&ref);
+}
+
+/* The chunked walk on Figure 4.2: no prune at level 0; a pass of two
+ * pieces, smaller first ({parse,host}, {conn,key1,origin}), tried from the
+ * end: the three trailing asserts go at once, and {parse,host} is not tried
+ * (it would empty the top level); then one at a time from the end (host,
+ * parse stay); sweep 2 skips the level (nothing changed since it was left
+ * 1-minimal). 3 candidates judged in 2 rounds, the same answer. */
+static void test_figure_4_2_chunked(void)
+{
+    int parent[5] = {-1, -1, -1, -1, -1};
+    wh_engine_t *e = wh_engine_new(5, parent, WH_ALGO_HDD, WH_WALK_CHUNKED);
+    static const int want_kind[2] = {WH_ROUND_CHUNKS, WH_ROUND_SINGLE};
+    static const int want_n[2] = {2, 2};
+    static const int want_w[2] = {0, -1};
+    static const uint8_t want_rem[2][2][5] = {{{0, 0, 1, 1, 1}, {1, 1, 0, 0, 0}},
+                                              {{0, 1, 1, 1, 1}, {1, 0, 1, 1, 1}}};
+    static const wh_verdict_t want_v[3] = {WH_V_PRESERVED, WH_V_TEST_PASSED, WH_V_BUILD_FAILED};
+    int rounds = 0, nj = 0;
+    const wh_round_t *r;
+    while (e && (r = wh_engine_round(e)) != NULL && rounds < 2) {
+        wh_verdict_t v[WH_ENGINE_WINDOW] = {0};
+        int w = -2;
+        CHECK_EQ_INT(r->kind, want_kind[rounds]);
+        CHECK_EQ_INT(r->n_cand, want_n[rounds]);
+        for (int i = 0; i < r->n_cand && i < 2; i++)
+            CHECK(s_same(r->removed[i], want_rem[rounds][i], 5));
+        for (int i = 0; i < r->n_cand; i++) {
+            v[i] = s_fig42(r->removed[i], 5, NULL);
+            if (nj < 3)
+                CHECK_EQ_INT(v[i], want_v[nj]);
+            nj++;
+            if (v[i] == WH_V_PRESERVED)
+                break;
+        }
+        CHECK(wh_round_winner(v, r->n_cand, &w));
+        CHECK_EQ_INT(w, want_w[rounds]);
+        CHECK_EQ_INT(wh_engine_resolve(e, w), 0);
+        rounds++;
+    }
+    CHECK(e && wh_engine_done(e));
+    CHECK_EQ_INT(nj, 3);
+    CHECK_EQ_INT(wh_engine_rounds(e), 2);
+    CHECK_EQ_INT(wh_engine_sweeps(e), 2);
+    CHECK_EQ_INT(wh_engine_accepts(e), 1);
+    static const uint8_t want_final[5] = {0, 0, 1, 1, 1};
+    CHECK(e && s_same(wh_engine_removed(e), want_final, 5));
+    wh_engine_destroy(&e);
+}
+
+/* The chunked walk on Figure 1.1 ends where the classic one does. */
+static void test_cart_chunked(void)
+{
+    int parent[7] = {-1, -1, -1, -1, LOOP, LOOP, -1};
+    wh_engine_t *e = wh_engine_new(7, parent, WH_ALGO_HDD, WH_WALK_CHUNKED);
+    const wh_round_t *r;
+    while (e && (r = wh_engine_round(e)) != NULL && wh_engine_rounds(e) < 1000) {
+        wh_verdict_t v[WH_ENGINE_WINDOW] = {0};
+        int w = -1;
+        for (int i = 0; i < r->n_cand; i++)
+            v[i] = s_cart(r->removed[i], 7, NULL);
+        CHECK(wh_round_winner(v, r->n_cand, &w));
+        CHECK_EQ_INT(wh_engine_resolve(e, w), 0);
+    }
+    static const uint8_t hdd[7] = {0, 1, 0, 0, 1, 0, 1};
+    CHECK(e && wh_engine_done(e) && s_same(wh_engine_removed(e), hdd, 7));
+    CHECK_EQ_INT(wh_engine_sweeps(e), 3);
+    wh_engine_destroy(&e);
 }
 
 /* ---- unit checks ---- */
@@ -579,7 +668,7 @@ static void test_even_split(void)
 {
     /* 5 into 2 -> 3,2; 7 into 3 -> 3,2,2; visible through the kept counts. */
     int parent[7] = {-1, -1, -1, -1, -1, -1, -1};
-    wh_engine_t *e = wh_engine_new(5, parent, WH_ALGO_HDD);
+    wh_engine_t *e = wh_engine_new(5, parent, WH_ALGO_HDD, WH_WALK_CLASSIC);
     const wh_round_t *r = wh_engine_round(e);
     CHECK(r && r->kind == WH_ROUND_PRUNE && r->n_cand == 1);
     CHECK_EQ_INT(wh_engine_resolve(e, -1), 0);
@@ -596,7 +685,7 @@ static void test_even_split(void)
     }
     wh_engine_destroy(&e);
 
-    e = wh_engine_new(7, parent, WH_ALGO_DD);
+    e = wh_engine_new(7, parent, WH_ALGO_DD, WH_WALK_CLASSIC);
     r = wh_engine_round(e);
     CHECK(r && r->kind == WH_ROUND_DDMIN && r->granularity == 2);
     CHECK_EQ_INT(wh_engine_resolve(e, -1), 0);
@@ -623,7 +712,7 @@ static void test_even_split(void)
 
     /* 7 into 3 is 3,2,2: 9 units at n = 4 (3,2,2,2), complement 1 wins. */
     int p9[9] = {-1, -1, -1, -1, -1, -1, -1, -1, -1};
-    e = wh_engine_new(9, p9, WH_ALGO_DD);
+    e = wh_engine_new(9, p9, WH_ALGO_DD, WH_WALK_CLASSIC);
     CHECK_EQ_INT(wh_engine_resolve(e, -1), 0); /* n = 4: 3,2,2,2 */
     r = wh_engine_round(e);
     CHECK(r && r->granularity == 4 && r->kept[0] == 3 && r->kept[1] == 2);
@@ -665,14 +754,14 @@ static void test_misuse(void)
     int bad1[2] = {0, -1};  /* own parent */
     int bad2[3] = {-1, 2, -1}; /* parent after child */
     int bad3[2] = {-1, -7};
-    CHECK(wh_engine_new(2, bad1, WH_ALGO_HDD) == NULL);
-    CHECK(wh_engine_new(3, bad2, WH_ALGO_HDD) == NULL);
-    CHECK(wh_engine_new(2, bad3, WH_ALGO_HDD) == NULL);
-    CHECK(wh_engine_new(-1, NULL, WH_ALGO_HDD) == NULL);
-    CHECK(wh_engine_new(2, NULL, WH_ALGO_HDD) == NULL);
+    CHECK(wh_engine_new(2, bad1, WH_ALGO_HDD, WH_WALK_CLASSIC) == NULL);
+    CHECK(wh_engine_new(3, bad2, WH_ALGO_HDD, WH_WALK_CLASSIC) == NULL);
+    CHECK(wh_engine_new(2, bad3, WH_ALGO_HDD, WH_WALK_CLASSIC) == NULL);
+    CHECK(wh_engine_new(-1, NULL, WH_ALGO_HDD, WH_WALK_CLASSIC) == NULL);
+    CHECK(wh_engine_new(2, NULL, WH_ALGO_HDD, WH_WALK_CLASSIC) == NULL);
     int ok[2] = {-1, -1};
-    CHECK(wh_engine_new(2, ok, (wh_algo_t)7) == NULL);
-    wh_engine_t *e = wh_engine_new(2, ok, WH_ALGO_HDD);
+    CHECK(wh_engine_new(2, ok, (wh_algo_t)7, WH_WALK_CLASSIC) == NULL);
+    wh_engine_t *e = wh_engine_new(2, ok, WH_ALGO_HDD, WH_WALK_CLASSIC);
     CHECK_EQ_INT(wh_engine_resolve(e, 1), WH_EINVAL); /* prune has 1 candidate */
     CHECK_EQ_INT(wh_engine_resolve(e, -2), WH_EINVAL);
     CHECK_EQ_INT(wh_engine_rounds(e), 0);
@@ -691,7 +780,7 @@ static void test_edges(void)
 {
     /* No units: nothing to do. */
     for (int a = 0; a < 2; a++) {
-        wh_engine_t *e = wh_engine_new(0, NULL, (wh_algo_t)a);
+        wh_engine_t *e = wh_engine_new(0, NULL, (wh_algo_t)a, WH_WALK_CLASSIC);
         CHECK(e != NULL);
         CHECK(wh_engine_done(e));
         CHECK(wh_engine_round(e) == NULL);
@@ -702,7 +791,7 @@ static void test_edges(void)
 
     /* One unit, HDD: only the prune can remove it. */
     int one[1] = {-1};
-    wh_engine_t *e = wh_engine_new(1, one, WH_ALGO_HDD);
+    wh_engine_t *e = wh_engine_new(1, one, WH_ALGO_HDD, WH_WALK_CLASSIC);
     const wh_round_t *r = wh_engine_round(e);
     CHECK(r && r->kind == WH_ROUND_PRUNE && r->total == 1 && r->removed[0][0] == 1);
     CHECK_EQ_INT(wh_engine_resolve(e, -1), 0);
@@ -711,14 +800,14 @@ static void test_edges(void)
     CHECK_EQ_INT(wh_engine_sweeps(e), 1);
     CHECK_EQ_INT(wh_engine_rounds(e), 1);
     wh_engine_destroy(&e);
-    e = wh_engine_new(1, one, WH_ALGO_HDD);
+    e = wh_engine_new(1, one, WH_ALGO_HDD, WH_WALK_CLASSIC);
     CHECK_EQ_INT(wh_engine_resolve(e, 0), 0);
     CHECK(wh_engine_done(e));
     CHECK_EQ_INT(wh_engine_removed(e)[0], 1);
     CHECK_EQ_INT(wh_engine_sweeps(e), 1); /* nothing alive: no second sweep */
     wh_engine_destroy(&e);
     /* One unit, DD: ddmin on |c| = 1 returns c without a round. */
-    e = wh_engine_new(1, one, WH_ALGO_DD);
+    e = wh_engine_new(1, one, WH_ALGO_DD, WH_WALK_CLASSIC);
     CHECK(wh_engine_done(e));
     CHECK_EQ_INT(wh_engine_rounds(e), 0);
     CHECK_EQ_INT(wh_engine_sweeps(e), 1);
@@ -729,7 +818,7 @@ static void test_edges(void)
     int chain[10];
     for (int i = 0; i < 10; i++)
         chain[i] = i - 1;
-    e = wh_engine_new(10, chain, WH_ALGO_HDD);
+    e = wh_engine_new(10, chain, WH_ALGO_HDD, WH_WALK_CLASSIC);
     while ((r = wh_engine_round(e)) != NULL) {
         CHECK(r->kind == WH_ROUND_PRUNE);
         CHECK_EQ_INT(wh_engine_resolve(e, r->removed[0][6] ? -1 : 0), 0);
@@ -746,24 +835,27 @@ static void test_edges(void)
     for (int seed = 0; seed < 50; seed++) {
         int n = 1 + s_rng_int(&rng, 40);
         int *parent = s_forest(&rng, n, 5);
-        for (int a = 0; a < 2; a++) {
+        for (int a = 0; a < N_VARIANTS; a++) {
             for (int kind = O_ALL; kind <= O_NEVER; kind++) {
                 oracle_t o;
                 s_oracle_init(&o, kind, n, parent, &rng);
                 run_t run;
                 ref_trace_t ref;
-                CHECK_EQ_INT(s_drive(n, parent, (wh_algo_t)a, &o, 1, 1, 0, &run), 0);
-                ref_hdd(n, parent, (wh_algo_t)a, s_oracle, &o, &ref);
+                CHECK_EQ_INT(s_drive(n, parent, A_ALGO(a), A_WALK(a), &o, 1, 1, 0, &run), 0);
+                ref_hdd(n, parent, A_ALGO(a), A_WALK(a), s_oracle, &o, &ref);
                 CHECK(s_matches(&run, &ref, "edge", (uint64_t)seed));
                 if (kind == O_NEVER) {
                     for (int u = 0; u < n; u++)
                         CHECK_EQ_INT(run.final[u], 0);
                     CHECK_EQ_INT(run.sweeps, 1);
                     CHECK_EQ_INT(run.n_acc, 0);
-                } else if (a == WH_ALGO_HDD) {
+                } else if (A_ALGO(a) == WH_ALGO_HDD) {
+                    /* Classic prunes level 0 at once; chunked never prunes
+                     * level 0 and empties it in its one-at-a-time stage. */
                     for (int u = 0; u < n; u++)
                         CHECK_EQ_INT(run.final[u], 1);
-                    CHECK_EQ_INT(run.rounds, 1);
+                    if (A_WALK(a) == WH_WALK_CLASSIC)
+                        CHECK_EQ_INT(run.rounds, 1);
                     CHECK_EQ_INT(run.sweeps, 1);
                 } else {
                     /* DD keeps exactly the first level-0 unit's subtree. */
@@ -792,14 +884,14 @@ static void test_property_vs_reference(void)
     for (int seed = 0; seed < SEEDS; seed++) {
         int n = 1 + s_rng_int(&rng, 40);
         int *parent = s_forest(&rng, n, 1 + s_rng_int(&rng, 5));
-        for (int a = 0; a < 2; a++) {
+        for (int a = 0; a < N_VARIANTS; a++) {
             for (int kind = O_HASH; kind <= O_MONO; kind++) {
                 oracle_t o;
                 s_oracle_init(&o, kind, n, parent, &rng);
                 ref_trace_t ref;
                 run_t run;
-                ref_hdd(n, parent, (wh_algo_t)a, s_oracle, &o, &ref);
-                int rc = s_drive(n, parent, (wh_algo_t)a, &o, 1, 1, 0, &run);
+                ref_hdd(n, parent, A_ALGO(a), A_WALK(a), s_oracle, &o, &ref);
+                int rc = s_drive(n, parent, A_ALGO(a), A_WALK(a), &o, 1, 1, 0, &run);
                 CHECK_EQ_INT(rc, 0);
                 CHECK(s_matches(&run, &ref, "sequential", (uint64_t)seed));
                 /* Sequential without a cache evaluates what the reference
@@ -809,7 +901,7 @@ static void test_property_vs_reference(void)
                 /* Minimality holds for any deterministic oracle: the last
                  * sweep tried every single removal against the final
                  * configuration. */
-                int min = s_minimal(run.final, n, parent, (wh_algo_t)a, &o);
+                int min = s_minimal(run.final, n, parent, A_ALGO(a), &o);
                 CHECK(min);
                 if (kind == O_MONO) {
                     uint8_t *none = calloc((size_t)n, 1);
@@ -825,7 +917,8 @@ static void test_property_vs_reference(void)
         }
         free(parent);
     }
-    fprintf(stderr, "  %d runs (%d seeds x HDD/DD x hash/monotone oracles), %ld candidates judged, %.2fs\n",
+    fprintf(stderr, "  %d runs (%d seeds x HDD classic/DD/HDD chunked x hash/monotone oracles), "
+                    "%ld candidates judged, %.2fs\n",
             checked, SEEDS, judged, (double)(clock() - t0) / CLOCKS_PER_SEC);
 }
 
@@ -839,20 +932,20 @@ static void test_property_parallel(void)
     for (int seed = 0; seed < SEEDS; seed++) {
         int n = 1 + s_rng_int(&rng, 40);
         int *parent = s_forest(&rng, n, 1 + s_rng_int(&rng, 5));
-        for (int a = 0; a < 2; a++) {
+        for (int a = 0; a < N_VARIANTS; a++) {
             for (int kind = O_HASH; kind <= O_MONO; kind++) {
                 oracle_t o;
                 s_oracle_init(&o, kind, n, parent, &rng);
                 ref_trace_t ref;
                 run_t base;
-                ref_hdd(n, parent, (wh_algo_t)a, s_oracle, &o, &ref);
-                CHECK_EQ_INT(s_drive(n, parent, (wh_algo_t)a, &o, 1, 1, 0, &base), 0);
+                ref_hdd(n, parent, A_ALGO(a), A_WALK(a), s_oracle, &o, &ref);
+                CHECK_EQ_INT(s_drive(n, parent, A_ALGO(a), A_WALK(a), &o, 1, 1, 0, &base), 0);
                 seqeval += base.evaluated;
                 for (int wi = 0; wi < 4; wi++) {
                     for (int cache = 0; cache < 2; cache++) {
                         run_t run;
                         uint64_t dseed = s_rng_next(&rng);
-                        int rc = s_drive(n, parent, (wh_algo_t)a, &o, workers[wi], dseed, cache, &run);
+                        int rc = s_drive(n, parent, A_ALGO(a), A_WALK(a), &o, workers[wi], dseed, cache, &run);
                         CHECK_EQ_INT(rc, 0);
                         char what[64];
                         snprintf(what, sizeof what, "%d workers%s", workers[wi], cache ? ", cache" : "");
@@ -890,6 +983,8 @@ int main(void)
     RUN_TEST(test_even_split);
     RUN_TEST(test_figure_4_2);
     RUN_TEST(test_figure_1_1_cart);
+    RUN_TEST(test_figure_4_2_chunked);
+    RUN_TEST(test_cart_chunked);
     RUN_TEST(test_edges);
     RUN_TEST(test_property_vs_reference);
     RUN_TEST(test_property_parallel);

@@ -16,6 +16,7 @@
  *  - eager warm-up: an idle cold slot is sent WARM while a job has work,
  *    candidates go only to warm slots while any is warm, a slot joins when
  *    it answers WARMED, a failed WARM leaves it cold, the counts add up.
+ *  - a lazy candidate's text is made when a slot takes it.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -615,6 +616,85 @@ static void test_warm_older_slot(void)
     zmq_ctx_term(zctx);
 }
 
+/* Lazy candidates: the text is made by the job's render function when a
+ * slot takes the task; a NULL text drops the task with an InfraError. */
+typedef struct {
+    s_got_t got; /* first: s_on_verdict's view of the ctx */
+    int renders;
+} s_lazy_t;
+
+static char *s_render(void *ctx, uint64_t cand, size_t *len)
+{
+    s_lazy_t *l = ctx;
+    l->renders++;
+    if (cand == 6)
+        return NULL;
+    char *t = wh_strdup_printf("text-%llu", (unsigned long long)cand);
+    *len = t ? strlen(t) : 0;
+    return t;
+}
+
+static void test_lazy_render(void)
+{
+    void *zctx = zmq_ctx_new();
+    char *err = NULL;
+    wh_pool_t *p = wh_pool_new(zctx, "tcp://127.0.0.1:*", 100, &err);
+    CHECK(p != NULL);
+    s_lazy_t l = {0};
+    wh_job_spec_t spec = {0};
+    spec.job_id = "job-l";
+    spec.project = "/p";
+    spec.test_file = "t.c";
+    spec.test = "t";
+    spec.run_cmd = "true";
+    CHECK_EQ_INT(wh_pool_add_job(p, &spec, s_on_verdict, &l), 0);
+    CHECK_EQ_INT(wh_pool_submit_lazy(p, "job-l", 5), WH_EINVAL); /* no render function */
+    CHECK_EQ_INT(wh_pool_set_render(p, "job-l", s_render), 0);
+    CHECK_EQ_INT(wh_pool_set_render(p, "nope", s_render), WH_ENOTFOUND);
+    CHECK_EQ_INT(wh_pool_submit_lazy(p, "job-l", 6), 0);
+    CHECK_EQ_INT(wh_pool_submit_lazy(p, "job-l", 5), 0);
+    CHECK_EQ_INT(l.renders, 0); /* nothing rendered while queued */
+
+    /* an older slot (no warm-up): it takes candidates as they come */
+    void *a = s_slot(zctx, wh_pool_endpoint(p), "old-a");
+    uint64_t t0 = wh_now_ms();
+    int evals = 0;
+    uint64_t cand = 0;
+    char text[32] = "";
+    while (wh_now_ms() - t0 < 300) {
+        wh_pool_poll(p, 10);
+        wh_msg_t m = {0};
+        while (wh_wire_recv(a, &m, ZMQ_DONTWAIT) == 0) {
+            if (m.type == WH_MSG_EVALUATE) {
+                evals++;
+                cand = m.cand_id;
+                snprintf(text, sizeof text, "%.*s", (int)m.content_len, (const char *)m.content);
+            }
+            wh_msg_clear(&m);
+        }
+        wh_msg_clear(&m);
+        wh_msg_t hb = {0};
+        hb.type = WH_MSG_HEARTBEAT;
+        hb.cand_id = cand;
+        wh_wire_send(a, &hb, ZMQ_DONTWAIT);
+    }
+    /* 6 rendered to NULL: dropped and answered InfraError; 5 went out with
+     * its text. */
+    CHECK_EQ_INT(l.got.n, 1);
+    CHECK_EQ_INT(l.got.cand[0], 6);
+    CHECK_EQ_INT(l.got.v[0], WH_V_INFRA_ERROR);
+    CHECK_EQ_INT(evals, 1);
+    CHECK_EQ_INT(cand, 5);
+    CHECK(strcmp(text, "text-5") == 0);
+    CHECK_EQ_INT(l.renders, 2);
+    wh_pool_stats_t st;
+    wh_pool_stats(p, &st);
+    CHECK_EQ_INT(st.queued, 0);
+    zmq_close(a);
+    wh_pool_destroy(&p);
+    zmq_ctx_term(zctx);
+}
+
 int main(void)
 {
     RUN_TEST(test_dead_slot_requeue_and_return);
@@ -624,5 +704,6 @@ int main(void)
     RUN_TEST(test_taint_budget);
     RUN_TEST(test_warm_dispatch);
     RUN_TEST(test_warm_older_slot);
+    RUN_TEST(test_lazy_render);
     TEST_MAIN_END();
 }

@@ -57,8 +57,8 @@ static int s_same_rounds(wh_engine_t *a, wh_engine_t *b, int n, int steps)
 static void test_liar_node(void)
 {
     int parent[4] = {-1, -1, -1, -1};
-    wh_engine_t *e = wh_engine_new(4, parent, WH_ALGO_HDD);
-    wh_engine_t *fresh = wh_engine_new(4, parent, WH_ALGO_HDD);
+    wh_engine_t *e = wh_engine_new(4, parent, WH_ALGO_HDD, WH_WALK_CLASSIC);
+    wh_engine_t *fresh = wh_engine_new(4, parent, WH_ALGO_HDD, WH_WALK_CLASSIC);
     wh_trail_t *t = wh_trail_new(e);
     CHECK(e && fresh && t);
     CHECK_EQ_INT(wh_trail_steps(t), 1);
@@ -107,7 +107,7 @@ static void test_liar_node(void)
 static void test_slot_and_cache(void)
 {
     int parent[4] = {-1, -1, -1, -1};
-    wh_engine_t *e = wh_engine_new(4, parent, WH_ALGO_HDD);
+    wh_engine_t *e = wh_engine_new(4, parent, WH_ALGO_HDD, WH_WALK_CLASSIC);
     wh_trail_t *t = wh_trail_new(e);
     /* Prune rejected, then ddmin at n = 2: subset 0 accepted from the cache
      * (nobody in this run judged its key). */

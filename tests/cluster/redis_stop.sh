@@ -44,8 +44,11 @@ run_dir() { ls -d "$1"/*/ 2>/dev/null | head -n1 | sed 's:/$::'; }
 wh_write_shims "$T/shim"
 export PATH="$T/shim:$PATH" WH_SHIM_FILE=tests/test_request.c WH_SHIM_DELAY=0.5
 P="$T/headers"; cp -r "$FIX/headers" "$P"
+# --ddmin classic: its 12 candidates give time to kill Redis mid-run (the
+# default walk needs 3 here).
 args=(--project "$P" --file tests/test_request.c --test test_should_read_headers
-      --setup "make -s" --build "make -s" --run "./test_request" --framework cmocka --jobs 2)
+      --setup "make -s" --build "make -s" --run "./test_request" --framework cmocka --jobs 2
+      --ddmin classic)
 
 # ---- reference: no Redis ----
 WH_EVAL_LOG="$T/ref-evals.log" bg_wait timeout 300 "$WHITTLE" reduce "${args[@]}" --cache memory: --out "$T/ref" \

@@ -70,11 +70,12 @@ else
 fi
 
 # Interrupted part-way (SIGINT): a non-zero exit, and the record and the
-# verdicts cached so far are kept.
+# verdicts cached so far are kept. --ddmin classic: its 12 candidates leave
+# time to interrupt (the default walk needs 3 here).
 C="$T/icache"
 "$WHITTLE" reduce --project "$P" --file tests/test_request.c --test test_should_read_headers \
     --setup "make -s" --build "sleep 0.3; make -s" --run ./test_request --framework cmocka \
-    --out "$T/irun" --cache "dir:$C" > "$T/io" 2> "$T/ie" &
+    --out "$T/irun" --cache "dir:$C" --ddmin classic > "$T/io" 2> "$T/ie" &
 wpid=$!
 for _ in $(seq 1 100); do
     [ "$(ls "$T"/irun/*/candidates.csv 2>/dev/null | head -n1)" ] && [ "$(wc -l < "$(ls "$T"/irun/*/candidates.csv | head -n1)")" -ge 3 ] && break

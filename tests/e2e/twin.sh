@@ -2,11 +2,14 @@
 # The thesis's DelayTest1: two asserts fail with the same message at
 # different lines. With the default fingerprint (message + location) the
 # reduced test still fails at the original assert's line; with
-# --match message the reduction slides to the other assert.
+# --match message the reduction slides to the other assert. Both runs walk
+# --ddmin classic: the slide is the thesis's Algorithm 1 trajectory (the
+# chunked walk, which tries the later statements first, keeps line 21 with
+# either fingerprint: also 1-tree-minimal, just another minimum).
 . "$(dirname "$0")/lib.sh"
 P="$T/twin"; cp -r "$FIX/twin_assert" "$P"
 args=(--project "$P" --file tests/test_twin.c --test test_reset_restores_start --setup "make -s"
-      --build "make -s" --run ./test_twin --framework cmocka --cache memory:)
+      --build "make -s" --run ./test_twin --framework cmocka --cache memory: --ddmin classic)
 "$WHITTLE" reduce "${args[@]}" --out "$T/full" > "$T/o1" 2>&1 || { cat "$T/o1"; fail "default run"; }
 R=$(run_dir "$T/full")
 check_eq "default: fingerprint location" "$(json "$R/summary.json" .fingerprint.location)" "test_twin.c:21"

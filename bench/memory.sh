@@ -1,0 +1,72 @@
+#!/bin/bash
+# Memory of a large reduction: `whittle reduce` on a generated test function
+# of N statements (default 5000) judged by the synthetic fixture's judge
+# with no build latency (markers, bench/README.md), under /usr/bin/time -v.
+# Prints the peak resident set size, the wall time, the builds and the
+# run.log size per walk. Target: 5k statements under 100 MB resident.
+#
+#   bench/memory.sh [--statements N] [--walks "chunked classic"] [--jobs N]
+#                   [--build-dir DIR] [--keep]
+. "$(dirname "$0")/lib.sh"
+BUILD= N=5000 WALKS="chunked" JOBS=2
+while [ $# -gt 0 ]; do
+    case "$1" in
+    --statements) N=$2; shift 2 ;;
+    --walks) WALKS=$2; shift 2 ;;
+    --jobs) JOBS=$2; shift 2 ;;
+    --build-dir) BUILD=$2; shift 2 ;;
+    --keep) BENCH_KEEP=1; shift ;;
+    *) bench_die "unknown argument '$1'" ;;
+    esac
+done
+BUILD=$(bench_find_build "$BUILD") || bench_die "no built whittle (give --build-dir)"
+[ -x /usr/bin/time ] || bench_die "needs /usr/bin/time (GNU time)"
+bench_trap
+JUDGE=$(bench_judge)
+
+# gen N: `test_big`, N statements: 20 declarations, filler calls, 10
+# statements the failure needs (R1..R10, spread out), uses of the
+# declarations, an `if` block every 50 statements, the failing assert last.
+gen() {
+    local n=$1 i k=0
+    printf '#include <string.h>\nstatic int g;\nstatic void note(int v) { g += v; }\n'
+    printf 'static void check_eq(int want, int got, const char *what) { (void)want; (void)got; (void)what; }\n'
+    printf 'void test_big(void)\n{\n    int /*decl:total*/ total = 0;\n'
+    for ((i = 0; i < 20; i++)); do printf '    int /*decl:v%d*/ v%d = %d;\n' $i $i $i; done
+    local body=$((n - 22)) r=1 every=$(( (n - 22) / 10 ))
+    for ((i = 0; i < body; i++)); do
+        if [ $((i % every)) = $((every / 2)) ] && [ $r -le 10 ]; then
+            printf '    total += /*R%d use:total*/ %d;\n' $r $r; r=$((r + 1))
+        elif [ $((i % 50)) = 7 ]; then
+            printf '    if (g >= 0) {\n        note(/*use:v%d*/ v%d + %d);\n    }\n' $((i % 20)) $((i % 20)) $i
+            i=$((i + 1))
+        elif [ $((i % 9)) = 4 ]; then
+            printf '    note(/*use:v%d*/ v%d * %d);\n' $((i % 20)) $((i % 20)) $i
+        else
+            printf '    note(%d);\n' $i
+        fi
+    done
+    printf '    check_eq(42, /*FAIL=%d use:total*/ total, "total");\n}\n' $((r - 1))
+}
+
+P="$BENCH_TMP/project"
+mkdir -p "$P/tests"
+gen "$N" > "$P/tests/test_synth.c"
+units=$("$BUILD/coordinator/whittle" inspect "$P/tests/test_synth.c" --test test_big -- -w |
+        grep -o 'Totals: [0-9]* statements')
+printf 'memory: %s (%s), judge without latency, --jobs %s\n' "$P/tests/test_synth.c" "$units" "$JOBS"
+for w in $WALKS; do
+    out="$BENCH_TMP/runs-$w"
+    /usr/bin/time -v -o "$BENCH_TMP/time-$w" "$BUILD/coordinator/whittle" reduce --project "$P" \
+        --file tests/test_synth.c --test test_big --setup true --build "$JUDGE build 0" \
+        --run "$JUDGE run" --framework junit --jobs "$JOBS" --cache memory: --out "$out" \
+        --ddmin "$w" > "$BENCH_TMP/out-$w" 2>&1 || { tail -20 "$BENCH_TMP/out-$w" >&2; bench_die "$w run failed"; }
+    R=$(ls -d "$out"/*/ | head -n1)
+    rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$BENCH_TMP/time-$w")
+    wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$BENCH_TMP/time-$w")
+    printf '%-8s peak RSS %6.1f MB  wall %s  statements %s -> %s  candidates %s  built %s  rounds %s  run.log %.1f MB\n' \
+        "$w" "$(echo "$rss / 1024" | bc -l)" "$wall" "$(jq .statements_before "$R/summary.json")" \
+        "$(jq .statements_after "$R/summary.json")" "$(jq .candidates "$R/summary.json")" \
+        "$(jq .evaluated "$R/summary.json")" "$(jq .rounds "$R/summary.json")" \
+        "$(echo "$(stat -c %s "$R/run.log") / 1048576" | bc -l)"
+done
