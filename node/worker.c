@@ -392,12 +392,13 @@ static int s_tick_bg(void *arg)
 /* Makes sure the slot's workspace for job j exists and is set up (the
  * node's first setup of the key, or a clone of it: warmup.h). Returns 0,
  * or a negative code with *detail set (WH_ESETUP when setup failed).
- * bg: called on a helper thread (s_refwarm): no message is sent and the
- * slot's taint note is left alone. fresh: a new workspace
+ * bg: called on a helper thread (s_refwarm): no message is sent (the slot
+ * thread sends it from *bg after the join) and the slot's taint note is
+ * left alone. fresh: a new workspace
  * (ws/<key>/fresh-K, prepared anew whatever is there, never marked ready,
  * evicting nobody) that the caller removes after use (s_remove_workspace). */
 static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *project,
-                              int fresh, int bg, char **root, char **detail)
+                              int fresh, wh_warm_stats_t *bg, char **root, char **detail)
 {
     wh_node_t *n = s->node;
     char key[65];
@@ -430,12 +431,15 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *p
     wh_warm_req_t q = {dir,    project, excl,       j->setup_cmd, j->setup_timeout_ms,
                        bg ? s_tick_bg : s_tick, s, j->test_file, bg ? NULL : s_on_setup};
     wh_warm_stats_t st;
+    memset(&st, 0, sizeof st);
     rc = wh_warmup_prepare(n->warm, &q, &st, detail);
     if (rc == 0 && atomic_load(&n->stop))
         rc = WH_ECANCEL;
     if (rc == 0 && !fresh)
         rc = wh_write_file(mark, wh_warmup_mark(n->warm), strlen(wh_warmup_mark(n->warm)));
-    if (rc != WH_ECANCEL && !bg && !fresh)
+    if (bg)
+        *bg = st;
+    else if (rc != WH_ECANCEL && !fresh)
         s_send_warmed(s, j->job_id, project != j->project, rc, &st, *detail, 0);
     if (rc == 0 && !fresh)
         s_evict(n, dir); /* the new workspace counts too */
@@ -476,15 +480,15 @@ static void s_warm(s_slot_t *s, const wh_msg_t *m)
     char *root = NULL, *detail = NULL, *rdetail = NULL;
     int rrc = 0;
     if (ref_first) {
-        rrc = s_ensure_workspace(s, j, j->reference, 0, 0, &root, &rdetail);
+        rrc = s_ensure_workspace(s, j, j->reference, 0, NULL, &root, &rdetail);
         free(root);
         root = NULL;
     }
-    int rc = rrc == WH_ECANCEL ? WH_ECANCEL : s_ensure_workspace(s, j, j->project, 0, 0, &root, &detail);
+    int rc = rrc == WH_ECANCEL ? WH_ECANCEL : s_ensure_workspace(s, j, j->project, 0, NULL, &root, &detail);
     free(root);
     root = NULL;
     if (want_ref && !ref_first && rc == 0) {
-        rrc = s_ensure_workspace(s, j, j->reference, 0, 0, &root, &rdetail);
+        rrc = s_ensure_workspace(s, j, j->reference, 0, NULL, &root, &rdetail);
         free(root);
     }
     if (!atomic_load(&n->stop))
@@ -563,7 +567,7 @@ static int s_run_set(s_slot_t *s, const wh_job_spec_t *j, const wh_framework_t *
                      const char *project, int fresh, const uint8_t *content, size_t len,
                      const wh_fp_t *ref, int want, s_runs_t *x, char **detail)
 {
-    int rc = s_ensure_workspace(s, j, project, fresh, 0, &x->root, detail);
+    int rc = s_ensure_workspace(s, j, project, fresh, NULL, &x->root, detail);
     if (rc)
         return rc;
     x->report = wh_strdup_printf("%s.report", x->root);
@@ -635,18 +639,22 @@ typedef struct {
     const wh_job_spec_t *j;
     pthread_t th;
     int started;
+    int rc;                 /* the setup's outcome, told after the join */
+    char *detail;
+    wh_warm_stats_t st;
 } s_refwarm_t;
 
 static void *s_refwarm_main(void *arg)
 {
     s_refwarm_t *w = arg;
-    char *root = NULL, *detail = NULL;
-    /* A failure is reported when the reference is used (the same call
-     * then sees no ready mark and says why). */
-    if (s_ensure_workspace(w->s, w->j, w->j->reference, 0, 1, &root, &detail))
-        wh_debug("reference setup on slot %d: %s", w->s->index, detail ? detail : "failed");
+    char *root = NULL;
+    /* A failure is also reported when the reference is used (the same
+     * call then sees no ready mark and says why). */
+    w->rc = s_ensure_workspace(w->s, w->j, w->j->reference, 0, &w->st, &root, &w->detail);
+    if (w->rc)
+        wh_debug("reference setup on slot %d: %s", w->s->index,
+                 w->detail ? w->detail : "failed");
     free(root);
-    free(detail);
     return NULL;
 }
 
@@ -668,10 +676,17 @@ static void s_refwarm_start(s_refwarm_t *w, s_slot_t *s, const wh_msg_t *m)
     w->started = pthread_create(&w->th, NULL, s_refwarm_main, w) == 0;
 }
 
+/* Joins the helper and, on the slot's own thread, tells the coordinator
+ * what it prepared (the warm-up counts it like any other setup). */
 static void s_refwarm_join(s_refwarm_t *w)
 {
-    if (w->started)
+    if (w->started) {
         pthread_join(w->th, NULL);
+        if (w->rc != WH_ECANCEL && (w->rc || w->st.setups || w->st.cloned))
+            s_send_warmed(w->s, w->j->job_id, 1, w->rc, &w->st, w->detail, 0);
+    }
+    free(w->detail);
+    w->detail = NULL;
     w->started = 0;
 }
 
