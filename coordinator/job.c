@@ -447,6 +447,36 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
     return rc;
 }
 
+int wh_job_load_config(wh_job_t *j, const char *path, char **err)
+{
+    json_error_t je;
+    json_t *o = json_load_file(path, 0, &je);
+    if (!o) {
+        *err = wh_strdup_printf("cannot read config '%s': %s (line %d)", path, je.text, je.line);
+        return WH_EINVAL;
+    }
+    char *why = NULL;
+    int rc = json_is_object(o) ? wh_job_from_json(j, o, &why) : WH_EINVAL;
+    json_decref(o);
+    if (rc) {
+        *err = wh_strdup_printf("config '%s': %s", path,
+                                why ? why : "must hold one JSON object (a job)");
+        free(why);
+        return rc;
+    }
+    /* A relative project is relative to the config's folder, so the same
+     * file works from any current folder. */
+    if (j->project && j->project[0] != '/') {
+        const char *slash = strrchr(path, '/');
+        if (slash) {
+            char *p = wh_strdup_printf("%.*s/%s", (int)(slash - path), path, j->project);
+            free(j->project);
+            j->project = p;
+        }
+    }
+    return 0;
+}
+
 char *wh_job_to_json(const wh_job_t *j)
 {
     json_t *o = json_object();

@@ -44,7 +44,7 @@ static void s_usage(FILE *fp)
 {
     fputs("usage: whittle inspect FILE (--test NAME | --list) [-p BUILD_DIR] [--json]\n"
           "                       [--allow-parse-errors] [-- FLAGS...]\n"
-          "       whittle reduce --project DIR --file FILE --test NAME --run CMD [--setup CMD]\n"
+          "       whittle reduce [--config FILE] --project DIR --file FILE --test NAME --run CMD [--setup CMD]\n"
           "                      [--build CMD] [--framework NAME]\n"
           "                      [--algorithm hdd|dd] [--jobs N] [--out DIR] [--cache SPEC]\n"
           "                      [--match full|message|type] [--build-timeout S] [--test-timeout S]\n"
@@ -283,6 +283,10 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
             return s_die(2, "%s needs a value", a);
         if (ka)
             continue;
+        if (!strcmp(a, "--config") && v) {
+            i++; /* read before the flags, by s_load_config */
+            continue;
+        }
         if (!strcmp(a, "--algorithm") && v) {
             if (!strcmp(v, "hdd"))
                 j->algo = WH_ALGO_HDD;
@@ -346,6 +350,10 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             j->verbose++;
         } else if (!strcmp(a, "--")) {
+            for (int k = 0; k < j->nargs; k++)
+                free(j->args[k]);
+            free(j->args);
+            j->nargs = 0;
             j->args = calloc((size_t)(argc - i), sizeof(char *));
             for (int k = i + 1; k < argc; k++)
                 j->args[j->nargs++] = strdup(argv[k]);
@@ -532,12 +540,40 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, int n)
     return worst;
 }
 
+/* The job's defaults from `--config FILE`, else from ./whittle.json when it
+ * exists; the flags parsed afterwards override them. */
+static int s_load_config(int argc, char **argv, wh_job_t *j)
+{
+    const char *path = NULL;
+    for (int i = 0; i < argc && strcmp(argv[i], "--"); i++) {
+        if (!strcmp(argv[i], "--config")) {
+            if (i + 1 >= argc)
+                return s_die(2, "--config needs a value");
+            path = argv[++i];
+        }
+    }
+    if (!path && wh_is_file("whittle.json"))
+        path = "whittle.json";
+    if (!path)
+        return 0;
+    char *err = NULL;
+    if (wh_job_load_config(j, path, &err)) {
+        int code = s_die(2, "%s", err);
+        free(err);
+        return code;
+    }
+    printf("config: %s\n", path);
+    return 0;
+}
+
 static int s_reduce(int argc, char **argv)
 {
     wh_job_t j;
     wh_job_init(&j);
     char *cluster = NULL, *err = NULL;
-    int code = s_parse_reduce(argc, argv, &j, &cluster);
+    int code = s_load_config(argc, argv, &j);
+    if (!code)
+        code = s_parse_reduce(argc, argv, &j, &cluster);
     if (code)
         goto out;
     if (wh_job_validate(&j, &err)) {
