@@ -14,6 +14,7 @@
 
 #include "cache.h"
 #include "framework.h"
+#include "fw_detect.h"
 #include "wire.h"
 
 /* A test file travels whole in every candidate message. */
@@ -169,6 +170,20 @@ static int s_resolve_reference(wh_job_t *j, char **err)
     return 0;
 }
 
+/* --framework's default: the preset the test file's includes name, else
+ * junit (a JUnit XML report). */
+static char *s_detect_framework(const wh_job_t *j)
+{
+    char *path = wh_path_join(j->project, j->file), *src = NULL;
+    size_t len = 0;
+    const char *fw = NULL;
+    if (path && wh_read_file(path, WH_JOB_MAX_FILE, &src, &len) == 0)
+        fw = wh_fw_detect_source(src, NULL);
+    free(path);
+    free(src);
+    return strdup(fw ? fw : "junit");
+}
+
 int wh_job_validate(wh_job_t *j, char **err)
 {
     if (!j->project)
@@ -238,7 +253,7 @@ int wh_job_validate(wh_job_t *j, char **err)
     free(j->out);
     j->out = out;
     if (!j->framework)
-        j->framework = strdup("junit");
+        j->framework = s_detect_framework(j);
     if (!wh_framework_find(j->framework))
         return s_fail(err, wh_strdup_printf("unknown framework '%s' (known: %s)", j->framework,
                                             wh_framework_names()));

@@ -20,7 +20,7 @@ typedef struct {
     char *file;           /* test file, relative to project */
     char *test;           /* target test name */
     char *setup, *build, *run;
-    char *framework;      /* preset name; default "junit" */
+    char *framework;      /* preset name; default: from the file's includes, else "junit" */
     wh_algo_t algo;
     int jobs;             /* embedded node slots */
     char *out;            /* folder that receives run folders (absolute) */

@@ -576,10 +576,15 @@ static int s_reduce(int argc, char **argv)
         code = s_parse_reduce(argc, argv, &j, &cluster);
     if (code)
         goto out;
+    int fw_given = j.framework != NULL;
     if (wh_job_validate(&j, &err)) {
         code = s_die(2, "%s", err);
         goto out;
     }
+    if (!fw_given)
+        printf("framework: %s (%s; --framework to choose another)\n", j.framework,
+               strcmp(j.framework, "junit") ? "from the test file's includes"
+                                           : "default: no known framework header included");
     wh_job_guess_includes(&j);
     if (!cluster) {
         code = s_reduce_embedded(&j);
