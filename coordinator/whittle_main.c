@@ -5,7 +5,7 @@
  *   whittle inspect FILE --list [-p BUILD_DIR] [--json]
  *   whittle reduce --project DIR --file FILE --test NAME --run CMD [--setup CMD]
  *                  [--build CMD] [--framework NAME]
- *                  [--algorithm hdd|dd] [--jobs N] [--out DIR] [--cache SPEC]
+ *                  [--algorithm hdd|dd] [--jobs N|auto] [--out DIR] [--cache SPEC]
  *                  [--cluster tcp://HOST:PORT] [-- FLAGS…]
  *   whittle submit --cluster tcp://HOST:PORT FAILURES.json
  *   whittle status --cluster tcp://HOST:PORT
@@ -46,7 +46,7 @@ static void s_usage(FILE *fp)
           "                       [--allow-parse-errors] [-- FLAGS...]\n"
           "       whittle reduce [--config FILE] --project DIR --file FILE --test NAME --run CMD [--setup CMD]\n"
           "                      [--build CMD] [--framework NAME]\n"
-          "                      [--algorithm hdd|dd] [--jobs N] [--out DIR] [--cache SPEC]\n"
+          "                      [--algorithm hdd|dd] [--jobs N|auto] [--out DIR] [--cache SPEC]\n"
           "                      [--match full|message|type] [--build-timeout S] [--test-timeout S]\n"
           "                      [--setup-timeout S] [-p BUILD_DIR] [--cluster ENDPOINT] [-v]\n"
           "                      [--failure-regex RE] [--pass-regex RE] [--message-continuation RE]\n"
@@ -246,6 +246,13 @@ static int s_auth_arg(int argc, char **argv, int *i)
     return 1;
 }
 
+/* --jobs auto: one slot per online core (1 when unknown, at most 1024). */
+static int s_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
 static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
 {
     int bad = 0;
@@ -304,6 +311,9 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
                 j->match = 2;
             else
                 return s_die(2, "unknown match mode '%s' (known: full, message, type)", v);
+            i++;
+        } else if ((!strcmp(a, "--jobs") || !strcmp(a, "-j")) && v && !strcmp(v, "auto")) {
+            j->jobs = s_cores();
             i++;
         } else if ((!strcmp(a, "--jobs") || !strcmp(a, "-j")) && v) {
             char *end = NULL;
@@ -570,6 +580,7 @@ static int s_reduce(int argc, char **argv)
 {
     wh_job_t j;
     wh_job_init(&j);
+    j.jobs = s_cores();
     char *cluster = NULL, *err = NULL;
     int code = s_load_config(argc, argv, &j);
     if (!code)
