@@ -11,6 +11,7 @@ check_eq "framework detected from <cmocka.h>" "$(grep '^framework:' "$T/here.out
     "framework: cmocka (from the test file's includes; --framework to choose another)"
 R=$(run_dir "$T/here")
 check_eq "whittle.json: statements_after" "$(json "$R/summary.json" .statements_after)" 4
+check_eq "latest -> the run folder" "$(readlink "$T/here/latest")" "$(basename "$R")"
 check_eq "whittle.json: fingerprint" "$(json "$R/summary.json" .fingerprint.message)" '"apple" != "appl"'
 
 # From another folder with --config; a flag overrides the file's algorithm.
