@@ -30,6 +30,10 @@ N="$T/nobuild"; cp -r "$FIX/headers" "$N"; echo 'this is not C;' >> "$N/src/requ
 expect_error "original does not build" "original does not build" \
     --project "$N" --file tests/test_request.c --test test_should_read_headers --setup true \
     --build "make -s" --run ./test_request --framework cmocka --out "$T/runs" --cache memory:
+grep -q "^Last lines of the original build's output (reports/original.report):" "$T/e" \
+    && pass "failed build: its output is shown" || fail "failed build: no build output on stderr"
+grep -q "src/request.c:.*error" "$T/e" && grep -q "this is not C" "$T/e" \
+    && pass "failed build: the compiler's error is in it" || fail "failed build: the compiler's error is missing: $(cat "$T/e")"
 expect_error "report missing" "report missing on the original run" \
     "${base[@]}" --test test_should_read_headers --run "true"
 expect_error "missing project" "project '/nonexistent' is not a folder" \
