@@ -1186,6 +1186,12 @@ static int s_baseline_failed(wh_reduction_t *r, const wh_msg_t *m)
         s_fail(r, 3, wh_strdup_printf("original does not build: %s (%s)", r->job.file, d));
         return 1;
     }
+    char *missing = m->code == WH_ETAINT ? wh_baseline_not_found(d) : NULL;
+    if (missing) {
+        s_fail(r, 4, wh_strdup_printf("command not found: %s (in --run); %s", missing, d));
+        free(missing);
+        return 1;
+    }
     if (m->code == WH_ETAINT) {
         s_fail(r, 4, wh_strdup_printf("the original run could not be judged: %s", d));
         return 1;

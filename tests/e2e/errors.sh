@@ -36,6 +36,10 @@ grep -q "src/request.c:.*error" "$T/e" && grep -q "this is not C" "$T/e" \
     && pass "failed build: the compiler's error is in it" || fail "failed build: the compiler's error is missing: $(cat "$T/e")"
 expect_error "report missing" "report missing on the original run" \
     "${base[@]}" --test test_should_read_headers --run "true"
+expect_error "run command not found (exit 127)" "command not found: ./test_nope (in --run)" \
+    "${base[@]}" --test test_should_read_headers --run "./test_nope"
+expect_error "run command not found, first word" "command not found: no-such-runner (in --run)" \
+    "${base[@]}" --test test_should_read_headers --run "no-such-runner --x {test}"
 expect_error "missing project" "project '/nonexistent' is not a folder" \
     --project /nonexistent --file x.c --test t --run true
 expect_error "missing file" "test file 'nope.c' not found" \
