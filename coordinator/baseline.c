@@ -115,7 +115,7 @@ char *wh_baseline_reference_unknown(const wh_job_t *j)
 
 char *wh_baseline_not_found(const char *detail)
 {
-    const char *x = detail ? strstr(detail, "exited 127") : NULL;
+    const char *x = detail ? strstr(detail, "test exited 127") : NULL;
     const char *p = x ? strstr(x, ": not found") : NULL;
     if (!p)
         return NULL;

@@ -36,7 +36,7 @@ int wh_baseline_fp_usable(const wh_job_t *j, const wh_fp_t *fp);
 char *wh_baseline_tail(const char *text, size_t len, int n);
 
 /* The command a shell could not find, from a fault detail that says the
- * test "exited 127" and quotes the shell's "NAME: not found" line: NAME
+ * test command "exited 127" (not the build) and quotes the shell's "NAME: not found" line: NAME
  * (malloc'ed), else NULL. */
 char *wh_baseline_not_found(const char *detail);
 

@@ -103,6 +103,7 @@ static void test_not_found(void)
     free(n);
     CHECK(wh_baseline_not_found("test exited 1: `sh: 1: x: not found`") == NULL);
     CHECK(wh_baseline_not_found("test exited 127: no shell line") == NULL);
+    CHECK(wh_baseline_not_found("build exited 127: `/bin/sh: 1: cc-x: not found`") == NULL);
     CHECK(wh_baseline_not_found(NULL) == NULL);
 }
 
