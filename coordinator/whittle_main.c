@@ -580,7 +580,6 @@ static int s_reduce(int argc, char **argv)
 {
     wh_job_t j;
     wh_job_init(&j);
-    j.jobs = s_cores();
     char *cluster = NULL, *err = NULL;
     int code = s_load_config(argc, argv, &j);
     if (!code)
