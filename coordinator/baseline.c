@@ -112,3 +112,15 @@ char *wh_baseline_reference_unknown(const wh_job_t *j)
                              : "--pass-regex did not match; with --pass-on-exit0 exit status 0 counts");
     return strdup("unknown: the test is not in the reference's report");
 }
+
+char *wh_baseline_not_found(const char *detail)
+{
+    const char *x = detail ? strstr(detail, "test exited 127") : NULL;
+    const char *p = x ? strstr(x, ": not found") : NULL;
+    if (!p)
+        return NULL;
+    const char *b = p;
+    while (b > x && b[-1] != ' ' && b[-1] != '`' && b[-1] != '\n')
+        b--;
+    return b < p ? strndup(b, (size_t)(p - b)) : NULL;
+}

@@ -35,6 +35,11 @@ int wh_baseline_fp_usable(const wh_job_t *j, const wh_fp_t *fp);
  * for no text; NULL only when out of memory). */
 char *wh_baseline_tail(const char *text, size_t len, int n);
 
+/* The command a shell could not find, from a fault detail that says the
+ * test command "exited 127" (not the build) and quotes the shell's "NAME: not found" line: NAME
+ * (malloc'ed), else NULL. */
+char *wh_baseline_not_found(const char *detail);
+
 /* Why the reference run of the reduced test neither failed nor passed
  * (status MISSING), for the fault line of the summary (malloc'ed). */
 char *wh_baseline_reference_unknown(const wh_job_t *j);

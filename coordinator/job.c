@@ -14,6 +14,7 @@
 
 #include "cache.h"
 #include "framework.h"
+#include "fw_detect.h"
 #include "wire.h"
 
 /* A test file travels whole in every candidate message. */
@@ -171,6 +172,20 @@ static int s_resolve_reference(wh_job_t *j, char **err)
     return 0;
 }
 
+/* --framework's default: the preset the test file's includes name, else
+ * junit (a JUnit XML report). */
+static char *s_detect_framework(const wh_job_t *j)
+{
+    char *path = wh_path_join(j->project, j->file), *src = NULL;
+    size_t len = 0;
+    const char *fw = NULL;
+    if (path && wh_read_file(path, WH_JOB_MAX_FILE, &src, &len) == 0)
+        fw = wh_fw_detect_source(src, NULL);
+    free(path);
+    free(src);
+    return strdup(fw ? fw : "junit");
+}
+
 int wh_job_validate(wh_job_t *j, char **err)
 {
     if (!j->project)
@@ -240,7 +255,7 @@ int wh_job_validate(wh_job_t *j, char **err)
     free(j->out);
     j->out = out;
     if (!j->framework)
-        j->framework = strdup("junit");
+        j->framework = s_detect_framework(j);
     if (!wh_framework_find(j->framework))
         return s_fail(err, wh_strdup_printf("unknown framework '%s' (known: %s)", j->framework,
                                             wh_framework_names()));
@@ -452,6 +467,36 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         j->precheck = (int)m;
     }
     return rc;
+}
+
+int wh_job_load_config(wh_job_t *j, const char *path, char **err)
+{
+    json_error_t je;
+    json_t *o = json_load_file(path, 0, &je);
+    if (!o) {
+        *err = wh_strdup_printf("cannot read config '%s': %s (line %d)", path, je.text, je.line);
+        return WH_EINVAL;
+    }
+    char *why = NULL;
+    int rc = json_is_object(o) ? wh_job_from_json(j, o, &why) : WH_EINVAL;
+    json_decref(o);
+    if (rc) {
+        *err = wh_strdup_printf("config '%s': %s", path,
+                                why ? why : "must hold one JSON object (a job)");
+        free(why);
+        return rc;
+    }
+    /* A relative project is relative to the config's folder, so the same
+     * file works from any current folder. */
+    if (j->project && j->project[0] != '/') {
+        const char *slash = strrchr(path, '/');
+        if (slash) {
+            char *p = wh_strdup_printf("%.*s/%s", (int)(slash - path), path, j->project);
+            free(j->project);
+            j->project = p;
+        }
+    }
+    return 0;
 }
 
 char *wh_job_to_json(const wh_job_t *j)

@@ -20,7 +20,7 @@ typedef struct {
     char *file;           /* test file, relative to project */
     char *test;           /* target test name */
     char *setup, *build, *run;
-    char *framework;      /* preset name; default "junit" */
+    char *framework;      /* preset name; default: from the file's includes, else "junit" */
     wh_algo_t algo;
     wh_walk_t walk;       /* --ddmin chunked|classic (default chunked) */
     int jobs;             /* embedded node slots */
@@ -59,6 +59,10 @@ int wh_job_validate(wh_job_t *j, char **err);
 
 /* Fills j from a JSON object (jansson json_t*), as `whittle submit` reads. */
 int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err);
+/* Fills j from a config file holding one job object (`whittle.json`; the
+ * fields of a submit entry). A relative "project" is taken relative to the
+ * file's folder. 0 or WH_EINVAL with a one-line *err naming the file. */
+int wh_job_load_config(wh_job_t *j, const char *path, char **err);
 /* Serializes j as a JSON object string (malloc'ed). */
 char *wh_job_to_json(const wh_job_t *j);
 

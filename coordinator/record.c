@@ -11,6 +11,7 @@
 #include <string.h>
 #include <sys/stat.h>
 #include <time.h>
+#include <unistd.h>
 
 struct wh_record {
     char *dir;
@@ -26,6 +27,23 @@ static char *s_safe_name(const char *test)
               (*p >= '0' && *p <= '9') || *p == '_' || *p == '-' || *p == '.'))
             *p = '_';
     return s;
+}
+
+/* OUT/latest -> the newest run folder (relative), for CI scripts: made
+ * beside as a temporary name and renamed over, so it never dangles. A
+ * failure leaves the old link; the run goes on. */
+static void s_link_latest(const char *out, const char *dir)
+{
+    const char *base = strrchr(dir, '/');
+    char *tmp = wh_strdup_printf("%s/.latest.%ld", out, (long)getpid());
+    char *link = wh_path_join(out, "latest");
+    if (tmp && link && base) {
+        unlink(tmp);
+        if (symlink(base + 1, tmp) == 0 && rename(tmp, link) != 0)
+            unlink(tmp);
+    }
+    free(tmp);
+    free(link);
 }
 
 wh_record_t *wh_record_open(const char *out, const char *test, char **err)
@@ -64,6 +82,7 @@ wh_record_t *wh_record_open(const char *out, const char *test, char **err)
         free(r);
         return NULL;
     }
+    s_link_latest(out, r->dir);
     char *p = wh_path_join(r->dir, "run.log");
     r->log = fopen(p, "a");
     free(p);

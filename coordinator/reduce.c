@@ -172,17 +172,22 @@ static void s_fail(wh_reduction_t *r, int status, char *msg)
 /* Stops with exit 3 because the original run's failure is not identified
  * (why), after showing the last lines of its output (the report the node
  * sent: the framework's, else the console log) on stderr and in run.log. */
-static void s_refuse(wh_reduction_t *r, const wh_msg_t *m, char *why)
+static void s_show_tail(wh_reduction_t *r, const wh_msg_t *m, int n, const char *what)
 {
-    char *tail = wh_baseline_tail((const char *)m->report, m->report_len, 20);
+    char *tail = wh_baseline_tail((const char *)m->report, m->report_len, n);
     if (tail && *tail) {
         if (!r->quiet)
-            fprintf(stderr, "Last lines of the original run's output (reports/original.report):\n%s",
+            fprintf(stderr, "Last lines of the original %s (reports/original.report):\n%s", what,
                     tail);
         if (r->rec)
-            wh_record_log(r->rec, "original run, last lines:\n%s", tail);
+            wh_record_log(r->rec, "original %s, last lines:\n%s", what, tail);
     }
     free(tail);
+}
+
+static void s_refuse(wh_reduction_t *r, const wh_msg_t *m, char *why)
+{
+    s_show_tail(r, m, 20, "run's output");
     s_fail(r, 3, why);
 }
 
@@ -1275,7 +1280,17 @@ static int s_baseline_failed(wh_reduction_t *r, const wh_msg_t *m)
         return 1;
     }
     if (m->code == WH_EBUILD) {
+        /* The build log says why: its last 30 lines, then the error. */
+        if (m->report_len)
+            wh_record_file(r->rec, "reports/original.report", m->report, m->report_len);
+        s_show_tail(r, m, 30, "build's output");
         s_fail(r, 3, wh_strdup_printf("original does not build: %s (%s)", r->job.file, d));
+        return 1;
+    }
+    char *missing = m->code == WH_ETAINT ? wh_baseline_not_found(d) : NULL;
+    if (missing) {
+        s_fail(r, 4, wh_strdup_printf("command not found: %s (in --run); %s", missing, d));
+        free(missing);
         return 1;
     }
     if (m->code == WH_ETAINT) {

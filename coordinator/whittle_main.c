@@ -5,7 +5,7 @@
  *   whittle inspect FILE --list [-p BUILD_DIR] [--json]
  *   whittle reduce --project DIR --file FILE --test NAME --run CMD [--setup CMD]
  *                  [--build CMD] [--framework NAME]
- *                  [--algorithm hdd|dd] [--ddmin chunked|classic] [--jobs N]
+ *                  [--algorithm hdd|dd] [--ddmin chunked|classic] [--jobs N|auto]
  *                  [--out DIR] [--cache SPEC]
  *                  [--cluster tcp://HOST:PORT] [-- FLAGS…]
  *   whittle submit --cluster tcp://HOST:PORT FAILURES.json
@@ -45,9 +45,9 @@ static void s_usage(FILE *fp)
 {
     fputs("usage: whittle inspect FILE (--test NAME | --list) [-p BUILD_DIR] [--json]\n"
           "                       [--allow-parse-errors] [-- FLAGS...]\n"
-          "       whittle reduce --project DIR --file FILE --test NAME --run CMD [--setup CMD]\n"
+          "       whittle reduce [--config FILE] --project DIR --file FILE --test NAME --run CMD [--setup CMD]\n"
           "                      [--build CMD] [--framework NAME]\n"
-          "                      [--algorithm hdd|dd] [--ddmin chunked|classic] [--jobs N]\n"
+          "                      [--algorithm hdd|dd] [--ddmin chunked|classic] [--jobs N|auto]\n"
           "                      [--out DIR] [--cache SPEC] [--match full|message|type]\n"
           "                      [--build-timeout S] [--test-timeout S] [--setup-timeout S]\n"
           "                      [-p BUILD_DIR] [--cluster ENDPOINT] [-v]\n"
@@ -248,6 +248,13 @@ static int s_auth_arg(int argc, char **argv, int *i)
     return 1;
 }
 
+/* --jobs auto: one slot per online core (1 when unknown, at most 1024). */
+static int s_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
 static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
 {
     int bad = 0;
@@ -285,6 +292,10 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
             return s_die(2, "%s needs a value", a);
         if (ka)
             continue;
+        if (!strcmp(a, "--config") && v) {
+            i++; /* read before the flags, by s_load_config */
+            continue;
+        }
         if (!strcmp(a, "--algorithm") && v) {
             if (!strcmp(v, "hdd"))
                 j->algo = WH_ALGO_HDD;
@@ -306,6 +317,9 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
                 j->match = 2;
             else
                 return s_die(2, "unknown match mode '%s' (known: full, message, type)", v);
+            i++;
+        } else if ((!strcmp(a, "--jobs") || !strcmp(a, "-j")) && v && !strcmp(v, "auto")) {
+            j->jobs = s_cores();
             i++;
         } else if ((!strcmp(a, "--jobs") || !strcmp(a, "-j")) && v) {
             char *end = NULL;
@@ -354,6 +368,10 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
         } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
             j->verbose++;
         } else if (!strcmp(a, "--")) {
+            for (int k = 0; k < j->nargs; k++)
+                free(j->args[k]);
+            free(j->args);
+            j->nargs = 0;
             j->args = calloc((size_t)(argc - i), sizeof(char *));
             for (int k = i + 1; k < argc; k++)
                 j->args[j->nargs++] = strdup(argv[k]);
@@ -540,18 +558,51 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, int n)
     return worst;
 }
 
+/* The job's defaults from `--config FILE`, else from ./whittle.json when it
+ * exists; the flags parsed afterwards override them. */
+static int s_load_config(int argc, char **argv, wh_job_t *j)
+{
+    const char *path = NULL;
+    for (int i = 0; i < argc && strcmp(argv[i], "--"); i++) {
+        if (!strcmp(argv[i], "--config")) {
+            if (i + 1 >= argc)
+                return s_die(2, "--config needs a value");
+            path = argv[++i];
+        }
+    }
+    if (!path && wh_is_file("whittle.json"))
+        path = "whittle.json";
+    if (!path)
+        return 0;
+    char *err = NULL;
+    if (wh_job_load_config(j, path, &err)) {
+        int code = s_die(2, "%s", err);
+        free(err);
+        return code;
+    }
+    printf("config: %s\n", path);
+    return 0;
+}
+
 static int s_reduce(int argc, char **argv)
 {
     wh_job_t j;
     wh_job_init(&j);
     char *cluster = NULL, *err = NULL;
-    int code = s_parse_reduce(argc, argv, &j, &cluster);
+    int code = s_load_config(argc, argv, &j);
+    if (!code)
+        code = s_parse_reduce(argc, argv, &j, &cluster);
     if (code)
         goto out;
+    int fw_given = j.framework != NULL;
     if (wh_job_validate(&j, &err)) {
         code = s_die(2, "%s", err);
         goto out;
     }
+    if (!fw_given)
+        printf("framework: %s (%s; --framework to choose another)\n", j.framework,
+               strcmp(j.framework, "junit") ? "from the test file's includes"
+                                           : "default: no known framework header included");
     wh_job_guess_includes(&j);
     if (!cluster) {
         code = s_reduce_embedded(&j);

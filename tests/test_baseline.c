@@ -92,9 +92,25 @@ static void test_tail(void)
     wh_buf_free(&b);
 }
 
+static void test_not_found(void)
+{
+    char *n = wh_baseline_not_found("infrastructure fault (missing tool): test exited 127: "
+                                    "`sh: 1: ./test_nope: not found`");
+    CHECK_EQ_STR(n ? n : "(null)", "./test_nope");
+    free(n);
+    n = wh_baseline_not_found("fault: test exited 127: `sh: 1: my-runner: not found`");
+    CHECK_EQ_STR(n ? n : "(null)", "my-runner");
+    free(n);
+    CHECK(wh_baseline_not_found("test exited 1: `sh: 1: x: not found`") == NULL);
+    CHECK(wh_baseline_not_found("test exited 127: no shell line") == NULL);
+    CHECK(wh_baseline_not_found("build exited 127: `/bin/sh: 1: cc-x: not found`") == NULL);
+    CHECK(wh_baseline_not_found(NULL) == NULL);
+}
+
 int main(void)
 {
     RUN_TEST(test_refusal);
     RUN_TEST(test_tail);
+    RUN_TEST(test_not_found);
     TEST_MAIN_END();
 }

@@ -30,8 +30,16 @@ N="$T/nobuild"; cp -r "$FIX/headers" "$N"; echo 'this is not C;' >> "$N/src/requ
 expect_error "original does not build" "original does not build" \
     --project "$N" --file tests/test_request.c --test test_should_read_headers --setup true \
     --build "make -s" --run ./test_request --framework cmocka --out "$T/runs" --cache memory:
+grep -q "^Last lines of the original build's output (reports/original.report):" "$T/e" \
+    && pass "failed build: its output is shown" || fail "failed build: no build output on stderr"
+grep -q "src/request.c:.*error" "$T/e" && grep -q "this is not C" "$T/e" \
+    && pass "failed build: the compiler's error is in it" || fail "failed build: the compiler's error is missing: $(cat "$T/e")"
 expect_error "report missing" "report missing on the original run" \
     "${base[@]}" --test test_should_read_headers --run "true"
+expect_error "run command not found (exit 127)" "command not found: ./test_nope (in --run)" \
+    "${base[@]}" --test test_should_read_headers --run "./test_nope"
+expect_error "run command not found, first word" "command not found: no-such-runner (in --run)" \
+    "${base[@]}" --test test_should_read_headers --run "no-such-runner --x {test}"
 expect_error "missing project" "project '/nonexistent' is not a folder" \
     --project /nonexistent --file x.c --test t --run true
 expect_error "missing file" "test file 'nope.c' not found" \
@@ -88,6 +96,6 @@ IR=$(run_dir "$T/irun")
 [ -s "$C/verdicts.log" ] && pass "interrupted run kept $(wc -l < "$C/verdicts.log") cached verdicts" || fail "interrupted run lost its cached verdicts"
 
 # Every failed run still left its record.
-n=$(ls -d "$T"/runs/*/ 2>/dev/null | wc -l)
+n=$(ls -d "$T"/runs/*/ 2>/dev/null | grep -vc /latest/)
 [ "$n" -ge 4 ] && pass "failed runs kept $n run folders" || fail "failed runs kept only $n run folders"
 finish

@@ -30,7 +30,7 @@ tree_digest() {
     done) | sha256sum | cut -c1-64
 }
 # The single run folder under an --out folder.
-run_dir() { ls -d "$1"/*/ | grep -v "/references/$" | head -n1 | sed "s:/$::"; }
+run_dir() { ls -d "$1"/*/ | grep -v "/references/$" | grep -v "/latest/$" | head -n1 | sed "s:/$::"; }
 finish() {
     if [ "$FAILS" -ne 0 ]; then echo "$FAILS check(s) failed" >&2; exit 1; fi
     echo "all checks passed" >&2; exit 0

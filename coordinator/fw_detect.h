@@ -1,0 +1,15 @@
+/*
+ * fw_detect — guesses a test file's framework preset from its #include lines
+ * when --framework was not given.
+ */
+#ifndef WH_FW_DETECT_H
+#define WH_FW_DETECT_H
+
+/* The preset named by the first framework header that `src` (a NUL-ended
+ * C/C++ source) includes: cmocka.h -> cmocka, gtest/gtest.h -> gtest,
+ * check.h -> check, CUnit/... -> cunit, criterion/... -> criterion,
+ * unity.h -> unity. NULL when none is included. *header, when not NULL,
+ * receives the header's spelling as a static string. */
+const char *wh_fw_detect_source(const char *src, const char **header);
+
+#endif
