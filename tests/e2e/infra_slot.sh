@@ -7,6 +7,9 @@
 # holds exactly the evaluated verdicts and no InfraError. With every slot
 # lacking the tool the run stops with exit 4 and caches nothing.
 . "$(dirname "$0")/lib.sh"
+# Each slot sets up in its own folder (no stable mount path, no clones), so
+# that the build command can tell slot 0 by its working folder.
+export WHITTLE_NO_MOUNTNS=1
 P="$T/headers"; cp -r "$FIX/headers" "$P"
 # --ddmin classic: its 12 candidates give slot 0 its 3 faults in a row (the
 # default walk needs 3 candidates here).
