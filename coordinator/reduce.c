@@ -1,5 +1,21 @@
 /*
  * reduce — one reduction job driven by verdict events. See reduce.h.
+ *
+ * A map for a first reading (the sections below, in this order):
+ *  - fingerprint persistence: the baseline's identity cached like a verdict;
+ *  - front-end prediction: precheck.h asked about a round's candidates before
+ *    any build (predicted BuildFailed, its own cache key space, audit);
+ *  - rounds: the engine's round keyed, deduplicated, looked up in the cache,
+ *    speculation adopted, the rest queued (rendered by the pool at dispatch);
+ *  - exact compile flags: the tree parsed again with the warm workspace's
+ *    compile command once the baseline has returned it (treejob.h);
+ *  - the verify step: the reduced test judged afresh; wrong verdicts found
+ *    through trail.h, dropped, and the walk resumed;
+ *  - verdicts: the pool's callback (baseline, reference check, candidates,
+ *    speculations, infrastructure notes);
+ *  - results and lifecycle: the run record (record.h) and the public API.
+ * The life of a job: prepare (parse) -> start (baseline) -> rounds until the
+ * engine is done -> reference check (with a reference) -> verify -> finish.
  */
 #define _GNU_SOURCE
 #include "reduce.h"
@@ -321,30 +337,47 @@ static int s_precheck_one(wh_reduction_t *r, int i)
     return 1;
 }
 
-/* on: the round's misses found in the prediction key space (one batched
- * lookup) are BuildFailed, predicted before. */
-static void s_lookup_predicted(wh_reduction_t *r)
+/* One batched lookup in key space ns of the round's representatives (only
+ * those still without a verdict when open_only); hit() takes each verdict
+ * found. 0 or WH_ENOMEM. */
+static int s_mget_reps(wh_reduction_t *r, wh_cache_ns_t ns, int open_only,
+                       void (*hit)(s_cand_t *c, wh_verdict_t v))
 {
     const char **keys = calloc((size_t)r->nc, sizeof *keys);
     wh_verdict_t *got = calloc((size_t)r->nc, sizeof *got);
     int *kidx = calloc((size_t)r->nc, sizeof *kidx);
-    int nk = 0;
-    for (int i = 0; keys && got && kidx && i < r->nc; i++)
-        if (r->c[i].rep == i && r->c[i].v == WH_V_NONE) {
+    int nk = 0, rc = keys && got && kidx ? 0 : WH_ENOMEM;
+    for (int i = 0; !rc && i < r->nc; i++)
+        if (r->c[i].rep == i && (!open_only || r->c[i].v == WH_V_NONE)) {
             keys[nk] = r->c[i].key;
             kidx[nk++] = i;
         }
-    if (nk && wh_cache_mget_ns(r->cache, WH_CACHE_PREDICTED, keys, nk, got) == 0)
-        for (int k = 0; k < nk; k++)
-            if (got[k] == WH_V_BUILD_FAILED) {
-                s_cand_t *c = &r->c[kidx[k]];
-                c->v = WH_V_BUILD_FAILED;
-                c->pre = S_PRE_FAIL;
-                c->predicted = 2;
-            }
+    if (nk)
+        wh_cache_mget_ns(r->cache, ns, keys, nk, got); /* a miss is WH_V_NONE */
+    for (int k = 0; k < nk; k++)
+        if (got[k] != WH_V_NONE)
+            hit(&r->c[kidx[k]], got[k]);
     free(keys);
     free(got);
     free(kidx);
+    return rc;
+}
+
+/* A prediction found: BuildFailed, predicted before. */
+static void s_hit_predicted(s_cand_t *c, wh_verdict_t v)
+{
+    if (v != WH_V_BUILD_FAILED)
+        return;
+    c->v = WH_V_BUILD_FAILED;
+    c->pre = S_PRE_FAIL;
+    c->predicted = 2;
+}
+
+/* on: the round's misses found in the prediction key space are BuildFailed,
+ * predicted before. */
+static void s_lookup_predicted(wh_reduction_t *r)
+{
+    (void)s_mget_reps(r, WH_CACHE_PREDICTED, 1, s_hit_predicted);
 }
 
 /* The round's candidates that still need a build. on: a candidate the
@@ -547,37 +580,19 @@ static int s_key_round(wh_reduction_t *r)
     return 0;
 }
 
+/* A verdict found (InfraError is never cached, but never taken either). */
+static void s_hit_verdict(s_cand_t *c, wh_verdict_t v)
+{
+    if (v == WH_V_INFRA_ERROR)
+        return;
+    c->v = v;
+    c->from_cache = 1;
+}
+
 /* One batched cache lookup for the round's representatives. */
 static int s_lookup_round(wh_reduction_t *r)
 {
-    const char **keys = calloc((size_t)r->nc, sizeof *keys);
-    wh_verdict_t *got = calloc((size_t)r->nc, sizeof *got);
-    int *kidx = calloc((size_t)r->nc, sizeof *kidx);
-    int nk = 0;
-    if (!keys || !got || !kidx) {
-        free(keys);
-        free(got);
-        free(kidx);
-        return WH_ENOMEM;
-    }
-    for (int i = 0; i < r->nc; i++)
-        if (r->c[i].rep == i) {
-            keys[nk] = r->c[i].key;
-            kidx[nk++] = i;
-        }
-    if (nk)
-        wh_cache_mget(r->cache, keys, nk, got);
-    for (int k = 0; k < nk; k++) {
-        s_cand_t *c = &r->c[kidx[k]];
-        if (got[k] != WH_V_NONE && got[k] != WH_V_INFRA_ERROR) {
-            c->v = got[k];
-            c->from_cache = 1;
-        }
-    }
-    free(keys);
-    free(got);
-    free(kidx);
-    return 0;
+    return s_mget_reps(r, WH_CACHE_VERDICTS, 0, s_hit_verdict);
 }
 
 static void s_spec_done_clear(wh_reduction_t *r)
