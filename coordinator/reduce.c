@@ -15,7 +15,7 @@
  *    speculations, infrastructure notes);
  *  - results and lifecycle: the run record (record.h) and the public API.
  * The life of a job: prepare (parse) -> start (baseline) -> rounds until the
- * engine is done -> reference check (with a reference) -> verify -> finish.
+ * engine is done -> verify -> reference check (with a reference) -> finish.
  */
 #define _GNU_SOURCE
 #include "reduce.h"
