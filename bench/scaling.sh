@@ -11,14 +11,19 @@
 #   speedup   wall of 1 slot / this wall (same mode)
 #   rounds    the critical path: rounds never run in parallel
 #   evaluated candidates judged by a node (parallel runs judge extras)
-#   bound     evaluated / rounds; on the 1-slot row this is T1/T∞, the
-#             highest speedup any number of slots can reach
-#   ideal     rounds x LATENCY, the wall time with unlimited slots and a
+#   bound     evaluated / rounds (all rounds)
+#   brounds   rounds that build something (summary.json building_rounds:
+#             a round answered wholly by the cache or the precheck costs
+#             no build, so it is not on the critical path of builds)
+#   ceiling   the 1-slot run's evaluated / brounds: T1/T∞, the highest
+#             speedup any number of slots can reach without speculation
+#   of_ceil   speedup / min(slots, ceiling)
+#   ideal     brounds x LATENCY, the wall time with unlimited slots and a
 #             zero-cost coordinator (DESIGN.md, "The round engine")
 #   eff       ideal / wall
 #   cand_ms   mean node-side time of one judged candidate (latency + the
 #             process starts + file writes), a noise gauge
-#   limit_s   rounds x cand_ms of the mode's 1-slot run: the same limit
+#   limit_s   brounds x cand_ms of the mode's 1-slot run: the same limit
 #             with the latency a candidate really has on this machine
 #
 # and asserts that every run gives the same reduced test, the same number of
@@ -102,8 +107,8 @@ run_one() {
         BENCH_KEEP=1 FAILED=1
         return 0
     fi
-    local s="$d/summary.json" wall rounds evaluated extra cached cand
-    read -r wall rounds evaluated extra cached cand < <(jq -r '[.wall_ms, .rounds, .evaluated, .extra, .cached, .candidates] | @tsv' "$s")
+    local s="$d/summary.json" wall rounds evaluated extra cached cand brounds
+    read -r wall rounds evaluated extra cached cand brounds < <(jq -r '[.wall_ms, .rounds, .evaluated, .extra, .cached, .candidates, .building_rounds] | @tsv' "$s")
     local ms; ms=$(bench_mean_ms "$d/candidates.csv")
     if [ -z "$REF_DIR" ]; then
         REF_DIR=$d REF_ROUNDS=$rounds REF_SEQ=$((evaluated - extra))
@@ -125,8 +130,8 @@ run_one() {
                 { bench_log "FAIL: $name: candidates or verdicts differ from the first run's"; FAILED=1; }
         fi
     fi
-    [ -z "${WALL1[$mode]:-}" ] && WALL1[$mode]=$wall MS1[$mode]=$ms
-    ROWS+=("$mode $n $layout $wall $((t1 - t0)) ${WALL1[$mode]} $rounds $evaluated $extra $cached $cand $ms ${MS1[$mode]}")
+    [ -z "${WALL1[$mode]:-}" ] && WALL1[$mode]=$wall MS1[$mode]=$ms CEIL1[$mode]=$(awk -v e="$evaluated" -v b="$brounds" 'BEGIN { printf "%.3f", b > 0 ? e / b : 1 }')
+    ROWS+=("$mode $n $layout $wall $((t1 - t0)) ${WALL1[$mode]} $rounds $evaluated $extra $cached $cand $ms ${MS1[$mode]} $brounds ${CEIL1[$mode]}")
     bench_log "  $name: wall $wall ms, $rounds rounds, $evaluated evaluated ($extra extra), $ms ms/candidate"
 }
 
@@ -138,17 +143,20 @@ for n in $JOBS; do run_one embedded "$n"; done
 T_END=$(bench_now_ms)
 
 # The table.
-hdr="mode slots layout wall_s client_s speedup rounds evaluated extra cached bound ideal_s eff cand_ms limit_s"
+hdr="mode slots layout wall_s client_s speedup rounds brounds evaluated extra cached bound ceiling of_ceil ideal_s eff cand_ms limit_s"
 {
     echo "$hdr"
     for r in "${ROWS[@]}"; do
         set -- $r
         awk -v mode="$1" -v n="$2" -v lay="$3" -v wall="$4" -v client="$5" -v w1="$6" \
-            -v rounds="$7" -v ev="$8" -v extra="$9" -v cached="${10}" -v ms="${12}" -v ms1="${13}" -v lat="$LAT_MS" 'BEGIN {
-            ideal = rounds * lat
-            printf "%s %d %s %.1f %.1f %.2f %d %d %d %d %.2f %.1f %.2f %d %.1f\n", mode, n, lay,
-                wall / 1000, client / 1000, w1 / wall, rounds, ev, extra, cached,
-                ev / rounds, ideal / 1000, ideal / wall, ms, rounds * ms1 / 1000 }'
+            -v rounds="$7" -v ev="$8" -v extra="$9" -v cached="${10}" -v ms="${12}" -v ms1="${13}" \
+            -v br="${14}" -v ceil="${15}" -v lat="$LAT_MS" 'BEGIN {
+            ideal = br * lat
+            sp = w1 / wall
+            lim = n < ceil ? n : ceil
+            printf "%s %d %s %.1f %.1f %.2f %d %d %d %d %d %.2f %.2f %.2f %.1f %.2f %d %.1f\n", mode, n, lay,
+                wall / 1000, client / 1000, sp, rounds, br, ev, extra, cached,
+                ev / rounds, ceil, sp / lim, ideal / 1000, ideal / wall, ms, br * ms1 / 1000 }'
     done
 } >"$BENCH_TMP/table"
 [ -n "$CSV" ] && tr ' ' ',' <"$BENCH_TMP/table" >"$CSV"

@@ -241,6 +241,7 @@ static void s_json_sizes(json_t *o, const wh_summary_t *s)
     json_object_set_new(o, "nontree_after", json_integer(s->nontree_after));
     json_object_set_new(o, "sweeps", json_integer(s->sweeps));
     json_object_set_new(o, "rounds", json_integer(s->rounds));
+    json_object_set_new(o, "building_rounds", json_integer(s->building_rounds));
     json_object_set_new(o, "candidates", json_integer(s->candidates));
     json_object_set_new(o, "evaluated", json_integer(s->evaluated));
     json_object_set_new(o, "predicted", json_integer(s->predicted));

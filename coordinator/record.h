@@ -69,6 +69,7 @@ typedef struct {
     int before, after;                 /* statements */
     int tree_before, tree_after, nontree_before, nontree_after;
     int sweeps, rounds, candidates, evaluated, cached, extra, cancelled;
+    int building_rounds; /* rounds that judged a canonical candidate (not cached or predicted) */
     int predicted;                     /* BuildFailed by the front end, not built */
     const wh_precheck_summary_t *precheck; /* NULL: not written */
     const int *verdicts;               /* WH_V_COUNT counts, indexed by verdict */

@@ -131,6 +131,7 @@ struct wh_reduction {
     int pc_pending;         /* its setup runs; the baseline's fingerprint waits */
     /* counters */
     int candidates, evaluated, cached, extra, cancelled, predicted;
+    int building_rounds; /* rounds with a canonical candidate really judged */
     int verdicts[WH_V_COUNT];
     uint64_t t0, wall_ms;
     char *result_text;
@@ -789,6 +790,7 @@ static void s_record_round(wh_reduction_t *r, int winner)
 {
     const wh_round_t *rd = r->round;
     int upto = winner >= 0 ? winner : r->nc - 1;
+    int built = 0;
     for (int i = 0; i < r->nc; i++) {
         s_cand_t *c = &r->c[i];
         s_cand_t *rep = &r->c[c->rep];
@@ -813,8 +815,10 @@ static void s_record_round(wh_reduction_t *r, int winner)
             r->cached++;
         else if (predicted)
             r->predicted++;
-        else
+        else {
             r->evaluated++;
+            built = 1;
+        }
         r->verdicts[rep->v]++;
         char *removed = s_describe_removed(r, rd->removed[i]);
         char note[128] = "";
@@ -843,6 +847,7 @@ static void s_record_round(wh_reduction_t *r, int winner)
               wh_verdict_name(rep->v), cached ? "  (cached)" : predicted ? "  (predicted)" : "");
         free(removed);
     }
+    r->building_rounds += built;
 }
 
 static void s_finish(wh_reduction_t *r);
@@ -1662,6 +1667,7 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->predicted = r->predicted;
     s->cached = r->cached;
     s->extra = r->extra;
+    s->building_rounds = r->building_rounds;
     s->cancelled = r->cancelled;
     s->verdicts = r->verdicts;
     s->wall_ms = r->wall_ms;

@@ -34,6 +34,8 @@ check_eq "compile command file" "$(json "$R/compile_command.json" .file)" "$P/te
 check_eq "compile command -I (project first)" "$(json "$R/compile_command.json" '[.arguments[] | select(startswith("-I"))][0]')" "-I$P/src"
 check_eq "hdd tree_after" "$(json "$R/summary.json" .tree_after)" 1
 check_eq "hdd sweeps" "$(json "$R/summary.json" .sweeps)" 3
+# the third sweep's one round is answered by the cache: it builds nothing
+check_eq "hdd rounds, building rounds" "$(json "$R/summary.json" .rounds) $(json "$R/summary.json" .building_rounds)" "9 8"
 check_eq "hdd fingerprint message" "$(json "$R/summary.json" .fingerprint.message)" '"apple" != "appl"'
 check_eq "hdd fingerprint location" "$(json "$R/summary.json" .fingerprint.location)" "test_cart.c:19"
 check_eq "hdd PrTRS" "$(json "$R/summary.json" .PrTRS)" 0
