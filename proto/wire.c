@@ -195,16 +195,9 @@ static int s_job_out(Whittle__JobSpec *o, const wh_job_spec_t *j)
     return 0;
 }
 
-int wh_msg_encode(const wh_msg_t *m, uint8_t **buf, size_t *len)
-{
-    *buf = NULL;
-    *len = 0;
-    Whittle__Envelope env;
-    whittle__envelope__init(&env);
-    env.version = WH_WIRE_VERSION;
-    env.type = (Whittle__MsgType)m->type;
-
-    /* All bodies live here; only the one for m->type is filled in. */
+/* The bodies of one envelope being encoded; only those of m->type are
+ * filled in (a VERDICT also uses fp and cc, an EVALUATE job and fp). */
+typedef struct {
     Whittle__Hello hello;
     Whittle__Evaluate eval;
     Whittle__JobSpec job;
@@ -220,192 +213,271 @@ int wh_msg_encode(const wh_msg_t *m, uint8_t **buf, size_t *len)
     Whittle__Progress prog;
     Whittle__Warm warm;
     Whittle__Warmed warmed;
-    int rc;
+} s_bodies_t;
 
+static int s_enc_hello(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
+{
+    if (!s_str_ok(m->node_id))
+        return WH_ETOOBIG;
+    whittle__hello__init(&b->hello);
+    b->hello.node_id = S_W(m->node_id);
+    b->hello.has_slot = b->hello.has_slots = 1;
+    b->hello.slot = m->slot;
+    b->hello.slots = m->slots;
+    b->hello.has_warms = 1;
+    b->hello.warms = m->warms != 0;
+    env->body_case = WHITTLE__ENVELOPE__BODY_HELLO;
+    env->hello = &b->hello;
+    return 0;
+}
+
+static int s_enc_evaluate(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
+{
+    int rc;
+    if ((rc = s_job_out(&b->job, &m->job)))
+        return rc;
+    if (!s_fp_ok(&m->ref) || m->content_len > WH_WIRE_MAX_CONTENT)
+        return WH_ETOOBIG;
+    if (m->content_len && !m->content)
+        return WH_EINVAL;
+    whittle__evaluate__init(&b->eval);
+    s_fp_out(&b->fp, &m->ref);
+    b->eval.job = &b->job;
+    b->eval.has_cand_id = 1;
+    b->eval.cand_id = m->cand_id;
+    b->eval.has_content = m->content != NULL;
+    b->eval.content.data = m->content;
+    b->eval.content.len = m->content_len;
+    b->eval.has_baseline = 1;
+    b->eval.baseline = m->baseline != 0;
+    b->eval.has_on_reference = 1;
+    b->eval.on_reference = m->on_reference != 0;
+    b->eval.has_fresh = 1;
+    b->eval.fresh = m->fresh != 0;
+    b->eval.ref = &b->fp;
+    env->body_case = WHITTLE__ENVELOPE__BODY_EVALUATE;
+    env->evaluate = &b->eval;
+    return 0;
+}
+
+static int s_enc_verdict(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
+{
+    if (!s_fp_ok(&m->observed) || !s_str_ok(m->detail) ||
+        m->report_len > WH_WIRE_MAX_REPORT)
+        return WH_ETOOBIG;
+    if (m->report_len && !m->report)
+        return WH_EINVAL;
+    whittle__verdict__init(&b->verdict);
+    s_fp_out(&b->fp, &m->observed);
+    b->verdict.has_cand_id = b->verdict.has_verdict = b->verdict.has_test_status = 1;
+    b->verdict.cand_id = m->cand_id;
+    b->verdict.verdict = m->verdict;
+    b->verdict.test_status = m->test_status;
+    b->verdict.observed = &b->fp;
+    b->verdict.detail = S_W(m->detail);
+    b->verdict.has_build_ms = b->verdict.has_test_ms = 1;
+    b->verdict.build_ms = m->build_ms;
+    b->verdict.test_ms = m->test_ms;
+    b->verdict.has_report = m->report != NULL;
+    b->verdict.report.data = m->report;
+    b->verdict.report.len = m->report_len;
+    b->verdict.has_code = 1;
+    b->verdict.code = m->code;
+    b->verdict.has_runs = b->verdict.has_agreeing_runs = 1;
+    b->verdict.runs = m->runs;
+    b->verdict.agreeing_runs = m->agreeing_runs;
+    if (!s_str_ok(m->job.job_id))
+        return WH_ETOOBIG;
+    b->verdict.job_id = S_W(m->job.job_id);
+    if (m->compile.argc > 0) {
+        if (m->compile.argc > WH_WIRE_MAX_ARGS || !s_str_ok(m->compile.directory) ||
+            !s_str_ok(m->compile.file) || !s_str_ok(m->compile_root))
+            return WH_ETOOBIG;
+        for (int i = 0; i < m->compile.argc; i++)
+            if (!m->compile.argv[i] || !s_str_ok(m->compile.argv[i]))
+                return WH_ETOOBIG;
+        whittle__compile_command__init(&b->cc);
+        b->cc.directory = S_W(m->compile.directory);
+        b->cc.file = S_W(m->compile.file);
+        b->cc.n_arguments = (size_t)m->compile.argc;
+        b->cc.arguments = m->compile.argv;
+        b->cc.workspace = S_W(m->compile_root);
+        b->verdict.compile = &b->cc;
+    }
+    env->body_case = WHITTLE__ENVELOPE__BODY_VERDICT;
+    env->verdict = &b->verdict;
+    return 0;
+}
+
+static int s_enc_cancel(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
+{
+    whittle__cancel__init(&b->cancel);
+    b->cancel.has_cand_id = 1;
+    b->cancel.cand_id = m->cand_id;
+    if (!s_str_ok(m->job.job_id))
+        return WH_ETOOBIG;
+    b->cancel.job_id = S_W(m->job.job_id);
+    env->body_case = WHITTLE__ENVELOPE__BODY_CANCEL;
+    env->cancel = &b->cancel;
+    return 0;
+}
+
+static int s_enc_warm(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
+{
+    int rc;
+    if ((rc = s_job_out(&b->job, &m->job)))
+        return rc;
+    whittle__warm__init(&b->warm);
+    b->warm.job = &b->job;
+    env->body_case = WHITTLE__ENVELOPE__BODY_WARM;
+    env->warm = &b->warm;
+    return 0;
+}
+
+static int s_enc_warmed(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
+{
+    if (!s_str_ok(m->job.job_id) || !s_str_ok(m->detail))
+        return WH_ETOOBIG;
+    whittle__warmed__init(&b->warmed);
+    b->warmed.job_id = S_W(m->job.job_id);
+    b->warmed.detail = S_W(m->detail);
+    b->warmed.has_code = b->warmed.has_ms = b->warmed.has_cloned = 1;
+    b->warmed.has_on_reference = b->warmed.has_setups = b->warmed.has_final = 1;
+    b->warmed.final = m->final != 0;
+    b->warmed.has_clone_ms = 1;
+    b->warmed.clone_ms = m->clone_ms;
+    b->warmed.code = m->code;
+    b->warmed.ms = m->warm_ms;
+    b->warmed.cloned = m->cloned != 0;
+    b->warmed.on_reference = m->on_reference != 0;
+    b->warmed.setups = m->setups;
+    env->body_case = WHITTLE__ENVELOPE__BODY_WARMED;
+    env->warmed = &b->warmed;
+    return 0;
+}
+
+static int s_enc_heartbeat(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
+{
+    if (!s_str_ok(m->node_id))
+        return WH_ETOOBIG;
+    whittle__heartbeat__init(&b->hb);
+    b->hb.node_id = S_W(m->node_id);
+    b->hb.has_slot = b->hb.has_cand_id = 1;
+    b->hb.slot = m->slot;
+    b->hb.cand_id = m->cand_id;
+    b->hb.has_warms = 1;
+    b->hb.warms = m->warms != 0;
+    env->body_case = WHITTLE__ENVELOPE__BODY_HEARTBEAT;
+    env->heartbeat = &b->hb;
+    return 0;
+}
+
+static int s_enc_bye(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
+{
+    if (!s_str_ok(m->node_id) || !s_str_ok(m->detail))
+        return WH_ETOOBIG;
+    whittle__bye__init(&b->bye);
+    b->bye.node_id = S_W(m->node_id);
+    b->bye.detail = S_W(m->detail);
+    env->body_case = WHITTLE__ENVELOPE__BODY_BYE;
+    env->bye = &b->bye;
+    return 0;
+}
+
+static int s_enc_submit(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
+{
+    if (!s_str_ok(m->json))
+        return WH_ETOOBIG;
+    whittle__submit__init(&b->submit);
+    b->submit.json = S_W(m->json);
+    b->submit.has_tag = 1;
+    b->submit.tag = m->cand_id;
+    env->body_case = WHITTLE__ENVELOPE__BODY_SUBMIT;
+    env->submit = &b->submit;
+    return 0;
+}
+
+static int s_enc_status_req(const wh_msg_t *m __attribute__((unused)), Whittle__Envelope *env,
+                            s_bodies_t *b)
+{
+    whittle__status_req__init(&b->sreq);
+    env->body_case = WHITTLE__ENVELOPE__BODY_STATUS_REQ;
+    env->status_req = &b->sreq;
+    return 0;
+}
+
+static int s_enc_status(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
+{
+    if (!s_str_ok(m->detail))
+        return WH_ETOOBIG;
+    whittle__status__init(&b->status);
+    b->status.detail = S_W(m->detail);
+    env->body_case = WHITTLE__ENVELOPE__BODY_STATUS;
+    env->status = &b->status;
+    return 0;
+}
+
+static int s_enc_progress(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
+{
+    if (!s_str_ok(m->detail))
+        return WH_ETOOBIG;
+    whittle__progress__init(&b->prog);
+    b->prog.detail = S_W(m->detail);
+    b->prog.has_final = b->prog.has_code = 1;
+    b->prog.final = m->final != 0;
+    b->prog.code = m->code;
+    b->prog.has_tag = 1;
+    b->prog.tag = m->cand_id;
+    env->body_case = WHITTLE__ENVELOPE__BODY_PROGRESS;
+    env->progress = &b->prog;
+    return 0;
+}
+
+static int s_enc_body(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
+{
     switch (m->type) {
     case WH_MSG_HELLO:
-        if (!s_str_ok(m->node_id))
-            return WH_ETOOBIG;
-        whittle__hello__init(&hello);
-        hello.node_id = S_W(m->node_id);
-        hello.has_slot = hello.has_slots = 1;
-        hello.slot = m->slot;
-        hello.slots = m->slots;
-        hello.has_warms = 1;
-        hello.warms = m->warms != 0;
-        env.body_case = WHITTLE__ENVELOPE__BODY_HELLO;
-        env.hello = &hello;
-        break;
+        return s_enc_hello(m, env, b);
     case WH_MSG_EVALUATE:
-        if ((rc = s_job_out(&job, &m->job)))
-            return rc;
-        if (!s_fp_ok(&m->ref) || m->content_len > WH_WIRE_MAX_CONTENT)
-            return WH_ETOOBIG;
-        if (m->content_len && !m->content)
-            return WH_EINVAL;
-        whittle__evaluate__init(&eval);
-        s_fp_out(&fp, &m->ref);
-        eval.job = &job;
-        eval.has_cand_id = 1;
-        eval.cand_id = m->cand_id;
-        eval.has_content = m->content != NULL;
-        eval.content.data = m->content;
-        eval.content.len = m->content_len;
-        eval.has_baseline = 1;
-        eval.baseline = m->baseline != 0;
-        eval.has_on_reference = 1;
-        eval.on_reference = m->on_reference != 0;
-        eval.has_fresh = 1;
-        eval.fresh = m->fresh != 0;
-        eval.ref = &fp;
-        env.body_case = WHITTLE__ENVELOPE__BODY_EVALUATE;
-        env.evaluate = &eval;
-        break;
+        return s_enc_evaluate(m, env, b);
     case WH_MSG_VERDICT:
-        if (!s_fp_ok(&m->observed) || !s_str_ok(m->detail) ||
-            m->report_len > WH_WIRE_MAX_REPORT)
-            return WH_ETOOBIG;
-        if (m->report_len && !m->report)
-            return WH_EINVAL;
-        whittle__verdict__init(&verdict);
-        s_fp_out(&fp, &m->observed);
-        verdict.has_cand_id = verdict.has_verdict = verdict.has_test_status = 1;
-        verdict.cand_id = m->cand_id;
-        verdict.verdict = m->verdict;
-        verdict.test_status = m->test_status;
-        verdict.observed = &fp;
-        verdict.detail = S_W(m->detail);
-        verdict.has_build_ms = verdict.has_test_ms = 1;
-        verdict.build_ms = m->build_ms;
-        verdict.test_ms = m->test_ms;
-        verdict.has_report = m->report != NULL;
-        verdict.report.data = m->report;
-        verdict.report.len = m->report_len;
-        verdict.has_code = 1;
-        verdict.code = m->code;
-        verdict.has_runs = verdict.has_agreeing_runs = 1;
-        verdict.runs = m->runs;
-        verdict.agreeing_runs = m->agreeing_runs;
-        if (!s_str_ok(m->job.job_id))
-            return WH_ETOOBIG;
-        verdict.job_id = S_W(m->job.job_id);
-        if (m->compile.argc > 0) {
-            if (m->compile.argc > WH_WIRE_MAX_ARGS || !s_str_ok(m->compile.directory) ||
-                !s_str_ok(m->compile.file) || !s_str_ok(m->compile_root))
-                return WH_ETOOBIG;
-            for (int i = 0; i < m->compile.argc; i++)
-                if (!m->compile.argv[i] || !s_str_ok(m->compile.argv[i]))
-                    return WH_ETOOBIG;
-            whittle__compile_command__init(&cc);
-            cc.directory = S_W(m->compile.directory);
-            cc.file = S_W(m->compile.file);
-            cc.n_arguments = (size_t)m->compile.argc;
-            cc.arguments = m->compile.argv;
-            cc.workspace = S_W(m->compile_root);
-            verdict.compile = &cc;
-        }
-        env.body_case = WHITTLE__ENVELOPE__BODY_VERDICT;
-        env.verdict = &verdict;
-        break;
+        return s_enc_verdict(m, env, b);
     case WH_MSG_CANCEL:
-        whittle__cancel__init(&cancel);
-        cancel.has_cand_id = 1;
-        cancel.cand_id = m->cand_id;
-        if (!s_str_ok(m->job.job_id))
-            return WH_ETOOBIG;
-        cancel.job_id = S_W(m->job.job_id);
-        env.body_case = WHITTLE__ENVELOPE__BODY_CANCEL;
-        env.cancel = &cancel;
-        break;
+        return s_enc_cancel(m, env, b);
     case WH_MSG_WARM:
-        if ((rc = s_job_out(&job, &m->job)))
-            return rc;
-        whittle__warm__init(&warm);
-        warm.job = &job;
-        env.body_case = WHITTLE__ENVELOPE__BODY_WARM;
-        env.warm = &warm;
-        break;
+        return s_enc_warm(m, env, b);
     case WH_MSG_WARMED:
-        if (!s_str_ok(m->job.job_id) || !s_str_ok(m->detail))
-            return WH_ETOOBIG;
-        whittle__warmed__init(&warmed);
-        warmed.job_id = S_W(m->job.job_id);
-        warmed.detail = S_W(m->detail);
-        warmed.has_code = warmed.has_ms = warmed.has_cloned = 1;
-        warmed.has_on_reference = warmed.has_setups = warmed.has_final = 1;
-        warmed.final = m->final != 0;
-        warmed.has_clone_ms = 1;
-        warmed.clone_ms = m->clone_ms;
-        warmed.code = m->code;
-        warmed.ms = m->warm_ms;
-        warmed.cloned = m->cloned != 0;
-        warmed.on_reference = m->on_reference != 0;
-        warmed.setups = m->setups;
-        env.body_case = WHITTLE__ENVELOPE__BODY_WARMED;
-        env.warmed = &warmed;
-        break;
+        return s_enc_warmed(m, env, b);
     case WH_MSG_HEARTBEAT:
-        if (!s_str_ok(m->node_id))
-            return WH_ETOOBIG;
-        whittle__heartbeat__init(&hb);
-        hb.node_id = S_W(m->node_id);
-        hb.has_slot = hb.has_cand_id = 1;
-        hb.slot = m->slot;
-        hb.cand_id = m->cand_id;
-        hb.has_warms = 1;
-        hb.warms = m->warms != 0;
-        env.body_case = WHITTLE__ENVELOPE__BODY_HEARTBEAT;
-        env.heartbeat = &hb;
-        break;
+        return s_enc_heartbeat(m, env, b);
     case WH_MSG_BYE:
-        if (!s_str_ok(m->node_id) || !s_str_ok(m->detail))
-            return WH_ETOOBIG;
-        whittle__bye__init(&bye);
-        bye.node_id = S_W(m->node_id);
-        bye.detail = S_W(m->detail);
-        env.body_case = WHITTLE__ENVELOPE__BODY_BYE;
-        env.bye = &bye;
-        break;
+        return s_enc_bye(m, env, b);
     case WH_MSG_SUBMIT:
-        if (!s_str_ok(m->json))
-            return WH_ETOOBIG;
-        whittle__submit__init(&submit);
-        submit.json = S_W(m->json);
-        submit.has_tag = 1;
-        submit.tag = m->cand_id;
-        env.body_case = WHITTLE__ENVELOPE__BODY_SUBMIT;
-        env.submit = &submit;
-        break;
+        return s_enc_submit(m, env, b);
     case WH_MSG_STATUS_REQ:
-        whittle__status_req__init(&sreq);
-        env.body_case = WHITTLE__ENVELOPE__BODY_STATUS_REQ;
-        env.status_req = &sreq;
-        break;
+        return s_enc_status_req(m, env, b);
     case WH_MSG_STATUS:
-        if (!s_str_ok(m->detail))
-            return WH_ETOOBIG;
-        whittle__status__init(&status);
-        status.detail = S_W(m->detail);
-        env.body_case = WHITTLE__ENVELOPE__BODY_STATUS;
-        env.status = &status;
-        break;
+        return s_enc_status(m, env, b);
     case WH_MSG_PROGRESS:
-        if (!s_str_ok(m->detail))
-            return WH_ETOOBIG;
-        whittle__progress__init(&prog);
-        prog.detail = S_W(m->detail);
-        prog.has_final = prog.has_code = 1;
-        prog.final = m->final != 0;
-        prog.code = m->code;
-        prog.has_tag = 1;
-        prog.tag = m->cand_id;
-        env.body_case = WHITTLE__ENVELOPE__BODY_PROGRESS;
-        env.progress = &prog;
-        break;
+        return s_enc_progress(m, env, b);
     case WH_MSG_NONE:
     default:
         return WH_EINVAL;
     }
+}
+
+int wh_msg_encode(const wh_msg_t *m, uint8_t **buf, size_t *len)
+{
+    *buf = NULL;
+    *len = 0;
+    Whittle__Envelope env;
+    whittle__envelope__init(&env);
+    env.version = WH_WIRE_VERSION;
+    env.type = (Whittle__MsgType)m->type;
+    s_bodies_t b;
+    int rc = s_enc_body(m, &env, &b);
+    if (rc)
+        return rc;
 
     size_t n = whittle__envelope__get_packed_size(&env);
     if (n > WH_WIRE_MAX_FRAME)
