@@ -79,7 +79,7 @@ LAT_S=$(awk -v m="$LAT_MS" 'BEGIN { printf "%.3f", m / 1000 }')
 ROWS=()
 FAILED=0
 REF_DIR= REF_ROUNDS= REF_SEQ=
-declare -A WALL1 MS1
+declare -A WALL1 MS1 CEIL1
 run_one() {
     local mode=$1 n=$2 name="$1-$2" out="$BENCH_TMP/out-$1-$2" procs=1 layout
     local args=(reduce --project "$BENCH_FIX" --file tests/test_synth.c --test "$TEST"
