@@ -130,7 +130,7 @@ run_one() {
                 { bench_log "FAIL: $name: candidates or verdicts differ from the first run's"; FAILED=1; }
         fi
     fi
-    [ -z "${WALL1[$mode]:-}" ] && WALL1[$mode]=$wall MS1[$mode]=$ms CEIL1[$mode]=$(awk -v e="$evaluated" -v b="$brounds" 'BEGIN { printf "%.3f", b > 0 ? e / b : 1 }')
+    [ -z "${WALL1[$mode]:-}" ] && WALL1[$mode]=$wall MS1[$mode]=$ms CEIL1[$mode]=$(awk -v e="$evaluated" -v b="$brounds" 'BEGIN { printf "%.3f", (b > 0 ? e / b : 1) }')
     ROWS+=("$mode $n $layout $wall $((t1 - t0)) ${WALL1[$mode]} $rounds $evaluated $extra $cached $cand $ms ${MS1[$mode]} $brounds ${CEIL1[$mode]}")
     bench_log "  $name: wall $wall ms, $rounds rounds, $evaluated evaluated ($extra extra), $ms ms/candidate"
 }
