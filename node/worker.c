@@ -690,6 +690,146 @@ static void s_refwarm_join(s_refwarm_t *w)
     w->started = 0;
 }
 
+/* Checks a job spec from the wire; NULL when it can be run, else why not
+ * (and *code the error). */
+static char *s_spec_refusal(const wh_msg_t *m, const wh_framework_t **fw, int *code)
+{
+    const wh_job_spec_t *j = &m->job;
+    *fw = wh_framework_find(j->framework ? j->framework : "junit");
+    if (!*fw) {
+        *code = WH_EINVAL;
+        return wh_strdup_printf("unknown framework '%s'", j->framework);
+    }
+    if (!j->project || !j->test_file || !j->run_cmd || !j->test ||
+        ((m->on_reference || j->keep_fault) && !j->reference)) {
+        *code = WH_EPROTO;
+        return strdup("incomplete job spec");
+    }
+    /* Paths from the wire: the projects are absolute folders, the test
+     * file a plain path inside them (no "..": it is joined under this
+     * node's own workspace). */
+    if (j->project[0] != '/' || (j->reference && j->reference[0] != '/') ||
+        !wh_path_is_plain_relative(j->test_file)) {
+        *code = WH_EPROTO;
+        return wh_strdup_printf("refused job spec: project '%s' must be absolute and test "
+                                "file '%s' a plain relative path",
+                                j->project, j->test_file);
+    }
+    return NULL;
+}
+
+/* Baseline or reference check: reports the most common outcome and how
+ * many runs agree with it (the coordinator decides whether the original
+ * is stable enough). Returns the detail. */
+static char *s_judge_baseline(s_slot_t *s, const wh_msg_t *m, s_runs_t *x, wh_msg_t *v)
+{
+    const wh_job_spec_t *j = &m->job;
+    int best = 0, best_n = 0, any_failed = 0;
+    for (int i = 0; i < x->k; i++)
+        any_failed |= x->r[i].result.status == WH_TR_FAILED;
+    for (int i = 0; i < x->k; i++) {
+        /* The fingerprint is a failure's: when some runs failed, the
+         * most common failure wins over passes. */
+        if (any_failed && x->r[i].result.status != WH_TR_FAILED)
+            continue;
+        int same = 0;
+        for (int k = 0; k < x->k; k++)
+            same += x->r[k].result.status == x->r[i].result.status &&
+                    (x->r[i].result.status != WH_TR_FAILED ||
+                     wh_fp_match(&x->r[i].result.fp, &x->r[k].result.fp, (wh_match_t)j->match));
+        if (same > best_n) {
+            best = i;
+            best_n = same;
+        }
+    }
+    /* A baseline tells the coordinator how the test file compiles. */
+    if (m->baseline && s_baseline_compile(s, x->root, j->test_file, &v->compile) == 0)
+        v->compile_root = x->root;
+    v->verdict = WH_V_NONE;
+    v->test_status = x->r[best].result.status;
+    v->observed = x->r[best].result.fp;
+    v->agreeing_runs = (uint32_t)best_n;
+    if (x->k <= 1)
+        return x->r[0].detail ? strdup(x->r[0].detail) : NULL;
+    int passed = 0, failed = 0, missing = 0;
+    for (int i = 0; i < x->k; i++) {
+        passed += x->r[i].result.status == WH_TR_PASSED;
+        failed += x->r[i].result.status == WH_TR_FAILED;
+        missing += x->r[i].result.status == WH_TR_MISSING || x->r[i].result.status == WH_TR_SKIPPED;
+    }
+    return wh_strdup_printf("%d runs: %d gave this outcome; %d failed, %d passed, %d missing",
+                            x->k, best_n, failed, passed, missing);
+}
+
+/* A candidate: definite mode (every run preserves) unless --flaky-ok. */
+static void s_judge_candidate(const wh_job_spec_t *j, const s_runs_t *x, int want, wh_msg_t *v,
+                              wh_buf_t *why)
+{
+    int p = 0, first_other = -1;
+    for (int i = 0; i < x->k; i++) {
+        if (x->r[i].verdict == WH_V_PRESERVED)
+            p++;
+        else if (first_other < 0)
+            first_other = i;
+    }
+    int need = j->flaky_ok ? (int)j->flaky_ok : want;
+    v->agreeing_runs = (uint32_t)p;
+    if (p >= need && x->k == want) {
+        v->verdict = WH_V_PRESERVED;
+        v->observed = x->r[first_other < 0 ? 0 : (p ? (x->r[0].verdict == WH_V_PRESERVED ? 0 : first_other) : 0)].result.fp;
+    } else {
+        int o = first_other < 0 ? 0 : first_other;
+        v->verdict = x->r[o].verdict;
+        v->test_status = x->r[o].result.status;
+        v->observed = x->r[o].result.fp;
+    }
+    if (v->verdict == WH_V_PRESERVED)
+        v->test_status = WH_TR_FAILED;
+    if (want > 1)
+        wh_buf_printf(why, "%d of %d runs preserved; ", p, x->k);
+    if (x->r[0].detail)
+        wh_buf_puts(why, x->r[0].detail);
+}
+
+/* --keep-fault: a preserved candidate's failure must also be the
+ * fault's: the candidate has to pass on the reference version. */
+static void s_check_reference(s_slot_t *s, const wh_msg_t *m, const wh_framework_t *fw,
+                              s_runs_t *xr, wh_msg_t *v, wh_buf_t *why)
+{
+    const wh_job_spec_t *j = &m->job;
+    char *d2 = NULL;
+    int rc = s_run_set(s, j, fw, j->reference, 0, m->content, m->content_len, NULL, 1, xr, &d2);
+    if (rc) {
+        v->verdict = WH_V_INFRA_ERROR;
+        v->code = s_taint_setup(s, 1, rc, &d2);
+        wh_buf_printf(why, "; reference: %s", d2 ? d2 : wh_strerror(rc));
+    } else if (xr->r[0].cancelled) {
+        v->verdict = WH_V_INFRA_ERROR;
+        v->code = WH_ECANCEL;
+    } else if (xr->taint) {
+        v->verdict = WH_V_INFRA_ERROR;
+        v->code = WH_ETAINT;
+        wh_buf_printf(why, "; reference run: %s", xr->taint);
+    } else if (xr->r[0].verdict == WH_V_BUILD_FAILED) {
+        v->verdict = WH_V_BUILD_FAILED;
+        wh_buf_puts(why, "; does not build on the reference");
+    } else if (xr->r[0].verdict == WH_V_INFRA_ERROR) {
+        v->verdict = WH_V_INFRA_ERROR;
+        wh_buf_printf(why, "; reference run: %s", xr->r[0].detail ? xr->r[0].detail : "failed");
+    } else if (xr->r[0].result.status == WH_TR_FAILED) {
+        v->verdict = WH_V_DIFFERENT_FAILURE;
+        wh_buf_puts(why, "; preserved, but it fails on the reference too: the fault is lost");
+    } else if (xr->r[0].result.status != WH_TR_PASSED) {
+        /* Passing needs evidence (a report, a pass line, exit 0 with
+         * --pass-on-exit0): without it the fault is not shown kept. */
+        v->verdict = WH_V_TEST_MISSING;
+        wh_buf_puts(why, "; preserved, but no evidence that it passes on the reference");
+    } else {
+        wh_buf_puts(why, "; passes on the reference: the fault is kept");
+    }
+    free(d2);
+}
+
 static void s_evaluate(s_slot_t *s, wh_msg_t *m)
 {
     wh_node_t *n = s->node;
@@ -708,29 +848,9 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
     s->cur_cand = m->cand_id;
     s->cancel = 0;
 
-    const wh_framework_t *fw = wh_framework_find(j->framework ? j->framework : "junit");
-    if (!fw) {
-        detail = wh_strdup_printf("unknown framework '%s'", j->framework);
-        v.code = WH_EINVAL;
+    const wh_framework_t *fw = NULL;
+    if ((detail = s_spec_refusal(m, &fw, &v.code)))
         goto reply;
-    }
-    if (!j->project || !j->test_file || !j->run_cmd || !j->test ||
-        ((m->on_reference || j->keep_fault) && !j->reference)) {
-        detail = strdup("incomplete job spec");
-        v.code = WH_EPROTO;
-        goto reply;
-    }
-    /* Paths from the wire: the projects are absolute folders, the test
-     * file a plain path inside them (no "..": it is joined under this
-     * node's own workspace). */
-    if (j->project[0] != '/' || (j->reference && j->reference[0] != '/') ||
-        !wh_path_is_plain_relative(j->test_file)) {
-        detail = wh_strdup_printf("refused job spec: project '%s' must be absolute and test "
-                                  "file '%s' a plain relative path",
-                                  j->project, j->test_file);
-        v.code = WH_EPROTO;
-        goto reply;
-    }
     const char *project = m->on_reference ? j->reference : j->project;
     /* The baseline and the fault-kept check run once per repeat; a
      * reference check is a single run. */
@@ -786,111 +906,14 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
         goto reply;
     }
     if (ref == NULL) {
-        /* Baseline or reference check: report the most common outcome and
-         * how many runs agree with it (the coordinator decides whether the
-         * original is stable enough). */
-        int best = 0, best_n = 0, any_failed = 0;
-        for (int i = 0; i < x.k; i++)
-            any_failed |= x.r[i].result.status == WH_TR_FAILED;
-        for (int i = 0; i < x.k; i++) {
-            /* The fingerprint is a failure's: when some runs failed, the
-             * most common failure wins over passes. */
-            if (any_failed && x.r[i].result.status != WH_TR_FAILED)
-                continue;
-            int same = 0;
-            for (int k = 0; k < x.k; k++)
-                same += x.r[k].result.status == x.r[i].result.status &&
-                        (x.r[i].result.status != WH_TR_FAILED ||
-                         wh_fp_match(&x.r[i].result.fp, &x.r[k].result.fp, (wh_match_t)j->match));
-            if (same > best_n) {
-                best = i;
-                best_n = same;
-            }
-        }
-        /* A baseline tells the coordinator how the test file compiles. */
-        if (m->baseline && s_baseline_compile(s, x.root, j->test_file, &v.compile) == 0)
-            v.compile_root = x.root;
-        v.verdict = WH_V_NONE;
-        v.test_status = x.r[best].result.status;
-        v.observed = x.r[best].result.fp;
-        v.agreeing_runs = (uint32_t)best_n;
-        if (x.k > 1) {
-            int passed = 0, failed = 0, missing = 0;
-            for (int i = 0; i < x.k; i++) {
-                passed += x.r[i].result.status == WH_TR_PASSED;
-                failed += x.r[i].result.status == WH_TR_FAILED;
-                missing += x.r[i].result.status == WH_TR_MISSING || x.r[i].result.status == WH_TR_SKIPPED;
-            }
-            wh_buf_printf(&why, "%d runs: %d gave this outcome; %d failed, %d passed, %d missing",
-                          x.k, best_n, failed, passed, missing);
-            detail = wh_buf_detach(&why);
-        } else {
-            detail = r0->detail ? strdup(r0->detail) : NULL;
-        }
+        detail = s_judge_baseline(s, m, &x, &v);
         s_attach_report(&x, &v, &rep);
         goto reply;
     }
-    /* A candidate: definite mode (every run preserves) unless --flaky-ok. */
-    int p = 0, first_other = -1;
-    for (int i = 0; i < x.k; i++) {
-        if (x.r[i].verdict == WH_V_PRESERVED)
-            p++;
-        else if (first_other < 0)
-            first_other = i;
-    }
-    int need = j->flaky_ok ? (int)j->flaky_ok : want;
-    v.agreeing_runs = (uint32_t)p;
-    if (p >= need && x.k == want) {
-        v.verdict = WH_V_PRESERVED;
-        v.observed = x.r[first_other < 0 ? 0 : (p ? (x.r[0].verdict == WH_V_PRESERVED ? 0 : first_other) : 0)].result.fp;
-    } else {
-        int o = first_other < 0 ? 0 : first_other;
-        v.verdict = x.r[o].verdict;
-        v.test_status = x.r[o].result.status;
-        v.observed = x.r[o].result.fp;
-    }
-    if (v.verdict == WH_V_PRESERVED)
-        v.test_status = WH_TR_FAILED;
-    if (want > 1)
-        wh_buf_printf(&why, "%d of %d runs preserved; ", p, x.k);
-    if (r0->detail)
-        wh_buf_puts(&why, r0->detail);
+    s_judge_candidate(j, &x, want, &v, &why);
     s_attach_report(&x, &v, &rep);
-    /* --keep-fault: the failure must also be the fault's: the candidate
-     * has to pass on the reference version. */
-    if (v.verdict == WH_V_PRESERVED && j->keep_fault) {
-        char *d2 = NULL;
-        rc = s_run_set(s, j, fw, j->reference, 0, m->content, m->content_len, NULL, 1, &xr, &d2);
-        if (rc) {
-            v.verdict = WH_V_INFRA_ERROR;
-            v.code = s_taint_setup(s, 1, rc, &d2);
-            wh_buf_printf(&why, "; reference: %s", d2 ? d2 : wh_strerror(rc));
-        } else if (xr.r[0].cancelled) {
-            v.verdict = WH_V_INFRA_ERROR;
-            v.code = WH_ECANCEL;
-        } else if (xr.taint) {
-            v.verdict = WH_V_INFRA_ERROR;
-            v.code = WH_ETAINT;
-            wh_buf_printf(&why, "; reference run: %s", xr.taint);
-        } else if (xr.r[0].verdict == WH_V_BUILD_FAILED) {
-            v.verdict = WH_V_BUILD_FAILED;
-            wh_buf_puts(&why, "; does not build on the reference");
-        } else if (xr.r[0].verdict == WH_V_INFRA_ERROR) {
-            v.verdict = WH_V_INFRA_ERROR;
-            wh_buf_printf(&why, "; reference run: %s", xr.r[0].detail ? xr.r[0].detail : "failed");
-        } else if (xr.r[0].result.status == WH_TR_FAILED) {
-            v.verdict = WH_V_DIFFERENT_FAILURE;
-            wh_buf_puts(&why, "; preserved, but it fails on the reference too: the fault is lost");
-        } else if (xr.r[0].result.status != WH_TR_PASSED) {
-            /* Passing needs evidence (a report, a pass line, exit 0 with
-             * --pass-on-exit0): without it the fault is not shown kept. */
-            v.verdict = WH_V_TEST_MISSING;
-            wh_buf_puts(&why, "; preserved, but no evidence that it passes on the reference");
-        } else {
-            wh_buf_puts(&why, "; passes on the reference: the fault is kept");
-        }
-        free(d2);
-    }
+    if (v.verdict == WH_V_PRESERVED && j->keep_fault)
+        s_check_reference(s, m, fw, &xr, &v, &why);
     detail = wh_buf_detach(&why);
 reply:
     v.detail = detail;
