@@ -29,6 +29,7 @@
 #define _GNU_SOURCE
 #include "framework.h"
 #include "fw_util.h"
+#include "junit_cases.h"
 #include "normalize.h"
 #include "sanitizer.h"
 
@@ -73,97 +74,6 @@ char *wh_expand(const char *tmpl, const char *test, const char *report)
     return wh_buf_detach(&b);
 }
 
-/* ---- text helpers ---- */
-
-/* The first non-empty line of s, trimmed; malloc'ed ("" when none). */
-static char *s_first_line(const char *s)
-{
-    const char *p = s ? s : "";
-    for (;;) {
-        while (*p == ' ' || *p == '\t' || *p == '\r')
-            p++;
-        if (*p != '\n')
-            break;
-        p++;
-    }
-    size_t n = strcspn(p, "\r\n");
-    while (n && (p[n - 1] == ' ' || p[n - 1] == '\t'))
-        n--;
-    return strndup(p, n);
-}
-
-/* ---- finding the test case ---- */
-
-static int s_joined_eq(const char *test, const char *a, const char *sep, const char *b)
-{
-    size_t la = strlen(a), ls = strlen(sep);
-    return la && strncmp(test, a, la) == 0 && strncmp(test + la, sep, ls) == 0 &&
-           strcmp(test + la + ls, b) == 0;
-}
-
-/* name == test, or classname.name, classname::name, suite.name. */
-static int s_case_matches(xmlNodePtr tc, const char *suite, const char *test)
-{
-    char *name = wh_fwu_prop(tc, "name");
-    if (!name)
-        return 0;
-    int m = strcmp(name, test) == 0;
-    if (!m) {
-        char *cls = wh_fwu_prop(tc, "classname");
-        if (cls)
-            m = s_joined_eq(test, cls, ".", name) || s_joined_eq(test, cls, "::", name);
-        free(cls);
-    }
-    if (!m && suite)
-        m = s_joined_eq(test, suite, ".", name);
-    free(name);
-    return m;
-}
-
-/* The first <testcase> (document order, any depth) that names test. */
-static xmlNodePtr s_find_case(xmlNodePtr n, const char *suite, const char *test)
-{
-    for (; n; n = n->next) {
-        if (n->type != XML_ELEMENT_NODE)
-            continue;
-        if (wh_fwu_is_elem(n, "testcase")) {
-            if (s_case_matches(n, suite, test))
-                return n;
-            continue;
-        }
-        char *sname = wh_fwu_is_elem(n, "testsuite") ? wh_fwu_prop(n, "name") : NULL;
-        xmlNodePtr hit = s_find_case(n->children, sname ? sname : suite, test);
-        free(sname);
-        if (hit)
-            return hit;
-    }
-    return NULL;
-}
-
-/* Status of a test case; *fail is its first <failure> or <error>. */
-static wh_test_status_t s_case_status(xmlNodePtr tc, xmlNodePtr *fail)
-{
-    *fail = NULL;
-    int skipped = 0;
-    for (xmlNodePtr c = tc->children; c; c = c->next) {
-        if (wh_fwu_is_elem(c, "failure") || wh_fwu_is_elem(c, "error")) {
-            *fail = c;
-            return WH_TR_FAILED;
-        }
-        if (wh_fwu_is_elem(c, "skipped"))
-            skipped = 1;
-    }
-    char *status = wh_fwu_prop(tc, "status");
-    char *result = wh_fwu_prop(tc, "result");
-    if (status && (strcmp(status, "notrun") == 0 || strcmp(status, "disabled") == 0))
-        skipped = 1;
-    if (result && (strcmp(result, "skipped") == 0 || strcmp(result, "suppressed") == 0))
-        skipped = 1;
-    free(status);
-    free(result);
-    return skipped ? WH_TR_SKIPPED : WH_TR_PASSED;
-}
-
 /* ---- per-preset failure readers ---- */
 
 /* Fills kind, message and location of a failed case; fp->test is set by the
@@ -184,7 +94,7 @@ static int s_fail_junit(xmlNodePtr tc, xmlNodePtr fail, const char *console, siz
     char *msg = wh_fwu_prop(fail, "message");
     if (!msg || !*msg) {
         free(msg);
-        msg = s_first_line(text);
+        msg = wh_fwu_first_line(text);
     }
     fp->kind = strdup(s_fail_kind(fail));
     fp->message = msg;
@@ -419,10 +329,13 @@ static int s_read_with(s_fail_fn on_fail, const char *report_path, const char *c
     int rc = wh_fwu_load(report_path, &doc, err);
     if (rc)
         return rc;
-    xmlNodePtr tc = s_find_case(xmlDocGetRootElement(doc), NULL, test);
+    xmlNodePtr tc = wh_fwu_junit_find(xmlDocGetRootElement(doc), test);
     if (tc) {
         xmlNodePtr fail = NULL;
-        out->status = s_case_status(tc, &fail);
+        int st = wh_fwu_junit_status(tc, &fail);
+        out->status = st == WH_JC_SKIPPED ? WH_TR_SKIPPED
+                      : wh_jc_failing(st) ? WH_TR_FAILED
+                                          : WH_TR_PASSED;
         if (out->status == WH_TR_FAILED) {
             rc = on_fail(tc, fail, console, console ? console_len : 0, test, &out->fp);
         }

@@ -1,6 +1,6 @@
 /*
  * fw_util — what the report readers of the framework presets share
- * (framework.c, fw_xunit.c, fw_console.c): loading a report as XML under a
+ * (framework.c, fw_xunit.c, fw_console.c, junit_cases.c): loading a report as XML under a
  * size cap, walking libxml2 elements, finding a "file.c:LINE" location in
  * text, and starting or abandoning a result. Private to the oracle library
  * ("fwu" = framework utilities); nothing outside node/ includes it.
@@ -58,5 +58,19 @@ void wh_fwu_result_init(wh_test_result_t *out, char **err);
 /* Abandons a read that ran out of memory: clears out, sets *err to "out of
  * memory" unless it holds a reason already, and returns WH_ENOMEM. */
 int wh_fwu_oom(wh_test_result_t *out, char **err);
+
+/* ---- JUnit test cases (junit_cases.c) ---- */
+
+/* The first <testcase> (document order, any depth, from n and its
+ * siblings) that names test: its name, classname + "." or "::" + name, or
+ * its enclosing testsuite's name + "." + name. */
+xmlNodePtr wh_fwu_junit_find(xmlNodePtr n, const char *test);
+
+/* The status of a <testcase> (see junit_cases.h); *fail is its first
+ * <failure> or <error>, else NULL. */
+int wh_fwu_junit_status(xmlNodePtr tc, xmlNodePtr *fail);
+
+/* The first non-empty line of s, trimmed; malloc'ed ("" when none). */
+char *wh_fwu_first_line(const char *s);
 
 #endif
