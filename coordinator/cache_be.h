@@ -1,0 +1,64 @@
+/*
+ * cache_be — what the cache front (cache.c) and its back ends share, and
+ * nothing else includes: the ops table every back end fills in, the binary
+ * key helpers, and the constructors of the back ends:
+ *   cache_embedded.c  memory: and the embedded log (DIR/verdicts.log ...)
+ *   cache_redis.c     redis://, with the embedded back end as its fallback
+ * Back ends get keys already parsed to binary (WH_CACHE_KEY_BYTES bytes).
+ */
+#ifndef WH_CACHE_BE_H
+#define WH_CACHE_BE_H
+
+#include <stdint.h>
+
+#include "cache.h"
+
+#define WH_CACHE_KEY_BYTES 32
+#define WH_CACHE_NS 2 /* key spaces: WH_CACHE_VERDICTS, WH_CACHE_PREDICTED */
+#define WH_CACHE_BLOB_KEY_MAX 256
+#define WH_CACHE_BLOB_VALUE_MAX (64u << 10)
+
+struct wh_cache_ops {
+    /* out[i] = verdict or WH_V_NONE on a miss in key space ns; 0 or a
+     * negative code. */
+    int (*get_many)(void *be, int ns, const uint8_t (*keys)[WH_CACHE_KEY_BYTES], int n,
+                    wh_verdict_t *out);
+    /* v is storable (never None/InfraError); 0 or a negative code. */
+    int (*put)(void *be, int ns, const uint8_t key[WH_CACHE_KEY_BYTES], wh_verdict_t v);
+    /* Forgets key in the verdicts key space; 0 or a negative code. */
+    int (*drop)(void *be, const uint8_t key[WH_CACHE_KEY_BYTES]);
+    /* Blobs: 0 and *value (malloc'ed) on a hit, WH_ENOTFOUND on a miss. */
+    int (*get_blob)(void *be, const char *key, char **value);
+    int (*put_blob)(void *be, const char *key, const char *value);
+    const char *(*describe)(const void *be);
+    void (*close)(void *be);
+};
+
+/* 1 when v may be stored (never None or InfraError). */
+int wh_cache_storable(wh_verdict_t v);
+/* Parses exactly 64 hex chars (no terminator needed): 0 or WH_EINVAL. */
+int wh_cache_key_parse_n(const char *hex, uint8_t out[WH_CACHE_KEY_BYTES]);
+/* 64 lower-case hex chars and a terminator. */
+void wh_cache_key_hex(const uint8_t key[WH_CACHE_KEY_BYTES], char out[2 * WH_CACHE_KEY_BYTES + 1]);
+/* The default folder: $WHITTLE_CACHE_DIR, $XDG_CACHE_HOME/whittle or
+ * ~/.cache/whittle (malloc'ed; NULL when none can be named). */
+char *wh_cache_default_dir(void);
+
+/* The memory and embedded back end (cache_embedded.c). */
+typedef struct wh_cache_emb wh_cache_emb_t;
+extern const struct wh_cache_ops wh_cache_emb_ops;
+/* In memory only; NULL when out of memory. */
+wh_cache_emb_t *wh_cache_mem_open(void);
+/* Opens (creating the folder and the logs) and loads DIR's logs; NULL with
+ * *err set. */
+wh_cache_emb_t *wh_cache_emb_open(const char *dir, char **err);
+
+/* The Redis back end (cache_redis.c), the only file that includes hiredis. */
+typedef struct wh_cache_redis wh_cache_redis_t;
+extern const struct wh_cache_ops wh_cache_redis_ops;
+/* url is redis://[user[:password]@]host[:port][/db]; NULL with *err set
+ * (a bad URL or refused credentials; an unreachable Redis is not an error:
+ * the back end starts down, on its embedded fallback). */
+wh_cache_redis_t *wh_cache_redis_open(const char *url, char **err);
+
+#endif

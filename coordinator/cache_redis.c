@@ -1,0 +1,755 @@
+/*
+ * cache_redis — the redis:// back end of the verdict cache (cache_be.h),
+ * through hiredis (the only file that includes it), with the embedded back
+ * end as its fallback.
+ *
+ * Redis key layout (copied into the README):
+ *
+ *     whittle:v1:verdict:<key>  ->  <VerdictName>
+ *
+ *   <key> is the 64-char lower-case hex cache key of wh_cache_key();
+ *   <VerdictName> is one of Preserved, TestPassed, DifferentFailure,
+ *   BuildFailed, TestMissing (InfraError and None are never stored). Plain
+ *   string values written with SET and no expiry: a key is a content
+ *   address, so its verdict never goes stale; use maxmemory with an LRU
+ *   policy to bound the memory. The lookups of one round are one
+ *   pipelined batch of MGETs (512 keys each). "v1" changes whenever the
+ *   layout or the key derivation does, so old and new whittles can share
+ *   one Redis without misreading each other.
+ *
+ *     whittle:v1:predicted:<key> ->  BuildFailed
+ *
+ *   Predictions (wh_cache_put_ns with WH_CACHE_PREDICTED): the front end
+ *   rejected the candidate, no build ran. A key space of its own, so a
+ *   real verdict is never confused with a prediction; same rules otherwise.
+ *
+ *   A verdict found wrong (wh_cache_drop) is deleted with DEL.
+ *
+ *     whittle:v1:blob:<name>    ->  <one-line text>
+ *
+ *   Small values beside the verdicts (wh_cache_put_blob), e.g.
+ *   "fp:<job identity>" -> the job's baseline fingerprint as JSON. Also
+ *   SET without expiry; at most 64 KiB each.
+ *
+ * Redis fallback: when Redis cannot be reached at open, or a command fails
+ * mid-run (I/O error, 1 s timeout, error reply), the cache warns once per
+ * outage and serves from the embedded back end, which receives every put
+ * whether Redis is up or not, so it holds everything this process stored.
+ * While down, it retries connecting at most every 5 s
+ * ($WHITTLE_REDIS_RETRY_MS). When Redis answers again it is used again,
+ * and the puts made while it was down (up to S_PENDING_MAX of them) are
+ * written back in one pipelined batch. A Redis miss is also looked up in
+ * the embedded table, so the answers never depend on whether Redis was
+ * restarted empty.
+ */
+#define _GNU_SOURCE
+#include "cache_be.h"
+
+#include <ctype.h>
+#include <errno.h>
+#include <hiredis/hiredis.h>
+#include <limits.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+
+static const char *const s_redis_prefix[WH_CACHE_NS] = {"whittle:v1:verdict:",
+                                                        "whittle:v1:predicted:"};
+#define S_REDIS_PREFIX_MAX (sizeof "whittle:v1:predicted:" - 1)
+#define S_REDIS_TIMEOUT_MS 1000
+#define S_REDIS_RETRY_MS 5000
+#define S_MGET_CHUNK 512
+#define S_PENDING_MAX 100000
+#define S_REDIS_BLOB_PREFIX "whittle:v1:blob:"
+
+/* ---- redis back end ---- */
+
+typedef struct {
+    uint8_t key[WH_CACHE_KEY_BYTES];
+    uint8_t v;
+    uint8_t ns;
+} s_pending_t;
+
+typedef struct wh_cache_redis {
+    char *url;             /* as given, with the password masked: safe to print */
+    char *host;
+    int port, db;
+    char *user, *password; /* AUTH [user] password when password is set */
+    redisContext *rc;      /* NULL while down */
+    int down;              /* an outage was announced */
+    uint64_t next_retry_ms;
+    unsigned retry_ms;
+    wh_cache_emb_t *emb;   /* fallback; receives every put */
+    const struct wh_cache_ops *emb_ops;
+    s_pending_t *pending;  /* puts (v None: drops) Redis missed while down */
+    size_t n_pending, cap_pending;
+    int pending_overflow;
+} s_redis_t;
+
+/* hiredis writes with write(2): a peer that died mid-batch would raise
+ * SIGPIPE and kill the process. Block it around Redis I/O and swallow one
+ * that our write caused, leaving the process's signal setup alone. */
+typedef struct {
+    sigset_t old;
+    int was_pending;
+} s_nopipe_t;
+
+static void s_nopipe_begin(s_nopipe_t *p)
+{
+    sigset_t set, pend;
+    sigemptyset(&set);
+    sigaddset(&set, SIGPIPE);
+    sigemptyset(&pend);
+    sigpending(&pend);
+    p->was_pending = sigismember(&pend, SIGPIPE) == 1;
+    pthread_sigmask(SIG_BLOCK, &set, &p->old);
+}
+
+static void s_nopipe_end(s_nopipe_t *p)
+{
+    if (!p->was_pending) {
+        sigset_t set, pend;
+        sigemptyset(&set);
+        sigaddset(&set, SIGPIPE);
+        sigemptyset(&pend);
+        sigpending(&pend);
+        if (sigismember(&pend, SIGPIPE) == 1) {
+            struct timespec zero = {0, 0};
+            while (sigtimedwait(&set, NULL, &zero) < 0 && errno == EINTR)
+                ;
+        }
+    }
+    pthread_sigmask(SIG_SETMASK, &p->old, NULL);
+}
+
+static const char *s_rc_err(const redisContext *c)
+{
+    return c->err && c->errstr[0] ? c->errstr : "connection lost";
+}
+
+/* 1 when rep is a non-error reply; else 0, or -2 when Redis refused our
+ * credentials (NOAUTH, WRONGPASS, NOPERM: no retry will help), with why set.
+ * Frees rep. */
+static int s_reply_ok(redisContext *c, redisReply *rep, char *why, size_t why_sz)
+{
+    int ok = 1;
+    if (!rep) {
+        snprintf(why, why_sz, "%s", s_rc_err(c));
+        return 0;
+    }
+    if (rep->type == REDIS_REPLY_ERROR) {
+        const char *e = rep->str ? rep->str : "error reply";
+        snprintf(why, why_sz, "%s", e);
+        ok = !strncmp(e, "NOAUTH", 6) || !strncmp(e, "WRONGPASS", 9) || !strncmp(e, "NOPERM", 6) ||
+                     strstr(e, "invalid password") || strstr(e, "invalid username-password")
+                 ? -2
+                 : 0;
+    }
+    freeReplyObject(rep);
+    return ok;
+}
+
+/* AUTH [user] password (Redis 6 ACL users; just the password for
+ * requirepass). 1 ok or nothing to do; 0 / -2 as s_reply_ok. */
+static int s_redis_auth(const s_redis_t *r, redisContext *c, char *why, size_t why_sz)
+{
+    if (!r->password)
+        return 1;
+    redisReply *rep = r->user ? redisCommand(c, "AUTH %s %s", r->user, r->password)
+                              : redisCommand(c, "AUTH %s", r->password);
+    return s_reply_ok(c, rep, why, why_sz);
+}
+
+/* Connects, authenticates, selects the db and checks that Redis answers.
+ * 0, or -1 (unreachable) / -2 (credentials refused) with *why (in the
+ * caller's buffer) set. */
+static int s_redis_connect(s_redis_t *r, char *why, size_t why_sz)
+{
+    struct timeval tv = {S_REDIS_TIMEOUT_MS / 1000, (S_REDIS_TIMEOUT_MS % 1000) * 1000};
+    s_nopipe_t np;
+    s_nopipe_begin(&np);
+    redisContext *c = redisConnectWithTimeout(r->host, r->port, tv);
+    int ok = 0;
+    if (!c) {
+        snprintf(why, why_sz, "out of memory");
+    } else if (c->err) {
+        snprintf(why, why_sz, "%s", s_rc_err(c));
+    } else if (redisSetTimeout(c, tv) != REDIS_OK) {
+        snprintf(why, why_sz, "%s", s_rc_err(c));
+    } else {
+        redisEnableKeepAlive(c);
+        ok = s_redis_auth(r, c, why, why_sz);
+        if (ok == 1) {
+            redisReply *rep = r->db ? redisCommand(c, "SELECT %d", r->db) : redisCommand(c, "PING");
+            ok = s_reply_ok(c, rep, why, why_sz);
+        }
+    }
+    s_nopipe_end(&np);
+    if (ok != 1) {
+        if (c)
+            redisFree(c);
+        return ok == -2 ? -2 : -1;
+    }
+    r->rc = c;
+    return 0;
+}
+
+/* Marks Redis down: drops the connection, warns once per outage. */
+static void s_redis_down(s_redis_t *r, const char *why)
+{
+    if (r->rc) {
+        redisFree(r->rc);
+        r->rc = NULL;
+    }
+    if (!r->down)
+        wh_warn("redis at %s unavailable (%s); using the embedded cache", r->url, why);
+    r->down = 1;
+    r->next_retry_ms = wh_now_ms() + r->retry_ms;
+}
+
+static int s_redis_flush_pending(s_redis_t *r);
+
+/* While down, reconnects when the retry interval has passed. */
+static void s_redis_maybe_retry(s_redis_t *r)
+{
+    if (r->rc || wh_now_ms() < r->next_retry_ms)
+        return;
+    char why[256];
+    if (s_redis_connect(r, why, sizeof why)) {
+        wh_debug("redis at %s still unavailable (%s)", r->url, why);
+        r->next_retry_ms = wh_now_ms() + r->retry_ms;
+        return;
+    }
+    if (r->down)
+        wh_info("redis at %s is back; using it again", r->url);
+    r->down = 0;
+    s_redis_flush_pending(r);
+}
+
+/* Writes the Redis key of key in key space ns; returns its length. */
+static size_t s_redis_key(char *dst, int ns, const uint8_t key[WH_CACHE_KEY_BYTES])
+{
+    size_t n = strlen(s_redis_prefix[ns]);
+    memcpy(dst, s_redis_prefix[ns], n);
+    wh_cache_key_hex(key, dst + n);
+    return n + 2 * WH_CACHE_KEY_BYTES;
+}
+
+#define S_RKEY_SZ (S_REDIS_PREFIX_MAX + 2 * WH_CACHE_KEY_BYTES + 1)
+
+/* Sends n SETs (DELs for items whose v is None) as one pipelined batch and reads the replies. 0, or -1
+ * with why set (the connection is then unusable). */
+static int s_redis_set_batch(s_redis_t *r, const s_pending_t *items, size_t n, char *why,
+                             size_t why_sz)
+{
+    s_nopipe_t np;
+    s_nopipe_begin(&np);
+    int rc = 0;
+    size_t sent = 0;
+    for (; sent < n; sent++) {
+        char k[S_RKEY_SZ];
+        size_t kl = s_redis_key(k, items[sent].ns, items[sent].key);
+        /* v None: a dropped verdict, deleted. */
+        int del = items[sent].v == WH_V_NONE;
+        const char *name = wh_verdict_name((wh_verdict_t)items[sent].v);
+        const char *argv[3] = {del ? "DEL" : "SET", k, name};
+        size_t argl[3] = {3, kl, strlen(name)};
+        if (redisAppendCommandArgv(r->rc, del ? 2 : 3, argv, argl) != REDIS_OK) {
+            snprintf(why, why_sz, "%s", s_rc_err(r->rc));
+            rc = -1;
+            break;
+        }
+    }
+    /* Read every reply that was queued, even after a failure, so the
+     * context never holds a stale reply. */
+    for (size_t i = 0; i < sent; i++) {
+        void *vrep = NULL;
+        if (redisGetReply(r->rc, &vrep) != REDIS_OK) {
+            if (!rc)
+                snprintf(why, why_sz, "%s", s_rc_err(r->rc));
+            rc = -1;
+            break;
+        }
+        redisReply *rep = vrep;
+        if (rep->type == REDIS_REPLY_ERROR && !rc) {
+            snprintf(why, why_sz, "%s", rep->str ? rep->str : "error reply");
+            rc = -1;
+        }
+        freeReplyObject(rep);
+    }
+    s_nopipe_end(&np);
+    return rc;
+}
+
+static int s_redis_flush_pending(s_redis_t *r)
+{
+    if (!r->n_pending || !r->rc)
+        return 0;
+    char why[256];
+    if (s_redis_set_batch(r, r->pending, r->n_pending, why, sizeof why)) {
+        s_redis_down(r, why);
+        return WH_EUNAVAIL;
+    }
+    wh_debug("wrote %zu verdicts stored during the redis outage back to %s", r->n_pending, r->url);
+    if (r->pending_overflow)
+        wh_info("more than %d verdicts were stored while redis was down; only the first were "
+                "written back to it",
+                S_PENDING_MAX);
+    r->n_pending = 0;
+    r->pending_overflow = 0;
+    return 0;
+}
+
+static void s_redis_remember(s_redis_t *r, int ns, const uint8_t key[WH_CACHE_KEY_BYTES], wh_verdict_t v)
+{
+    if (r->n_pending == r->cap_pending) {
+        if (r->cap_pending >= S_PENDING_MAX) {
+            r->pending_overflow = 1;
+            return;
+        }
+        size_t cap = r->cap_pending ? r->cap_pending * 2 : 256;
+        if (cap > S_PENDING_MAX)
+            cap = S_PENDING_MAX;
+        s_pending_t *p = realloc(r->pending, cap * sizeof *p);
+        if (!p)
+            return; /* still in the embedded store; only the write-back is lost */
+        r->pending = p;
+        r->cap_pending = cap;
+    }
+    memcpy(r->pending[r->n_pending].key, key, WH_CACHE_KEY_BYTES);
+    r->pending[r->n_pending].v = (uint8_t)v;
+    r->pending[r->n_pending].ns = (uint8_t)ns;
+    r->n_pending++;
+}
+
+/* MGET in pipelined chunks. 0, or -1 with why set. */
+static int s_redis_mget(s_redis_t *r, int ns, const uint8_t (*keys)[WH_CACHE_KEY_BYTES], int n,
+                        wh_verdict_t *out, char *why, size_t why_sz)
+{
+    int chunk = n < S_MGET_CHUNK ? n : S_MGET_CHUNK;
+    char *kbuf = malloc((size_t)chunk * S_RKEY_SZ);
+    const char **argv = malloc((size_t)(chunk + 1) * sizeof *argv);
+    size_t *argl = malloc((size_t)(chunk + 1) * sizeof *argl);
+    if (!kbuf || !argv || !argl) {
+        free(kbuf);
+        free(argv);
+        free(argl);
+        snprintf(why, why_sz, "out of memory");
+        return WH_ENOMEM;
+    }
+    s_nopipe_t np;
+    s_nopipe_begin(&np);
+    int rc = 0, sent = 0;
+    for (int base = 0; base < n; base += S_MGET_CHUNK) {
+        int k = n - base < S_MGET_CHUNK ? n - base : S_MGET_CHUNK;
+        argv[0] = "MGET";
+        argl[0] = 4;
+        for (int i = 0; i < k; i++) {
+            char *dst = kbuf + (size_t)i * S_RKEY_SZ;
+            argl[i + 1] = s_redis_key(dst, ns, keys[base + i]);
+            argv[i + 1] = dst;
+        }
+        /* hiredis copies the arguments into its output buffer. */
+        if (redisAppendCommandArgv(r->rc, k + 1, argv, argl) != REDIS_OK) {
+            snprintf(why, why_sz, "%s", s_rc_err(r->rc));
+            rc = -1;
+            break;
+        }
+        sent++;
+    }
+    for (int c = 0; c < sent; c++) {
+        int base = c * S_MGET_CHUNK;
+        int k = n - base < S_MGET_CHUNK ? n - base : S_MGET_CHUNK;
+        void *vrep = NULL;
+        if (redisGetReply(r->rc, &vrep) != REDIS_OK) {
+            if (!rc)
+                snprintf(why, why_sz, "%s", s_rc_err(r->rc));
+            rc = -1;
+            break;
+        }
+        redisReply *rep = vrep;
+        if (rep->type == REDIS_REPLY_ARRAY && rep->elements == (size_t)k) {
+            for (int i = 0; i < k; i++) {
+                redisReply *el = rep->element[i];
+                wh_verdict_t v = WH_V_NONE;
+                if (el->type == REDIS_REPLY_STRING && el->len < 32)
+                    v = wh_verdict_parse(el->str);
+                out[base + i] = wh_cache_storable(v) ? v : WH_V_NONE;
+            }
+        } else if (!rc) {
+            snprintf(why, why_sz, "%s",
+                     rep->type == REDIS_REPLY_ERROR && rep->str ? rep->str : "unexpected reply");
+            rc = -1;
+        }
+        freeReplyObject(rep);
+    }
+    s_nopipe_end(&np);
+    free(kbuf);
+    free(argv);
+    free(argl);
+    return rc;
+}
+
+static int s_redis_get_many(void *be, int ns, const uint8_t (*keys)[WH_CACHE_KEY_BYTES], int n,
+                            wh_verdict_t *out)
+{
+    s_redis_t *r = be;
+    s_redis_maybe_retry(r);
+    if (r->rc) {
+        char why[256];
+        int rc = s_redis_mget(r, ns, keys, n, out, why, sizeof why);
+        if (rc == 0) {
+            /* Redis may have been restarted empty, or missed puts while
+             * down: fill its misses from the embedded store. */
+            int misses = 0;
+            for (int i = 0; i < n; i++)
+                misses += out[i] == WH_V_NONE;
+            if (!misses)
+                return 0;
+            wh_verdict_t *local = malloc((size_t)n * sizeof *local);
+            if (!local)
+                return 0; /* misses stay misses */
+            r->emb_ops->get_many(r->emb, ns, keys, n, local);
+            for (int i = 0; i < n; i++)
+                if (out[i] == WH_V_NONE)
+                    out[i] = local[i];
+            free(local);
+            return 0;
+        }
+        if (rc == WH_ENOMEM)
+            return rc;
+        s_redis_down(r, why);
+    }
+    return r->emb_ops->get_many(r->emb, ns, keys, n, out);
+}
+
+static int s_redis_put(void *be, int ns, const uint8_t key[WH_CACHE_KEY_BYTES], wh_verdict_t v)
+{
+    s_redis_t *r = be;
+    int erc = r->emb_ops->put(r->emb, ns, key, v);
+    s_redis_maybe_retry(r);
+    if (r->rc) {
+        s_pending_t item;
+        memcpy(item.key, key, WH_CACHE_KEY_BYTES);
+        item.v = (uint8_t)v;
+        item.ns = (uint8_t)ns;
+        char why[256];
+        if (s_redis_set_batch(r, &item, 1, why, sizeof why) == 0)
+            return 0;
+        s_redis_down(r, why);
+    }
+    s_redis_remember(r, ns, key, v);
+    return erc;
+}
+
+static int s_redis_drop(void *be, const uint8_t key[WH_CACHE_KEY_BYTES])
+{
+    s_redis_t *r = be;
+    int erc = r->emb_ops->drop(r->emb, key);
+    s_redis_maybe_retry(r);
+    if (r->rc) {
+        s_pending_t item;
+        memcpy(item.key, key, WH_CACHE_KEY_BYTES);
+        item.ns = WH_CACHE_VERDICTS;
+        item.v = WH_V_NONE;
+        char why[256];
+        if (s_redis_set_batch(r, &item, 1, why, sizeof why) == 0)
+            return erc;
+        s_redis_down(r, why);
+    }
+    s_redis_remember(r, WH_CACHE_VERDICTS, key, WH_V_NONE);
+    return erc;
+}
+
+/* One command whose reply is read at once: GET or SET of a blob. Returns
+ * the reply (caller frees) or NULL with why set. */
+static redisReply *s_redis_blob_cmd(s_redis_t *r, int argc, const char **argv,
+                                    const size_t *argl, char *why, size_t why_sz)
+{
+    s_nopipe_t np;
+    s_nopipe_begin(&np);
+    redisReply *rep = redisCommandArgv(r->rc, argc, argv, argl);
+    s_nopipe_end(&np);
+    if (!rep) {
+        snprintf(why, why_sz, "%s", s_rc_err(r->rc));
+        return NULL;
+    }
+    if (rep->type == REDIS_REPLY_ERROR) {
+        snprintf(why, why_sz, "%s", rep->str ? rep->str : "error reply");
+        freeReplyObject(rep);
+        return NULL;
+    }
+    return rep;
+}
+
+static int s_redis_get_blob(void *be, const char *key, char **value)
+{
+    s_redis_t *r = be;
+    s_redis_maybe_retry(r);
+    if (r->rc) {
+        char *k = wh_strdup_printf(S_REDIS_BLOB_PREFIX "%s", key);
+        if (!k)
+            return WH_ENOMEM;
+        const char *argv[2] = {"GET", k};
+        size_t argl[2] = {3, strlen(k)};
+        char why[256];
+        redisReply *rep = s_redis_blob_cmd(r, 2, argv, argl, why, sizeof why);
+        free(k);
+        if (rep) {
+            int rc = WH_ENOTFOUND;
+            if (rep->type == REDIS_REPLY_STRING && rep->len <= WH_CACHE_BLOB_VALUE_MAX &&
+                !memchr(rep->str, '\0', rep->len) && !memchr(rep->str, '\n', rep->len)) {
+                *value = strndup(rep->str, rep->len);
+                rc = *value ? 0 : WH_ENOMEM;
+            }
+            freeReplyObject(rep);
+            if (rc != WH_ENOTFOUND)
+                return rc;
+            return r->emb_ops->get_blob(r->emb, key, value);
+        }
+        s_redis_down(r, why);
+    }
+    return r->emb_ops->get_blob(r->emb, key, value);
+}
+
+/* Blobs put while Redis is down stay in the embedded store only (they are
+ * few, and this process still finds them there). */
+static int s_redis_put_blob(void *be, const char *key, const char *value)
+{
+    s_redis_t *r = be;
+    int erc = r->emb_ops->put_blob(r->emb, key, value);
+    s_redis_maybe_retry(r);
+    if (r->rc) {
+        char *k = wh_strdup_printf(S_REDIS_BLOB_PREFIX "%s", key);
+        if (!k)
+            return WH_ENOMEM;
+        const char *argv[3] = {"SET", k, value};
+        size_t argl[3] = {3, strlen(k), strlen(value)};
+        char why[256];
+        redisReply *rep = s_redis_blob_cmd(r, 3, argv, argl, why, sizeof why);
+        free(k);
+        if (rep) {
+            freeReplyObject(rep);
+            return 0;
+        }
+        s_redis_down(r, why);
+    }
+    return erc;
+}
+
+static const char *s_redis_describe(const void *be)
+{
+    const s_redis_t *r = be;
+    return r->rc ? "redis" : "redis(down, embedded)";
+}
+
+static void s_redis_close(void *be)
+{
+    s_redis_t *r = be;
+    if (!r)
+        return;
+    if (r->rc)
+        redisFree(r->rc);
+    if (r->emb)
+        r->emb_ops->close(r->emb);
+    free(r->pending);
+    free(r->url);
+    free(r->host);
+    free(r->user);
+    if (r->password) {
+        memset(r->password, 0, strlen(r->password));
+        free(r->password);
+    }
+    free(r);
+}
+
+const struct wh_cache_ops wh_cache_redis_ops = {
+    s_redis_get_many, s_redis_put, s_redis_drop, s_redis_get_blob, s_redis_put_blob,
+    s_redis_describe, s_redis_close,
+};
+
+/* Decodes %XX escapes of n bytes at s (so a password may hold ':', '@' or
+ * '/'). NULL when out of memory or on a bad escape. */
+static char *s_pct_decode(const char *s, size_t n)
+{
+    char *out = malloc(n + 1), *o = out;
+    if (!out)
+        return NULL;
+    for (size_t i = 0; i < n; i++) {
+        if (s[i] != '%') {
+            *o++ = s[i];
+            continue;
+        }
+        if (i + 2 >= n || !isxdigit((unsigned char)s[i + 1]) ||
+            !isxdigit((unsigned char)s[i + 2])) {
+            free(out);
+            return NULL;
+        }
+        char hex[3] = {s[i + 1], s[i + 2], 0};
+        unsigned v = (unsigned)strtoul(hex, NULL, 16);
+        if (v == 0) {
+            free(out);
+            return NULL;
+        }
+        *o++ = (char)v;
+        i += 2;
+    }
+    *o = 0;
+    return out;
+}
+
+/* Splits "[user[:password]@]" off the URL: sets r->user/r->password (the
+ * password may also come from $WHITTLE_REDIS_PASSWORD), and the masked
+ * r->url. Returns the rest (host...) or NULL with *err set. */
+static const char *s_redis_userinfo(s_redis_t *r, const char *url, char **err)
+{
+    const char *p = url + strlen("redis://");
+    const char *at = NULL;
+    for (const char *q = p; *q && *q != '/'; q++)
+        if (*q == '@')
+            at = q;
+    const char *env = getenv("WHITTLE_REDIS_PASSWORD");
+    if (!at) {
+        r->url = strdup(url);
+        if (env && *env)
+            r->password = strdup(env);
+        return p;
+    }
+    const char *colon = memchr(p, ':', (size_t)(at - p));
+    const char *uend = colon ? colon : at;
+    if (uend > p && !(r->user = s_pct_decode(p, (size_t)(uend - p))))
+        goto bad;
+    if (colon && !(r->password = s_pct_decode(colon + 1, (size_t)(at - colon - 1))))
+        goto bad;
+    if (r->password && !*r->password) {
+        free(r->password);
+        r->password = NULL;
+    }
+    if (!r->password && env && *env)
+        r->password = strdup(env);
+    if (!r->password) {
+        *err = wh_strdup_printf("redis URL names user '%s' but no password (add :PASSWORD or set "
+                                "WHITTLE_REDIS_PASSWORD)", r->user ? r->user : "");
+        return NULL;
+    }
+    r->url = wh_strdup_printf("redis://%.*s%s@%s", (int)(uend - p), p, colon ? ":***" : "", at + 1);
+    return at + 1;
+bad:
+    *err = wh_strdup_printf("bad user or password escape in redis URL 'redis://***@%s'", at + 1);
+    return NULL;
+}
+
+/* Parses redis://[user[:password]@]host[:port][/db] (host may be [ipv6]).
+ * 0 or WH_EINVAL with *err set (never showing the password). */
+static int s_redis_parse(s_redis_t *r, const char *url, char **err)
+{
+    const char *p = s_redis_userinfo(r, url, err);
+    const char *host, *hend;
+    if (!p)
+        return WH_EINVAL;
+    if (*p == '[') {
+        host = p + 1;
+        hend = strchr(host, ']');
+        if (!hend)
+            goto bad;
+        p = hend + 1;
+    } else {
+        host = p;
+        hend = p + strcspn(p, ":/");
+        p = hend;
+    }
+    if (hend == host)
+        goto bad;
+    r->port = 6379;
+    r->db = 0;
+    if (*p == ':') {
+        char *e;
+        errno = 0;
+        long port = strtol(p + 1, &e, 10);
+        if (e == p + 1 || errno || port < 1 || port > 65535)
+            goto bad;
+        r->port = (int)port;
+        p = e;
+    }
+    if (*p == '/' && p[1]) {
+        char *e;
+        errno = 0;
+        long db = strtol(p + 1, &e, 10);
+        if (e == p + 1 || errno || db < 0 || db > INT_MAX || *e)
+            goto bad;
+        r->db = (int)db;
+        p = e;
+    } else if (*p == '/') {
+        p++;
+    }
+    if (*p)
+        goto bad;
+    r->host = strndup(host, (size_t)(hend - host));
+    if (!r->host) {
+        *err = wh_strdup0("out of memory");
+        return WH_ENOMEM;
+    }
+    return 0;
+bad:
+    *err = wh_strdup_printf("bad redis URL '%s' (expected redis://[user[:password]@]host:port[/db])",
+                            r->url ? r->url : "redis://***");
+    return WH_EINVAL;
+}
+
+wh_cache_redis_t *wh_cache_redis_open(const char *url, char **err)
+{
+    s_redis_t *r = calloc(1, sizeof *r);
+    if (!r) {
+        *err = wh_strdup0("out of memory");
+        return NULL;
+    }
+    if (s_redis_parse(r, url, err))
+        goto fail;
+    if (!r->url) {
+        *err = wh_strdup0("out of memory");
+        goto fail;
+    }
+    r->retry_ms = S_REDIS_RETRY_MS;
+    const char *env = getenv("WHITTLE_REDIS_RETRY_MS");
+    if (env && *env) {
+        char *e;
+        unsigned long ms = strtoul(env, &e, 10);
+        if (!*e && ms <= 24ul * 3600 * 1000)
+            r->retry_ms = (unsigned)ms;
+    }
+
+    /* The fallback first: Redis may be down from the start. */
+    r->emb_ops = &wh_cache_emb_ops;
+    char *dir = wh_cache_default_dir();
+    char *eerr = NULL;
+    r->emb = dir ? wh_cache_emb_open(dir, &eerr) : NULL;
+    if (!r->emb) {
+        wh_warn("no embedded cache to fall back on (%s); keeping the fallback in memory",
+                eerr ? eerr : "no cache folder: set WHITTLE_CACHE_DIR or HOME");
+        r->emb = wh_cache_mem_open();
+    }
+    free(eerr);
+    free(dir);
+    if (!r->emb) {
+        *err = wh_strdup0("out of memory");
+        goto fail;
+    }
+
+    char why[256];
+    int crc = s_redis_connect(r, why, sizeof why);
+    if (crc == -2) {
+        /* Wrong or missing credentials: a configuration error, not an
+         * outage; falling back would hide it. */
+        *err = wh_strdup_printf("redis at %s refused %s: %s", r->url,
+                                r->password ? "the credentials" : "access without a password", why);
+        goto fail;
+    }
+    if (crc)
+        s_redis_down(r, why);
+    return r;
+fail:
+    s_redis_close(r);
+    return NULL;
+}
