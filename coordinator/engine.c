@@ -29,6 +29,7 @@ typedef enum {
     S_DDMIN,     /* the current round is a ddmin round over c at granularity gran */
     S_CHUNKS,    /* chunked: a pass of chunk removals over c */
     S_SINGLE,    /* chunked: the one-at-a-time stage over c */
+    S_LINEAR,    /* linear: the pass over c from cursor on */
     S_DONE,
 } s_phase_t;
 
@@ -234,6 +235,31 @@ static int s_build_single(wh_engine_t *e)
     return 0;
 }
 
+/* A linear round: the next units of the pass, from cursor forwards. c keeps
+ * the units removed earlier in the pass (they are in removed[] already);
+ * pass_gone counts them. */
+static int s_build_linear(wh_engine_t *e)
+{
+    int left = e->nc - e->cursor;
+    int n_cand = left < WH_ENGINE_WINDOW ? left : WH_ENGINE_WINDOW;
+    int rc = s_round_reserve(e, n_cand);
+    if (rc < 0)
+        return rc;
+    wh_round_t *r = &e->round;
+    r->kind = WH_ROUND_LINEAR;
+    r->granularity = e->nc;
+    r->n_cand = n_cand;
+    for (int i = 0; i < e->nc; i++)
+        e->mark[e->c[i]] = 1;
+    for (int ci = 0; ci < n_cand; ci++) {
+        int u = e->c[e->cursor + ci];
+        e->mark[u] = 0;
+        s_fill(e, ci, e->nc - e->pass_gone - 1);
+        e->mark[u] = 1;
+    }
+    return 0;
+}
+
 /* Builds the round of the current phase. */
 static int s_build(wh_engine_t *e)
 {
@@ -241,6 +267,8 @@ static int s_build(wh_engine_t *e)
     r->sweep = e->sweeps;
     r->level = e->level;
     r->total = e->m;
+    if (e->algo == WH_ALGO_LINEAR)
+        return s_build_linear(e);
     if (e->walk == WH_WALK_CLASSIC)
         return s_build_classic(e);
     switch (e->phase) {
@@ -384,6 +412,12 @@ static int s_walk(wh_engine_t *e, s_goto_t g)
             }
             memcpy(e->c, e->lvl, (size_t)e->m * sizeof *e->c);
             e->nc = e->m;
+            if (e->algo == WH_ALGO_LINEAR) {
+                e->phase = S_LINEAR;
+                e->cursor = 0;
+                e->pass_gone = 0;
+                return s_build(e);
+            }
             if (e->walk == WH_WALK_CHUNKED) {
                 int rc = s_level_chunked(e);
                 if (rc != 1)
@@ -436,7 +470,8 @@ static int s_depths(wh_engine_t *e, const int *parent)
 
 wh_engine_t *wh_engine_new(int n, const int *parent, wh_algo_t algo, wh_walk_t walk)
 {
-    if (n < 0 || (n > 0 && !parent) || (algo != WH_ALGO_HDD && algo != WH_ALGO_DD) ||
+    if (n < 0 || (n > 0 && !parent) ||
+        (algo != WH_ALGO_HDD && algo != WH_ALGO_DD && algo != WH_ALGO_LINEAR) ||
         (walk != WH_WALK_CHUNKED && walk != WH_WALK_CLASSIC))
         return NULL;
     wh_engine_t *e = calloc(1, sizeof *e);
@@ -444,7 +479,8 @@ wh_engine_t *wh_engine_new(int n, const int *parent, wh_algo_t algo, wh_walk_t w
         return NULL;
     e->n = n;
     e->algo = algo;
-    e->walk = algo == WH_ALGO_DD ? WH_WALK_CLASSIC : walk;
+    /* DD walks classic; linear has its own walk (no chunked state). */
+    e->walk = algo == WH_ALGO_HDD ? walk : WH_WALK_CLASSIC;
     size_t k = n > 0 ? (size_t)n : 1;
     e->parent = malloc(k * sizeof *e->parent);
     e->depth = malloc(k * sizeof *e->depth);
@@ -578,6 +614,20 @@ static int s_step_chunked(wh_engine_t *e, int winner)
     }
 }
 
+/* One step of the linear walk: 0 with the next round built, 1 when the
+ * pass over the level is finished, or a negative error. */
+static int s_step_linear(wh_engine_t *e, int winner)
+{
+    if (winner >= 0) {
+        s_accept(e, winner);
+        e->pass_gone++;
+        e->cursor += winner + 1;
+    } else {
+        e->cursor += e->round.n_cand;
+    }
+    return e->cursor >= e->nc ? 1 : s_build(e);
+}
+
 int wh_engine_resolve(wh_engine_t *e, int winner)
 {
     if (!e)
@@ -588,7 +638,11 @@ int wh_engine_resolve(wh_engine_t *e, int winner)
         return WH_EINVAL;
     e->rounds++;
     int rc;
-    if (e->walk == WH_WALK_CHUNKED) {
+    if (e->algo == WH_ALGO_LINEAR) {
+        rc = s_step_linear(e, winner);
+        if (rc == 1)
+            rc = s_walk(e, G_LEVEL_END);
+    } else if (e->walk == WH_WALK_CHUNKED) {
         rc = s_step_chunked(e, winner);
         if (rc == 1)
             rc = s_walk(e, G_LEVEL_END);
@@ -662,6 +716,24 @@ int wh_engine_rounds(const wh_engine_t *e)
 int wh_engine_accepts(const wh_engine_t *e)
 {
     return e->accepts;
+}
+
+const char *wh_algo_name(wh_algo_t a)
+{
+    return a == WH_ALGO_DD ? "dd" : a == WH_ALGO_LINEAR ? "linear" : "hdd";
+}
+
+int wh_algo_parse(const char *s, wh_algo_t *out)
+{
+    if (s && !strcmp(s, "hdd"))
+        *out = WH_ALGO_HDD;
+    else if (s && !strcmp(s, "dd"))
+        *out = WH_ALGO_DD;
+    else if (s && !strcmp(s, "linear"))
+        *out = WH_ALGO_LINEAR;
+    else
+        return WH_EINVAL;
+    return 0;
 }
 
 const char *wh_walk_name(wh_walk_t w)

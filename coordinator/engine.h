@@ -30,6 +30,15 @@
  * next WH_ENGINE_WINDOW pieces (or units) in that order; the first
  * Preserved one wins, and the next round goes on after it.
  *
+ * WH_ALGO_LINEAR is the thesis's gold-standard walk (section 5.5): the HDD*
+ * levels and sweeps, and inside a level no split at all: one pass over the
+ * level's alive units in source order, top to bottom, each removed (with
+ * its subtree) against the configuration as it is then, the removal kept
+ * when Preserved. Sweeps repeat until one removes nothing. A linear round
+ * holds the next WH_ENGINE_WINDOW units of the pass; the first Preserved one
+ * wins and the next round goes on after it, so the answer and the judged
+ * sequence equal the sequential walk's. The walk argument is ignored.
+ *
  * The caller judges candidates (in any order, in parallel), finds the winner
  * with wh_round_winner() and calls wh_engine_resolve(). Not thread-safe; one
  * owner thread.
@@ -44,6 +53,7 @@
 typedef enum {
     WH_ALGO_HDD = 0, /* HDD*: all levels, prune first, sweeps to a fixpoint */
     WH_ALGO_DD = 1,  /* flat baseline: ddmin over level 0 only, repeated to a fixpoint */
+    WH_ALGO_LINEAR = 2, /* the thesis's gold standard: one unit at a time (below) */
 } wh_algo_t;
 
 typedef enum {
@@ -59,7 +69,12 @@ typedef enum {
     WH_ROUND_DDMIN = 1,  /* classic: n subsets, then n complements */
     WH_ROUND_CHUNKS = 2, /* chunked: consecutive chunk removals of one pass */
     WH_ROUND_SINGLE = 3, /* chunked: consecutive single-unit removals */
+    WH_ROUND_LINEAR = 4, /* linear: the next single-unit removals of the pass */
 } wh_round_kind_t;
+
+/* "hdd" / "dd" / "linear"; wh_algo_parse returns 0 or WH_EINVAL. */
+const char *wh_algo_name(wh_algo_t a);
+int wh_algo_parse(const char *s, wh_algo_t *out);
 
 /* "chunked" / "classic"; wh_walk_parse returns 0 or WH_EINVAL. */
 const char *wh_walk_name(wh_walk_t w);
@@ -81,7 +96,8 @@ typedef struct {
 typedef struct wh_engine wh_engine_t;
 
 /* n units, parent[i] the parent index or -1 (parents precede children).
- * WH_ALGO_DD is the thesis's flat baseline and always walks classic.
+ * WH_ALGO_DD is the thesis's flat baseline and always walks classic;
+ * WH_ALGO_LINEAR ignores walk.
  * Returns NULL on ENOMEM or a malformed forest. */
 wh_engine_t *wh_engine_new(int n, const int *parent, wh_algo_t algo, wh_walk_t walk);
 void wh_engine_destroy(wh_engine_t **e);

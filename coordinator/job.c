@@ -403,13 +403,8 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         return rc;
     json_t *a = json_object_get(o, "algorithm");
     if (a) {
-        const char *s = json_string_value(a);
-        if (s && strcmp(s, "hdd") == 0)
-            j->algo = WH_ALGO_HDD;
-        else if (s && strcmp(s, "dd") == 0)
-            j->algo = WH_ALGO_DD;
-        else {
-            *err = strdup("field 'algorithm' must be \"hdd\" or \"dd\"");
+        if (wh_algo_parse(json_string_value(a), &j->algo) < 0) {
+            *err = strdup("field 'algorithm' must be \"hdd\", \"dd\" or \"linear\"");
             return WH_EINVAL;
         }
     }
@@ -535,7 +530,7 @@ char *wh_job_to_json(const wh_job_t *j)
         json_object_set_new(o, "allow_parse_errors", json_true());
     json_object_set_new(o, "precheck",
                         json_string(wh_precheck_mode_name((wh_precheck_mode_t)j->precheck)));
-    json_object_set_new(o, "algorithm", json_string(j->algo == WH_ALGO_DD ? "dd" : "hdd"));
+    json_object_set_new(o, "algorithm", json_string(wh_algo_name(j->algo)));
     json_object_set_new(o, "ddmin", json_string(wh_walk_name(j->walk)));
     static const char *const modes[] = {"full", "message", "type"};
     json_object_set_new(o, "match", json_string(modes[j->match >= 0 && j->match < 3 ? j->match : 0]));

@@ -1656,8 +1656,9 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->test = r->tree->test;
     s->file = r->job.file;
     s->project = r->job.project;
-    s->algorithm = r->job.algo == WH_ALGO_DD ? "dd" : "hdd";
-    s->ddmin = wh_walk_name(r->job.algo == WH_ALGO_DD ? WH_WALK_CLASSIC : r->job.walk);
+    s->algorithm = wh_algo_name(r->job.algo);
+    s->ddmin = r->job.algo == WH_ALGO_LINEAR ? "none"
+               : wh_walk_name(r->job.algo == WH_ALGO_DD ? WH_WALK_CLASSIC : r->job.walk);
     s->job_id = r->job_id;
     s->cache = wh_cache_describe(r->cache);
     s->sweeps = wh_engine_sweeps(r->engine);
@@ -1811,7 +1812,7 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, char **err)
     }
     wh_record_log(r->rec, "whittle: reducing %s in %s (project %s), algorithm %s, job %s",
                   r->tree->test, r->job.file, r->job.project,
-                  r->job.algo == WH_ALGO_DD ? "dd" : "hdd", r->job_id);
+                  wh_algo_name(r->job.algo), r->job_id);
     s_precheck_open(r, 0);
 
     return r;

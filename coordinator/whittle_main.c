@@ -5,7 +5,7 @@
  *   whittle inspect FILE --list [-p BUILD_DIR] [--json]
  *   whittle reduce --project DIR --file FILE --test NAME --run CMD [--setup CMD]
  *                  [--build CMD] [--framework NAME]
- *                  [--algorithm hdd|dd] [--ddmin chunked|classic] [--jobs N|auto]
+ *                  [--algorithm hdd|dd|linear] [--ddmin chunked|classic] [--jobs N|auto]
  *                  [--out DIR] [--cache SPEC]
  *                  [--cluster tcp://HOST:PORT] [-- FLAGS…]
  *   whittle submit --cluster tcp://HOST:PORT FAILURES.json
@@ -47,7 +47,7 @@ static void s_usage(FILE *fp)
           "                       [--allow-parse-errors] [-- FLAGS...]\n"
           "       whittle reduce [--config FILE] --project DIR --file FILE --test NAME --run CMD [--setup CMD]\n"
           "                      [--build CMD] [--framework NAME]\n"
-          "                      [--algorithm hdd|dd] [--ddmin chunked|classic] [--jobs N|auto]\n"
+          "                      [--algorithm hdd|dd|linear] [--ddmin chunked|classic] [--jobs N|auto]\n"
           "                      [--out DIR] [--cache SPEC] [--match full|message|type]\n"
           "                      [--build-timeout S] [--test-timeout S] [--setup-timeout S]\n"
           "                      [-p BUILD_DIR] [--cluster ENDPOINT] [-v]\n"
@@ -297,12 +297,8 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
             continue;
         }
         if (!strcmp(a, "--algorithm") && v) {
-            if (!strcmp(v, "hdd"))
-                j->algo = WH_ALGO_HDD;
-            else if (!strcmp(v, "dd"))
-                j->algo = WH_ALGO_DD;
-            else
-                return s_die(2, "unknown algorithm '%s' (known: hdd, dd)", v);
+            if (wh_algo_parse(v, &j->algo) < 0)
+                return s_die(2, "unknown algorithm '%s' (known: hdd, dd, linear)", v);
             i++;
         } else if (!strcmp(a, "--ddmin") && v) {
             if (wh_walk_parse(v, &j->walk) < 0)

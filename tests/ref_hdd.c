@@ -232,6 +232,16 @@ static void s_chunked(ref_ctx_t *x, int level, int first_visit)
     free(c);
 }
 
+/* The gold-standard walk of one level: each unit of the level, top to
+ * bottom, removed alone against the configuration as it is then. */
+static void s_linear(ref_ctx_t *x)
+{
+    for (int i = 0; i < x->m; i++) {
+        int u = x->lvl[i];
+        s_try_drop(x, x->lvl, x->m, &u, 1);
+    }
+}
+
 int ref_hdd(int n, const int *parent, wh_algo_t algo, wh_walk_t walk, ref_oracle_fn fn,
             void *ud, ref_trace_t *out)
 {
@@ -256,7 +266,7 @@ int ref_hdd(int n, const int *parent, wh_algo_t algo, wh_walk_t walk, ref_oracle
             break;
         out->sweeps++;
         int before = out->n_acc;
-        for (int level = 0; algo == WH_ALGO_HDD || level == 0; level++) {
+        for (int level = 0; algo != WH_ALGO_DD || level == 0; level++) {
             int m = 0;
             for (int u = 0; u < n; u++)
                 if (s_depth(&x, u) == level && !s_gone(&x, x.removed, u))
@@ -264,6 +274,10 @@ int ref_hdd(int n, const int *parent, wh_algo_t algo, wh_walk_t walk, ref_oracle
             if (m == 0)
                 break;
             x.m = m;
+            if (algo == WH_ALGO_LINEAR) {
+                s_linear(&x);
+                continue;
+            }
             if (chunked) {
                 if (clean_at[level] != out->n_acc)
                     s_chunked(&x, level, clean_at[level] < 0);

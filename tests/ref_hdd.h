@@ -4,7 +4,9 @@
  * whole-level prune, top-down levels, sweeps to a fixpoint; or the flat DD
  * baseline), and of the chunked walk (engine.h: prune, chunk passes with
  * halving sizes, a cyclic one-at-a-time stage; revisits go straight to it,
- * levels unchanged since they were left 1-minimal are skipped). It calls the oracle directly and records what it did, so the
+ * levels unchanged since they were left 1-minimal are skipped), and of the
+ * linear gold-standard walk (one pass per level, one unit at a time, top to
+ * bottom, in the same levels and sweeps). It calls the oracle directly and records what it did, so the
  * round engine can be checked against it. Test code only: written for
  * clarity, not speed, and independently of coordinator/engine.c.
  */

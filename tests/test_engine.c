@@ -147,9 +147,9 @@ static void s_oracle_init(oracle_t *o, int kind, int n, const int *parent, uint6
 /* ---- driving the engine ---- */
 
 /* The walks under test: 0 HDD* classic, 1 flat DD (always classic), 2 HDD*
- * chunked. */
-#define N_VARIANTS 3
-#define A_ALGO(a) ((a) == 1 ? WH_ALGO_DD : WH_ALGO_HDD)
+ * chunked, 3 linear (the gold standard). */
+#define N_VARIANTS 4
+#define A_ALGO(a) ((a) == 1 ? WH_ALGO_DD : (a) == 3 ? WH_ALGO_LINEAR : WH_ALGO_HDD)
 #define A_WALK(a) ((a) == 2 ? WH_WALK_CHUNKED : WH_WALK_CLASSIC)
 
 typedef struct {
@@ -187,7 +187,8 @@ static void s_run_free(run_t *r)
 /* Structural checks of one round against the accepted configuration. */
 static int s_round_ok(const wh_round_t *r, const uint8_t *acc, int n, const int *parent)
 {
-    int chunked = r->kind == WH_ROUND_CHUNKS || r->kind == WH_ROUND_SINGLE;
+    int single = r->kind == WH_ROUND_SINGLE || r->kind == WH_ROUND_LINEAR;
+    int chunked = r->kind == WH_ROUND_CHUNKS || single;
     if (chunked && (r->n_cand < 1 || r->n_cand > WH_ENGINE_WINDOW))
         return 0;
     if (!chunked && r->n_cand != (r->kind == WH_ROUND_PRUNE ? 1 : 2 * r->granularity))
@@ -197,7 +198,7 @@ static int s_round_ok(const wh_round_t *r, const uint8_t *acc, int n, const int 
         alive += !acc[u] && s_depth(parent, u) == r->level;
     /* A one-at-a-time candidate removes exactly one unit of the level, and
      * the units of one round are distinct. */
-    for (int c = 0; r->kind == WH_ROUND_SINGLE && c < r->n_cand; c++) {
+    for (int c = 0; single && c < r->n_cand; c++) {
         if (r->kept[c] != alive - 1)
             return 0;
         for (int d = 0; d < c; d++)
@@ -849,12 +850,18 @@ static void test_edges(void)
                         CHECK_EQ_INT(run.final[u], 0);
                     CHECK_EQ_INT(run.sweeps, 1);
                     CHECK_EQ_INT(run.n_acc, 0);
-                } else if (A_ALGO(a) == WH_ALGO_HDD) {
+                } else if (A_ALGO(a) != WH_ALGO_DD) {
                     /* Classic prunes level 0 at once; chunked never prunes
-                     * level 0 and empties it in its one-at-a-time stage. */
-                    for (int u = 0; u < n; u++)
+                     * level 0 and empties it in its one-at-a-time stage;
+                     * linear removes the roots one round each. */
+                    int roots = 0;
+                    for (int u = 0; u < n; u++) {
                         CHECK_EQ_INT(run.final[u], 1);
-                    if (A_WALK(a) == WH_WALK_CLASSIC)
+                        roots += parent[u] < 0;
+                    }
+                    if (A_ALGO(a) == WH_ALGO_LINEAR)
+                        CHECK_EQ_INT(run.rounds, roots);
+                    else if (A_WALK(a) == WH_WALK_CLASSIC)
                         CHECK_EQ_INT(run.rounds, 1);
                     CHECK_EQ_INT(run.sweeps, 1);
                 } else {
@@ -866,6 +873,65 @@ static void test_edges(void)
                 ref_trace_free(&ref);
                 free(o.req);
             }
+        }
+        free(parent);
+    }
+}
+
+/* The gold-standard walk on Figure 1.1: top to bottom, one statement at a
+ * time. Sweep 1 judges cart, coupon, add, loop, assert_count (goes) at the
+ * top and apply (goes), assert_name inside the loop; sweep 2 removes coupon
+ * (its use is gone) and judges 4 + 1; sweep 3 judges cart, add, loop and
+ * assert_name and removes nothing: 7 + 5 + 4 = 16 judged,
+ * the same answer as HDD*. */
+static void test_cart_linear(void)
+{
+    int parent[7] = {-1, -1, -1, -1, LOOP, LOOP, -1};
+    ref_trace_t ref;
+    ref_hdd(7, parent, WH_ALGO_LINEAR, WH_WALK_CHUNKED, s_cart, NULL, &ref);
+    static const uint8_t want[7] = {0, 1, 0, 0, 1, 0, 1};
+    CHECK(s_same(ref.final, want, 7));
+    CHECK_EQ_INT(ref.n_judged, 16);
+    CHECK_EQ_INT(ref.n_acc, 3);
+    CHECK_EQ_INT(ref.sweeps, 3);
+    wh_engine_t *e = wh_engine_new(7, parent, WH_ALGO_LINEAR, WH_WALK_CHUNKED);
+    const wh_round_t *r = e ? wh_engine_round(e) : NULL;
+    /* The first round is the whole top level, one unit per candidate. */
+    CHECK(r && r->kind == WH_ROUND_LINEAR && r->n_cand == 5 && r->level == 0);
+    CHECK(r && r->removed[4][ASSERT_COUNT] == 1 && r->removed[4][CART] == 0 &&
+          r->removed[3][LOOP] == 1 && r->removed[3][APPLY] == 1 && r->kept[3] == 4);
+    wh_engine_destroy(&e);
+    ref_trace_free(&ref);
+    CHECK_EQ_INT(wh_algo_parse("linear", &(wh_algo_t){0}), 0);
+    CHECK(!strcmp(wh_algo_name(WH_ALGO_LINEAR), "linear"));
+    CHECK_EQ_INT(wh_algo_parse("gold", &(wh_algo_t){0}), WH_EINVAL);
+}
+
+/* Levels wider than one window: the linear rounds are windows of 64 units
+ * resolved in canonical order, so any number of workers (with or without a
+ * cache) judges exactly the sequential walk's candidates. */
+static void test_linear_windows(void)
+{
+    uint64_t rng = 9001;
+    for (int seed = 0; seed < 20; seed++) {
+        int n = 100 + s_rng_int(&rng, 150);
+        int *parent = s_forest(&rng, n, 1 + s_rng_int(&rng, 3));
+        for (int kind = O_HASH; kind <= O_MONO; kind++) {
+            oracle_t o;
+            s_oracle_init(&o, kind, n, parent, &rng);
+            ref_trace_t ref;
+            ref_hdd(n, parent, WH_ALGO_LINEAR, WH_WALK_CHUNKED, s_oracle, &o, &ref);
+            static const int workers[] = {1, 8};
+            for (int wi = 0; wi < 2; wi++) {
+                run_t run;
+                CHECK_EQ_INT(s_drive(n, parent, WH_ALGO_LINEAR, WH_WALK_CHUNKED, &o, workers[wi],
+                                     s_rng_next(&rng), wi, &run), 0);
+                CHECK(s_matches(&run, &ref, "linear windows", (uint64_t)seed));
+                CHECK(s_minimal(run.final, n, parent, WH_ALGO_LINEAR, &o));
+                s_run_free(&run);
+            }
+            ref_trace_free(&ref);
+            free(o.req);
         }
         free(parent);
     }
@@ -917,7 +983,7 @@ static void test_property_vs_reference(void)
         }
         free(parent);
     }
-    fprintf(stderr, "  %d runs (%d seeds x HDD classic/DD/HDD chunked x hash/monotone oracles), "
+    fprintf(stderr, "  %d runs (%d seeds x HDD classic/DD/HDD chunked/linear x hash/monotone oracles), "
                     "%ld candidates judged, %.2fs\n",
             checked, SEEDS, judged, (double)(clock() - t0) / CLOCKS_PER_SEC);
 }
@@ -985,6 +1051,8 @@ int main(void)
     RUN_TEST(test_figure_1_1_cart);
     RUN_TEST(test_figure_4_2_chunked);
     RUN_TEST(test_cart_chunked);
+    RUN_TEST(test_cart_linear);
+    RUN_TEST(test_linear_windows);
     RUN_TEST(test_edges);
     RUN_TEST(test_property_vs_reference);
     RUN_TEST(test_property_parallel);

@@ -1,6 +1,6 @@
 #!/bin/bash
 # Figure 1.1 of the thesis in C: HDD ends at 4 statements (the coupon goes in
-# the second sweep), --algorithm dd at 6. The reduced test, built and run on
+# the second sweep), --algorithm dd at 6, --algorithm linear at the same 4. The reduced test, built and run on
 # its own, fails with the original fingerprint; the project is untouched;
 # the answer is the same for 1, 2 and 4 slots.
 . "$(dirname "$0")/lib.sh"
@@ -71,6 +71,16 @@ grep -q '"apple" != "appl"' "$T/verify.xml" && grep -q 'tests/test_cart.c:19: er
 "$WHITTLE" reduce "${args[@]}" --algorithm dd --out "$T/dd" --cache memory: > "$T/dd.out" 2>&1 || { cat "$T/dd.out"; fail "dd run"; }
 R2=$(run_dir "$T/dd")
 check_eq "dd statements_after" "$(json "$R2/summary.json" .statements_after)" 6
+
+# The gold-standard walk (--algorithm linear): one statement at a time, top
+# to bottom, per level; the same 4 statements. Rounds: sweep 1 = 1 at the top
+# (assert_count, the 5th, goes) + 2 in the loop (apply goes, then
+# assert_name); sweep 2 = 2 at the top (coupon goes, then add and loop) + 1;
+# sweep 3 = 1 + 1, both answered by the cache.
+"$WHITTLE" reduce "${args[@]}" --algorithm linear --out "$T/lin" --cache memory: > "$T/lin.out" 2>&1 || { cat "$T/lin.out"; fail "linear run"; }
+R3=$(run_dir "$T/lin")
+check_eq "linear summary" "$(json "$R3/summary.json" '[.algorithm, .statements_after, .sweeps, .rounds, .building_rounds] | join(" ")')" "linear 4 3 8 6"
+cmp -s "$R/reduced.c" "$R3/reduced.c" && pass "linear: the same reduced test as hdd" || fail "linear: a different reduced test"
 
 # Same answer, same verdict sequence, for 2 and 4 slots.
 seq1=$(cut -d, -f1-7 "$R/candidates.csv" | cut -d, -f1-6)
