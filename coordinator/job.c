@@ -15,6 +15,7 @@
 #include "cache.h"
 #include "framework.h"
 #include "fw_detect.h"
+#include "wh_spawn.h"
 #include "wire.h"
 
 /* A test file travels whole in every candidate message. */
@@ -92,28 +93,33 @@ static int s_fail(char **err, char *msg)
     return WH_EINVAL;
 }
 
-/* First line of a command's output, trimmed; NULL when it fails. */
-static char *s_popen_line(const char *cmd)
+/* First line of `git -C project a1 a2 a3` (a3 may be NULL), trimmed; NULL
+ * when git fails or prints nothing. Run with an argv: the project path may
+ * hold any character. */
+static char *s_git_line(const char *project, const char *a1, const char *a2, const char *a3)
 {
-    FILE *p = popen(cmd, "r");
-    if (!p)
+    const char *argv[] = {"git", "-C", project, a1, a2, a3, NULL};
+    char *out = NULL;
+    if (wh_spawn_run(argv, &out, 4096) != 0 || !out[0]) {
+        free(out);
         return NULL;
-    char buf[512] = "";
-    char *ok = fgets(buf, sizeof buf, p);
-    int st = pclose(p);
-    if (!ok || st != 0)
-        return NULL;
-    buf[strcspn(buf, "\r\n")] = '\0';
-    return strdup(buf);
+    }
+    out[strcspn(out, "\r\n")] = '\0';
+    return out;
 }
 
-static int s_shell_safe(const char *s)
+/* git archive of sha (limited to prefix, when the project is a subfolder
+ * of its repository) unpacked into dir. 0 or WH_EIO. */
+static int s_git_export(const char *project, const char *sha, const char *prefix, const char *dir)
 {
-    for (; *s; s++)
-        if (!((*s >= 'a' && *s <= 'z') || (*s >= 'A' && *s <= 'Z') || (*s >= '0' && *s <= '9') ||
-              strchr("._-/~^@{}:+", *s)))
-            return 0;
-    return 1;
+    char *tree = wh_strdup_printf("%s%s%s", sha, *prefix ? ":" : "", prefix);
+    if (!tree)
+        return WH_ENOMEM;
+    const char *git[] = {"git", "-C", project, "archive", "--format=tar", tree, NULL};
+    const char *tar[] = {"tar", "-x", "-C", dir, NULL};
+    int st = wh_spawn_pipe(git, tar);
+    free(tree);
+    return st == 0 ? 0 : WH_EIO;
 }
 
 /* --reference is a folder, or a git revision of the project's repository,
@@ -127,34 +133,31 @@ static int s_resolve_reference(wh_job_t *j, char **err)
         j->reference = abs;
         return abs ? 0 : WH_ENOMEM;
     }
-    if (!s_shell_safe(j->reference) || !s_shell_safe(j->project))
-        return s_fail(err, wh_strdup_printf("reference '%s' is neither a folder nor a git revision",
-                                            j->reference));
-    char *cmd = wh_strdup_printf("git -C '%s' rev-parse --verify --quiet '%s^{commit}' 2>/dev/null",
-                                 j->project, j->reference);
-    char *sha = cmd ? s_popen_line(cmd) : NULL;
-    free(cmd);
+    /* A revision starting with '-' would be read as an option. */
+    char *rev = j->reference[0] != '-' ? wh_strdup_printf("%s^{commit}", j->reference) : NULL;
+    char *sha = rev ? s_git_line(j->project, "rev-parse", "--verify", rev) : NULL;
+    free(rev);
     if (!sha)
         return s_fail(err, wh_strdup_printf("reference '%s' is neither a folder nor a git revision "
                                             "of %s", j->reference, j->project));
-    cmd = wh_strdup_printf("git -C '%s' rev-parse --show-prefix 2>/dev/null", j->project);
-    char *prefix = cmd ? s_popen_line(cmd) : NULL;
-    free(cmd);
-    char *dir = wh_strdup_printf("%s/references/%s%s%.*s", j->out, sha, prefix && *prefix ? "-" : "",
-                                 prefix ? (int)strcspn(prefix, "/") : 0, prefix ? prefix : "");
+    char *prefix = s_git_line(j->project, "rev-parse", "--show-prefix", NULL);
+    if (prefix) { /* "sub/dir/" -> "sub/dir" */
+        size_t pl = strlen(prefix);
+        if (pl && prefix[pl - 1] == '/')
+            prefix[pl - 1] = '\0';
+    }
+    const char *pre = prefix ? prefix : "";
+    char *dir = wh_strdup_printf("%s/references/%s%s%.*s", j->out, sha, *pre ? "-" : "",
+                                 (int)strcspn(pre, "/"), pre);
     int rc = 0;
     if (!wh_is_dir(dir)) {
         char *tmp = wh_strdup_printf("%s.tmp%d", dir, (int)getpid());
         wh_rm_rf(tmp);
         rc = wh_mkdir_p(tmp);
-        cmd = wh_strdup_printf("git -C '%s' archive --format=tar '%s%s%s' | tar -x -C '%s'",
-                               j->project, sha, prefix && *prefix ? ":" : "",
-                               prefix ? prefix : "", tmp);
-        if (!rc && (system(cmd) != 0 || rename(tmp, dir) != 0))
+        if (!rc && (s_git_export(j->project, sha, pre, tmp) != 0 || rename(tmp, dir) != 0))
             rc = WH_EIO;
         if (rc)
             wh_rm_rf(tmp);
-        free(cmd);
         free(tmp);
     }
     if (rc) {
