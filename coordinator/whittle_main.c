@@ -22,6 +22,7 @@
 
 #include "auth.h"
 #include "cache.h"
+#include "embedded.h"
 #include "framework.h"
 #include "job.h"
 #include "pool.h"
@@ -379,75 +380,50 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
     return bad ? 2 : 0;
 }
 
-static int s_reduce_embedded(wh_job_t *j)
+/* The one job of `whittle reduce`, on the embedded pool and node. */
+typedef struct {
+    const wh_job_t *job;
+    int code;
+} s_one_t;
+
+static void s_one_started(void *arg, size_t i, wh_reduction_t *r)
 {
-    int code = 0;
-    char *err = NULL;
-    void *zctx = zmq_ctx_new();
-    char ep[128];
-    snprintf(ep, sizeof ep, "inproc://whittle-%d", (int)getpid());
-    wh_pool_t *pool = wh_pool_new(zctx, ep, 1000, &err);
-    wh_cache_t *cache = NULL;
-    wh_reduction_t *r = NULL;
-    wh_node_t *node = NULL;
-    char *workdir = NULL;
-    if (!pool) {
-        code = s_die(4, "%s", err);
-        goto out;
-    }
-    cache = wh_cache_open(j->cache, &err);
-    if (!cache) {
-        code = s_die(2, "%s", err);
-        goto out;
-    }
-    r = wh_reduction_new(j, pool, cache, 0, &err);
-    if (!r) {
-        code = s_die(1, "%s", err);
-        goto out;
-    }
+    (void)arg, (void)i;
     printf("Run folder: %s\n", wh_reduction_dir(r));
-    if (!wh_reduction_done(r)) {
-        workdir = wh_path_join(wh_reduction_dir(r), "work");
-        wh_node_opts_t no = {0};
-        no.endpoint = wh_pool_endpoint(pool);
-        no.node_id = "local";
-        no.slots = j->jobs;
-        no.workdir = workdir;
-        node = wh_node_start(zctx, &no, &err);
-        if (!node) {
-            code = s_die(4, "%s", err);
-            goto out;
-        }
-    }
-    while (!wh_reduction_done(r)) {
-        if (s_interrupted) {
-            wh_reduction_abort(r, "interrupted");
-            break;
-        }
-        wh_pool_poll(pool, 100);
-        wh_reduction_poll(r);
-    }
+}
+
+static void s_one_failed(void *arg, size_t i, const char *err)
+{
+    (void)i;
+    ((s_one_t *)arg)->code = s_die(1, "%s", err);
+}
+
+static void s_one_finished(void *arg, size_t i, wh_reduction_t *r)
+{
+    s_one_t *one = arg;
+    (void)i;
     const char *msg = NULL;
     int st = wh_reduction_status(r, &msg);
     if (st) {
-        code = s_die(st, "%s", msg ? msg : "reduction failed");
+        one->code = s_die(st, "%s", msg ? msg : "reduction failed");
         fprintf(stderr, "whittle: the run record is in %s\n", wh_reduction_dir(r));
     } else {
-        printf("Reduced test (%s/reduced%s):\n%s", wh_reduction_dir(r), wh_job_ext(j),
+        printf("Reduced test (%s/reduced%s):\n%s", wh_reduction_dir(r), wh_job_ext(one->job),
                wh_reduction_result_text(r) ? wh_reduction_result_text(r) : "");
     }
-out:
-    wh_node_stop(&node);
-    if (workdir && code == 0 && !getenv("WHITTLE_KEEP_WORK"))
-        wh_rm_rf(workdir);
-    free(workdir);
-    wh_reduction_destroy(&r);
-    wh_cache_close(&cache);
-    wh_pool_destroy(&pool);
-    if (zctx)
-        zmq_ctx_term(zctx);
+}
+
+static int s_reduce_embedded(wh_job_t *j)
+{
+    s_one_t one = {j, 0};
+    wh_embedded_opts_t o = {j->jobs, j->cache, 0, &s_interrupted,
+                            s_one_started, s_one_failed, s_one_finished, &one};
+    char *err = NULL;
+    int code = wh_embedded_run(j, 1, &o, &err);
+    if (code)
+        s_die(code, "%s", err ? err : "cannot start the embedded pool");
     free(err);
-    return code;
+    return code ? code : one.code;
 }
 
 /* ---- cluster client ---- */

@@ -1,0 +1,122 @@
+/*
+ * embedded — jobs on an in-process pool, cache and node; see embedded.h.
+ */
+#define _GNU_SOURCE
+#include "embedded.h"
+
+#include "cache.h"
+#include "pool.h"
+#include "worker.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+#include <zmq.h>
+
+typedef struct {
+    const wh_embedded_opts_t *o;
+    wh_reduction_t **r;  /* NULL: did not start, or finished and reported */
+    size_t n, left;
+    int all_ok;
+} s_run_t;
+
+/* Starts every job; 1 when some job needs a slot. */
+static int s_start(s_run_t *s, const wh_job_t *jobs, wh_pool_t *pool, wh_cache_t *cache)
+{
+    int need = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        char *err = NULL;
+        s->r[i] = wh_reduction_new(&jobs[i], pool, cache, s->o->quiet, &err);
+        if (!s->r[i]) {
+            s->all_ok = 0;
+            if (s->o->failed)
+                s->o->failed(s->o->arg, i, err ? err : "cannot start the job");
+            free(err);
+            continue;
+        }
+        s->left++;
+        if (s->o->started)
+            s->o->started(s->o->arg, i, s->r[i]);
+        need |= !wh_reduction_done(s->r[i]);
+    }
+    return need;
+}
+
+/* Reports and forgets the jobs that are done. */
+static void s_reap(s_run_t *s)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (!s->r[i])
+            continue;
+        wh_reduction_poll(s->r[i]);
+        if (!wh_reduction_done(s->r[i]))
+            continue;
+        if (wh_reduction_status(s->r[i], NULL))
+            s->all_ok = 0;
+        if (s->o->finished)
+            s->o->finished(s->o->arg, i, s->r[i]);
+        wh_reduction_destroy(&s->r[i]);
+        s->left--;
+    }
+}
+
+/* The node's work folder: "work" in the first run folder still running. */
+static char *s_workdir(const s_run_t *s)
+{
+    for (size_t i = 0; i < s->n; i++)
+        if (s->r[i] && !wh_reduction_done(s->r[i]))
+            return wh_path_join(wh_reduction_dir(s->r[i]), "work");
+    return NULL;
+}
+
+static int s_loop(s_run_t *s, void *zctx, wh_pool_t *pool, char **err)
+{
+    char *workdir = s_workdir(s);
+    wh_node_opts_t no = {0};
+    no.endpoint = wh_pool_endpoint(pool);
+    no.node_id = "local";
+    no.slots = s->o->slots;
+    no.workdir = workdir;
+    wh_node_t *node = wh_node_start(zctx, &no, err);
+    int code = node ? 0 : 4;
+    while (node && s->left) {
+        if (s->o->interrupted && *s->o->interrupted) {
+            for (size_t i = 0; i < s->n; i++)
+                if (s->r[i] && !wh_reduction_done(s->r[i]))
+                    wh_reduction_abort(s->r[i], "interrupted");
+            s->all_ok = 0;
+            break;
+        }
+        wh_pool_poll(pool, 100);
+        s_reap(s);
+    }
+    wh_node_stop(&node);
+    if (workdir && code == 0 && s->all_ok && !getenv("WHITTLE_KEEP_WORK"))
+        wh_rm_rf(workdir);
+    free(workdir);
+    return code;
+}
+
+int wh_embedded_run(const wh_job_t *jobs, size_t n, const wh_embedded_opts_t *o, char **err)
+{
+    s_run_t s = {o, calloc(n ? n : 1, sizeof(wh_reduction_t *)), n, 0, 1};
+    void *zctx = zmq_ctx_new();
+    char ep[128];
+    snprintf(ep, sizeof ep, "inproc://whittle-%d", (int)getpid());
+    wh_pool_t *pool = s.r && zctx ? wh_pool_new(zctx, ep, 1000, err) : NULL;
+    wh_cache_t *cache = NULL;
+    int code = pool ? 0 : 4;
+    if (pool && !(cache = wh_cache_open(o->cache, err)))
+        code = 2;
+    if (!code && s_start(&s, jobs, pool, cache))
+        code = s_loop(&s, zctx, pool, err);
+    s_reap(&s); /* the jobs the cache answered, or all of them after a failure */
+    for (size_t i = 0; i < n && s.r; i++)
+        wh_reduction_destroy(&s.r[i]);
+    free(s.r);
+    wh_cache_close(&cache);
+    wh_pool_destroy(&pool);
+    if (zctx)
+        zmq_ctx_term(zctx);
+    return code;
+}

@@ -1,0 +1,40 @@
+/*
+ * embedded — reductions run inside the whittle process: one pool on an
+ * inproc endpoint, one verdict cache, one node with N slots, and any number
+ * of jobs sharing them, each with its own run folder. `whittle reduce` runs
+ * one job this way; --from-junit / --from-ctest one per failing test.
+ *
+ * The node's workspaces live in "work" of the first run folder that needs
+ * a slot, removed at the end when every job succeeded (unless
+ * $WHITTLE_KEEP_WORK is set).
+ */
+#ifndef WH_EMBEDDED_H
+#define WH_EMBEDDED_H
+
+#include <signal.h>
+#include <stddef.h>
+
+#include "job.h"
+#include "reduce.h"
+
+typedef struct {
+    int slots;          /* node slots */
+    const char *cache;  /* cache spec (cache.h); NULL = embedded default */
+    int quiet;          /* no per-candidate console lines (wh_reduction_new's quiet) */
+    const volatile sig_atomic_t *interrupted; /* set: every job is aborted */
+    /* Called once per job, in job order for the starts: started with the
+     * reduction (its run folder is known), or failed with the one-line
+     * reason it could not start (r NULL); then finished when it is done
+     * (wh_reduction_status tells how). Any may be NULL. */
+    void (*started)(void *arg, size_t i, wh_reduction_t *r);
+    void (*failed)(void *arg, size_t i, const char *err);
+    void (*finished)(void *arg, size_t i, wh_reduction_t *r);
+    void *arg;
+} wh_embedded_opts_t;
+
+/* Runs jobs[0, n) to the end. Returns 0 when the pool, cache and node came
+ * up (the jobs' outcomes went to the callbacks), else an exit status (4 the
+ * pool or node, 2 the cache) with a one-line *err. */
+int wh_embedded_run(const wh_job_t *jobs, size_t n, const wh_embedded_opts_t *o, char **err);
+
+#endif

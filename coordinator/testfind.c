@@ -1,0 +1,173 @@
+/*
+ * testfind — report cases to test functions; see testfind.h.
+ */
+#define _GNU_SOURCE
+#include "testfind.h"
+
+#include "tree.h"
+#include "wh_common.h"
+
+#include <glob.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef struct {
+    char *file; /* relative to the project */
+    char *test; /* as the file defines it */
+} s_def_t;
+
+struct wh_testfind {
+    s_def_t *defs;
+    size_t n, cap, files;
+};
+
+void wh_testfind_close(wh_testfind_t **fp)
+{
+    if (!fp || !*fp)
+        return;
+    wh_testfind_t *f = *fp;
+    for (size_t i = 0; i < f->n; i++)
+        free(f->defs[i].file), free(f->defs[i].test);
+    free(f->defs);
+    free(f);
+    *fp = NULL;
+}
+
+size_t wh_testfind_files(const wh_testfind_t *f) { return f->files; }
+size_t wh_testfind_tests(const wh_testfind_t *f) { return f->n; }
+
+static int s_add(wh_testfind_t *f, const char *file, char *test)
+{
+    if (f->n == f->cap) {
+        size_t cap = f->cap ? f->cap * 2 : 32;
+        s_def_t *d = realloc(f->defs, cap * sizeof *d);
+        if (!d)
+            return WH_ENOMEM;
+        f->defs = d, f->cap = cap;
+    }
+    f->defs[f->n].file = strdup(file);
+    f->defs[f->n].test = test;
+    f->n++;
+    return f->defs[f->n - 1].file ? 0 : WH_ENOMEM;
+}
+
+/* Lists one file (rel, inside project) with the job's flags or the header
+ * guess for it. */
+static int s_list(wh_testfind_t *f, const wh_job_t *tmpl, const char *project, const char *rel,
+                  char **err)
+{
+    wh_job_t j;
+    if (wh_job_copy(&j, tmpl))
+        return WH_ENOMEM;
+    free(j.project), free(j.file);
+    j.project = strdup(project);
+    j.file = strdup(rel);
+    wh_job_guess_includes(&j);
+    wh_tree_opts_t to = {j.compdb, (const char *const *)j.args, j.nargs, NULL,
+                         j.allow_parse_errors          ? WH_TREE_ALLOW_ERRORS
+                         : !wh_job_flags_explicit(&j) ? WH_TREE_ALLOW_MISSING_HEADERS
+                                                      : 0};
+    char *path = wh_path_join(project, rel);
+    char **names = NULL;
+    int n = 0;
+    int rc = path ? wh_tree_list(path, &to, &names, &n, err) : WH_ENOMEM;
+    for (int i = 0; i < n; i++)
+        if (!rc)
+            rc = s_add(f, rel, names[i]);
+        else
+            free(names[i]);
+    free(names);
+    free(path);
+    wh_job_clear(&j);
+    f->files += rc == 0;
+    return rc;
+}
+
+wh_testfind_t *wh_testfind_open(const wh_job_t *tmpl, const char *project, const char *pattern,
+                                char **err)
+{
+    wh_testfind_t *f = calloc(1, sizeof *f);
+    char *pat = pattern[0] == '/' ? strdup(pattern) : wh_path_join(project, pattern);
+    glob_t g = {0};
+    int grc = pat ? glob(pat, 0, NULL, &g) : GLOB_NOSPACE; /* sorted */
+    size_t pl = strlen(project);
+    int rc = f && grc == 0 ? 0 : WH_ENOTFOUND;
+    if (rc)
+        *err = wh_strdup_printf("no test file matches '%s' in project '%s'", pattern, project);
+    for (size_t i = 0; !rc && i < g.gl_pathc; i++) {
+        const char *p = g.gl_pathv[i];
+        if (!wh_is_file(p))
+            continue;
+        if (strncmp(p, project, pl) != 0 || p[pl] != '/') {
+            *err = wh_strdup_printf("test file '%s' is not inside project '%s'", p, project);
+            rc = WH_EINVAL;
+        } else {
+            rc = s_list(f, tmpl, project, p + pl + 1, err);
+        }
+    }
+    if (!rc && f->files == 0) {
+        *err = wh_strdup_printf("no test file matches '%s' in project '%s'", pattern, project);
+        rc = WH_ENOTFOUND;
+    }
+    if (grc == 0)
+        globfree(&g);
+    free(pat);
+    if (rc)
+        wh_testfind_close(&f);
+    return f;
+}
+
+/* The first definition named exactly want, or NULL. */
+static const s_def_t *s_exact(const wh_testfind_t *f, const char *want)
+{
+    for (size_t i = 0; want && i < f->n; i++)
+        if (!strcmp(f->defs[i].test, want))
+            return &f->defs[i];
+    return NULL;
+}
+
+/* The one definition "X.name" or "X::name"; NULL when none or several. */
+static const s_def_t *s_unique_suffix(const wh_testfind_t *f, const char *name)
+{
+    const s_def_t *hit = NULL;
+    size_t nl = strlen(name);
+    for (size_t i = 0; i < f->n; i++) {
+        const char *t = f->defs[i].test;
+        size_t tl = strlen(t);
+        if (tl <= nl + 1 || strcmp(t + tl - nl, name))
+            continue;
+        const char *sep = t + tl - nl;
+        if (sep[-1] != '.' && !(sep[-1] == ':' && tl > nl + 2 && sep[-2] == ':'))
+            continue;
+        if (hit)
+            return NULL;
+        hit = &f->defs[i];
+    }
+    return hit;
+}
+
+int wh_testfind_case(const wh_testfind_t *f, const char *name, const char *classname,
+                     const char *suite, const char **file, const char **test)
+{
+    const char *groups[] = {classname, suite};
+    const s_def_t *hit = NULL;
+    for (size_t g = 0; g < 2 && !hit; g++) {
+        if (!groups[g] || !*groups[g])
+            continue;
+        static const char *const seps[] = {".", "::"};
+        for (size_t s = 0; s < 2 && !hit; s++) {
+            char *want = wh_strdup_printf("%s%s%s", groups[g], seps[s], name);
+            hit = s_exact(f, want);
+            free(want);
+        }
+    }
+    if (!hit)
+        hit = s_exact(f, name);
+    if (!hit)
+        hit = s_unique_suffix(f, name);
+    if (!hit)
+        return WH_ENOTFOUND;
+    *file = hit->file;
+    *test = hit->test;
+    return 0;
+}

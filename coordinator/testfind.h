@@ -1,0 +1,39 @@
+/*
+ * testfind — which test function of which test file a report's test case
+ * names. The test files are one path or a glob pattern (with * ? [..]) inside the
+ * project; each is listed once with libclang (wh_tree_list), then every
+ * case is looked up among the names the files define.
+ *
+ * A case (name, classname, suite) matches a defined test, in this order:
+ * classname + "." + name, classname + "::" + name, suite + "." + name,
+ * suite + "::" + name (gtest's "Suite.Name", Criterion's "suite::name"),
+ * then name itself, then a defined "X.name" or "X::name" when exactly one
+ * test across the files ends that way. The first file (in glob order) that
+ * defines a match wins.
+ */
+#ifndef WH_TESTFIND_H
+#define WH_TESTFIND_H
+
+#include "job.h"
+
+typedef struct wh_testfind wh_testfind_t;
+
+/* Lists the tests of every file matching pattern (relative to project,
+ * which is absolute) with the job's compile flags (-p, `--`, or the header
+ * guess for each file). NULL with a one-line *err when no file matches or a
+ * file cannot be parsed. */
+wh_testfind_t *wh_testfind_open(const wh_job_t *tmpl, const char *project, const char *pattern,
+                                char **err);
+void wh_testfind_close(wh_testfind_t **f);
+
+/* Finds a case; classname and suite may be NULL or "". 0 with *file
+ * (relative to the project) and *test (the name the file defines), both
+ * owned by f; WH_ENOTFOUND when no file defines it. */
+int wh_testfind_case(const wh_testfind_t *f, const char *name, const char *classname,
+                     const char *suite, const char **file, const char **test);
+
+/* Number of files listed and tests found in them. */
+size_t wh_testfind_files(const wh_testfind_t *f);
+size_t wh_testfind_tests(const wh_testfind_t *f);
+
+#endif
