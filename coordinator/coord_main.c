@@ -180,6 +180,23 @@ static void s_start_prepared(s_self_t *self)
     }
 }
 
+/* The diff goes to the client with the final text, whose field is capped
+ * (WH_WIRE_MAX_STRING): a longer one is only named. */
+#define S_DIFF_MAX (48u << 10)
+static const char *s_diff_head(const wh_reduction_t *r)
+{
+    size_t n = strlen(wh_reduction_diff(r));
+    return !n ? "" : n > S_DIFF_MAX ? "Diff: too long for this message; see reduced.diff in the "
+                                      "run folder\n"
+                                    : "Diff (reduced.diff):\n";
+}
+
+static const char *s_diff_body(const wh_reduction_t *r)
+{
+    const char *d = wh_reduction_diff(r);
+    return strlen(d) > S_DIFF_MAX ? "" : d;
+}
+
 static void s_reap(s_self_t *self)
 {
     uint64_t now = wh_now_ms();
@@ -205,9 +222,10 @@ static void s_reap(s_self_t *self)
         int st = wh_reduction_status(a->r, &msg);
         char *text = st ? wh_strdup_printf("%s (record: %s)", msg ? msg : "failed",
                                            wh_reduction_dir(a->r) ? wh_reduction_dir(a->r) : "-")
-                        : wh_strdup_printf("Run folder: %s\n%sReduced test:\n%s",
+                        : wh_strdup_printf("Run folder: %s\n%sReduced test:\n%s%s%s",
                                            wh_reduction_dir(a->r), wh_reduction_closing(a->r),
-                                           wh_reduction_result_text(a->r) ? wh_reduction_result_text(a->r) : "");
+                                           wh_reduction_result_text(a->r) ? wh_reduction_result_text(a->r) : "",
+                                           s_diff_head(a->r), s_diff_body(a->r));
         s_reply_final(self, a->ident, a->ident_len, a->client_tag, st, text);
         free(text);
         if (st)

@@ -29,6 +29,7 @@
 #include "engine.h"
 #include "precheck.h"
 #include "record.h"
+#include "udiff.h"
 #include "render.h"
 #include "trail.h"
 #include "tree.h"
@@ -135,6 +136,7 @@ struct wh_reduction {
     int verdicts[WH_V_COUNT];
     uint64_t t0, wall_ms;
     char *result_text;
+    char *diff;             /* the test file, original to reduced (reduced.diff) */
     /* tainted answers: retried elsewhere, never verdicts (pool.h) */
     int infra_faults;
     char **out_slots;       /* slots taken out of rotation during this job */
@@ -1711,6 +1713,16 @@ static void s_write_reduced(wh_reduction_t *r)
     char *compact = wh_render_compact(r->tree, rem, &clen);
     wh_record_reduced(r->rec, wh_job_ext(&r->job), lines, len, compact, clen);
     r->result_text = lines ? s_function_text(r->tree, lines) : NULL;
+    /* a/ and b/ name the file in the project, for `patch -p1` there */
+    char *an = wh_strdup_printf("a/%s", r->job.file), *bn = wh_strdup_printf("b/%s", r->job.file);
+    size_t dlen = 0;
+    r->diff = compact && an && bn ? wh_udiff(r->tree->text, r->tree->text_len, compact, clen, an,
+                                             bn, 3, &dlen)
+                                  : NULL;
+    if (r->diff)
+        wh_record_file(r->rec, "reduced.diff", r->diff, dlen);
+    free(an);
+    free(bn);
     free(lines);
     free(compact);
 }
@@ -1923,6 +1935,7 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     wh_job_clear(&r->job);
     free(r->error);
     free(r->result_text);
+    free(r->diff);
     free(r->closing);
     free(r->fault);
     free(r->fault_detail);
@@ -1961,6 +1974,11 @@ const char *wh_reduction_dir(const wh_reduction_t *r)
 const char *wh_reduction_result_text(const wh_reduction_t *r)
 {
     return r->result_text;
+}
+
+const char *wh_reduction_diff(const wh_reduction_t *r)
+{
+    return r->diff ? r->diff : "";
 }
 
 const char *wh_reduction_closing(const wh_reduction_t *r)

@@ -47,6 +47,10 @@ int wh_reduction_status(const wh_reduction_t *r, const char **msg);
 const char *wh_reduction_dir(const wh_reduction_t *r);
 /* The reduced test function (compact), for the console. */
 const char *wh_reduction_result_text(const wh_reduction_t *r);
+/* The unified diff of the test file, original to reduced (the run
+ * folder's reduced.diff, for `patch -p1` in the project); "" before the
+ * run is done or when nothing was removed. */
+const char *wh_reduction_diff(const wh_reduction_t *r);
 /* The closing lines of a successful run (verified; fault kept, lost or not
  * checked), for a client that does not see the console; "" before. */
 const char *wh_reduction_closing(const wh_reduction_t *r);

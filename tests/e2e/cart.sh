@@ -55,6 +55,20 @@ check_eq "assert stays on line 19" "$(sed -n 19p "$R/reduced.lines.c" | tr -s ' 
 for f in original.c reduced.c reduced.lines.c fingerprint.json run.log candidates.csv summary.txt summary.json; do
     [ -s "$R/$f" ] && pass "record has $f" || fail "record lacks $f"
 done
+# reduced.diff: the original to reduced.c, exactly, with `patch -p1` in a
+# copy of the project and with `patch FILE`; the console shows it too.
+D="$T/diffcheck"; cp -r "$FIX/cart" "$D"
+(cd "$D" && patch -s -p1 < "$R/reduced.diff") && cmp -s "$D/tests/test_cart.c" "$R/reduced.c" \
+    && pass "reduced.diff with patch -p1 gives reduced.c" || fail "reduced.diff with patch -p1 does not give reduced.c"
+cp "$R/original.c" "$T/plain.c"
+patch -s "$T/plain.c" < "$R/reduced.diff" && cmp -s "$T/plain.c" "$R/reduced.c" \
+    && pass "reduced.diff with patch FILE gives reduced.c" || fail "reduced.diff with patch FILE does not give reduced.c"
+check_eq "diff header" "$(head -n2 "$R/reduced.diff" | tr '\n' ' ')" "--- a/tests/test_cart.c +++ b/tests/test_cart.c "
+check_eq "diff removes the three statements" "$(grep '^-[^-]' "$R/reduced.diff" | sed 's/^- *//' | tr '\n' '|')" \
+    'struct coupon *coupon = coupon_new("SAVE10");|cart_apply(cart, coupon);|assert_int_equal(1, cart_count(cart));|'
+check_eq "diff adds nothing" "$(grep -c '^+[^+]' "$R/reduced.diff")" 0
+sed -n '/^Diff (/,$p' "$T/hdd.out" | tail -n +2 > "$T/console.diff"
+cmp -s "$T/console.diff" "$R/reduced.diff" && pass "console prints reduced.diff" || fail "console does not print reduced.diff"
 n_reports=$(ls "$R/reports" | wc -l)
 check_eq "one report per evaluated candidate (+ original, + verify runs)" "$n_reports" "$(( $(json "$R/summary.json" .evaluated) + 1 + $(json "$R/summary.json" .verify_runs) ))"
 check_eq "verified afresh, once" "$(json "$R/summary.json" .verified) $(json "$R/summary.json" .verify_runs) $(json "$R/summary.json" .verdicts_dropped)" "true 1 0"
