@@ -430,12 +430,34 @@ static int s_reduce_embedded(wh_job_t *j)
 
 /* ---- cluster client ---- */
 
+/* How long a client waits for the coordinator's socket to answer: the
+ * whole command says "cannot reach" within 2 s. */
+#define S_REACH_MS 1500
+
+/* Waits for the connection to come up; 0, or 4 with *err set. */
+static int s_client_reach(void *mon, const char *endpoint, char **err)
+{
+    if (strncmp(endpoint, "tcp://", 6) && strncmp(endpoint, "ipc://", 6))
+        return 0;
+    int rc = wh_auth_wait_connected(mon, S_REACH_MS);
+    if (!rc)
+        return 0;
+    *err = rc == -ECONNREFUSED
+               ? wh_strdup_printf("cannot reach coordinator at %s (the connection failed: is "
+                                  "whittle-coordinator running there?)", endpoint)
+               : wh_strdup_printf("cannot reach coordinator at %s (no answer within %.1f s)",
+                                  endpoint, S_REACH_MS / 1000.0);
+    return 4;
+}
+
 /* A DEALER connected to the coordinator, with CURVE when keys are given;
  * *mon watches its handshakes (wh_auth_refused). NULL with *err set
- * (malloc'ed). */
-static void *s_client_connect(void *zctx, const char *endpoint, void **mon, char **err)
+ * (malloc'ed) and *code the exit status (2: bad options, 4: the
+ * coordinator cannot be reached). */
+static void *s_client_connect(void *zctx, const char *endpoint, void **mon, char **err, int *code)
 {
     *mon = NULL;
+    *code = 2;
     wh_auth_keys_t k;
     int have = wh_auth_client_setup(&k, s_auth_opt.secret, s_auth_opt.server, endpoint,
                                     s_auth_opt.insecure, err);
@@ -456,6 +478,13 @@ static void *s_client_connect(void *zctx, const char *endpoint, void **mon, char
         goto zerr;
     }
     memset(&k, 0, sizeof k);
+    if ((*code = s_client_reach(*mon, endpoint, err)) != 0) {
+        zmq_close(s);
+        if (*mon)
+            zmq_close(*mon);
+        *mon = NULL;
+        return NULL;
+    }
     return s;
 zerr:
     memset(&k, 0, sizeof k);
@@ -470,10 +499,11 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, int n)
     void *zctx = zmq_ctx_new();
     char *err = NULL;
     void *mon = NULL;
-    void *s = s_client_connect(zctx, endpoint, &mon, &err);
+    int code = 0;
+    void *s = s_client_connect(zctx, endpoint, &mon, &err, &code);
     if (!s) {
         zmq_ctx_term(zctx);
-        int code = s_die(2, "%s", err);
+        code = s_die(code, "%s", err);
         free(err);
         return code;
     }
@@ -679,10 +709,10 @@ static int s_status(int argc, char **argv)
     void *zctx = zmq_ctx_new();
     char *err = NULL;
     void *mon = NULL;
-    void *s = s_client_connect(zctx, cluster, &mon, &err);
     int code = 0;
+    void *s = s_client_connect(zctx, cluster, &mon, &err, &code);
     if (!s) {
-        code = s_die(2, "%s", err);
+        code = s_die(code, "%s", err);
         free(err);
     } else {
         wh_msg_t m = {0};

@@ -539,7 +539,8 @@ void *wh_auth_watch(void *zctx, void *sock)
     snprintf(ep, sizeof ep, "inproc://wh-auth-watch-%d-%u", (int)getpid(), atomic_fetch_add(&seq, 1));
     if (zmq_socket_monitor(sock, ep, ZMQ_EVENT_HANDSHAKE_FAILED_AUTH |
                                          ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL |
-                                         ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL) != 0)
+                                         ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL |
+                                         ZMQ_EVENT_CONNECTED | ZMQ_EVENT_CONNECT_RETRIED) != 0)
         return NULL;
     void *mon = zmq_socket(zctx, ZMQ_PAIR);
     int zero = 0;
@@ -583,5 +584,48 @@ const char *wh_auth_refused(void *mon)
                 more = zmq_msg_more(&f);
             zmq_msg_close(&f);
         }
+    }
+}
+
+/* Reads one monitor event (both frames) within timeout_ms: its id, or 0. */
+static uint16_t s_next_event(void *mon, int timeout_ms)
+{
+    zmq_pollitem_t it = {mon, 0, ZMQ_POLLIN, 0};
+    if (zmq_poll(&it, 1, timeout_ms) <= 0)
+        return 0;
+    uint16_t ev = 0;
+    zmq_msg_t f;
+    zmq_msg_init(&f);
+    if (zmq_msg_recv(&f, mon, ZMQ_DONTWAIT) < 0) {
+        zmq_msg_close(&f);
+        return 0;
+    }
+    int more = zmq_msg_more(&f);
+    if (zmq_msg_size(&f) >= 2)
+        memcpy(&ev, zmq_msg_data(&f), 2);
+    zmq_msg_close(&f);
+    while (more) {
+        zmq_msg_init(&f);
+        more = zmq_msg_recv(&f, mon, 0) >= 0 && zmq_msg_more(&f);
+        zmq_msg_close(&f);
+    }
+    return ev;
+}
+
+int wh_auth_wait_connected(void *mon, int timeout_ms)
+{
+    if (!mon)
+        return 0;
+    uint64_t end = wh_now_ms() + (uint64_t)(timeout_ms > 0 ? timeout_ms : 0);
+    for (;;) {
+        uint64_t now = wh_now_ms();
+        if (now >= end)
+            return WH_ETIMEOUT;
+        uint16_t ev = s_next_event(mon, (int)(end - now));
+        if (ev == ZMQ_EVENT_CONNECTED)
+            return 0;
+        if (ev == ZMQ_EVENT_CONNECT_RETRIED)
+            return -ECONNREFUSED;
+        /* A handshake event comes only after CONNECTED; none is lost. */
     }
 }

@@ -71,6 +71,12 @@ int wh_auth_client_apply(const wh_auth_keys_t *k, void *sock);
 /* Watches sock's security handshakes (call before connect): returns a PAIR
  * socket to pass to wh_auth_refused and to zmq_close when done, or NULL. */
 void *wh_auth_watch(void *zctx, void *sock);
+
+/* Waits up to timeout_ms for the watched socket to connect (call once,
+ * right after zmq_connect, before wh_auth_refused): 0 when connected (or
+ * mon is NULL), -ECONNREFUSED when an attempt failed (nobody listens
+ * there), WH_ETIMEOUT when no answer came at all. */
+int wh_auth_wait_connected(void *mon, int timeout_ms);
 /* NULL, or why the coordinator refused the handshake since the last call
  * (a static one-line reason). Never blocks. */
 const char *wh_auth_refused(void *mon);
