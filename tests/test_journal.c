@@ -1,0 +1,298 @@
+/*
+ * test_journal — the coordinator's job journal (coordinator/journal.h):
+ * the record codec, write then replay after a reopen (latest record wins),
+ * finish, a corrupt line refused with an error naming file and line, a
+ * cut-short last line dropped, the lock against a second coordinator, old
+ * finished jobs dropped on open; and the same against a real redis-server
+ * this test starts on a private port.
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/prctl.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "journal.h"
+#include "wh_test.h"
+
+static char s_dir[] = "/tmp/whittle-test-journal.XXXXXX";
+
+static char *s_path(const char *name)
+{
+    return wh_strdup_printf("%s/%s", s_dir, name);
+}
+
+static wh_journal_entry_t s_entry(const char *id, const char *owner, const char *job)
+{
+    wh_journal_entry_t e = {0};
+    snprintf(e.id, sizeof e.id, "%s", id);
+    e.owner = (char *)owner;
+    e.job = (char *)job;
+    return e;
+}
+
+static void s_append_raw(const char *path, const char *text)
+{
+    int fd = open(path, O_WRONLY | O_APPEND);
+    CHECK(fd >= 0);
+    CHECK(write(fd, text, strlen(text)) == (ssize_t)strlen(text));
+    close(fd);
+}
+
+static void test_codec(void)
+{
+    wh_journal_entry_t e = s_entry("0123456789abcdef", "client:alice", "{\"test\":\"t1\"}");
+    e.state = WH_JOURNAL_FAILED;
+    e.code = 3;
+    e.result = "stopped: \"quoted\"\nsecond line";
+    e.run_dir = "/runs/t1-1";
+    e.resumed = 2;
+    e.t = 1700000000;
+    char *s = wh_journal_encode(&e);
+    CHECK(s && !strchr(s, '\n'));
+    wh_journal_entry_t d;
+    char *why = NULL;
+    CHECK_EQ_INT(wh_journal_decode(s, &d, &why), 0);
+    CHECK_EQ_STR(d.id, "0123456789abcdef");
+    CHECK_EQ_STR(d.owner, "client:alice");
+    CHECK_EQ_STR(d.job, "{\"test\":\"t1\"}");
+    CHECK_EQ_INT(d.state, WH_JOURNAL_FAILED);
+    CHECK_EQ_INT(d.code, 3);
+    CHECK_EQ_STR(d.result, "stopped: \"quoted\"\nsecond line");
+    CHECK_EQ_STR(d.run_dir, "/runs/t1-1");
+    CHECK_EQ_INT(d.resumed, 2);
+    CHECK_EQ_INT(d.t, 1700000000);
+    wh_journal_entry_clear(&d);
+    free(s);
+
+    static const struct {
+        const char *text, *why;
+    } bad[] = {
+        {"{\"v\":1", "not JSON ("},
+        {"[1]", "not a JSON object"},
+        {"{\"v\":2,\"id\":\"0123456789abcdef\"}", "field 'v' is not 1"},
+        {"{\"v\":1,\"id\":\"0123\",\"job\":{}}", "field 'id' is not a job id"},
+        {"{\"v\":1,\"id\":\"0123456789ABCDEF\",\"job\":{}}", "field 'id' is not a job id"},
+        {"{\"v\":1,\"id\":\"0123456789abcdef\",\"job\":\"x\"}", "field 'job' is not a JSON object"},
+        {"{\"v\":1,\"id\":\"0123456789abcdef\",\"job\":{},\"code\":0,\"t\":1,\"resumed\":0,"
+         "\"state\":\"lost\"}", "field 'state' is not running, done, failed or cancelled"},
+        {"{\"v\":1,\"id\":\"0123456789abcdef\",\"job\":{},\"code\":1e300,\"t\":1,\"resumed\":0,"
+         "\"state\":\"done\"}", "fields 'code', 't' and 'resumed' must be small whole numbers"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        why = NULL;
+        CHECK_EQ_INT(wh_journal_decode(bad[i].text, &d, &why), WH_EINVAL);
+        CHECK(why && !strncmp(why, bad[i].why, strlen(bad[i].why)));
+        if (why && strncmp(why, bad[i].why, strlen(bad[i].why)))
+            fprintf(stderr, "  case %zu: why = %s\n", i, why);
+        free(why);
+    }
+}
+
+/* Write, reopen, replay: the latest record of each id, in first-seen order. */
+static void s_check_replay(const char *where)
+{
+    char *err = NULL;
+    wh_journal_t *j = wh_journal_open(where, &err);
+    CHECK(j != NULL);
+    if (!j) {
+        fprintf(stderr, "  %s\n", err);
+        free(err);
+        return;
+    }
+    CHECK_EQ_INT(wh_journal_count(j), 0);
+    wh_journal_entry_t a = s_entry("aaaaaaaaaaaaaaaa", "client:alice", "{\"test\":\"a\"}");
+    wh_journal_entry_t b = s_entry("bbbbbbbbbbbbbbbb", "", "{\"test\":\"b\"}");
+    CHECK_EQ_INT(wh_journal_put(j, &a), 0);
+    CHECK_EQ_INT(wh_journal_put(j, &b), 0);
+    CHECK_EQ_INT(wh_journal_set_run(j, "aaaaaaaaaaaaaaaa", "/runs/a-1", 0), 0);
+    CHECK_EQ_INT(wh_journal_finish(j, "bbbbbbbbbbbbbbbb", WH_JOURNAL_DONE, 0, "Reduced test:\nx;"), 0);
+    CHECK_EQ_INT(wh_journal_finish(j, "cccccccccccccccc", WH_JOURNAL_DONE, 0, "x"), WH_ENOTFOUND);
+    wh_journal_entry_t bad = s_entry("not-an-id", "", "{}");
+    CHECK_EQ_INT(wh_journal_put(j, &bad), WH_EINVAL);
+    CHECK_EQ_INT(wh_journal_count(j), 2);
+    wh_journal_close(&j);
+
+    j = wh_journal_open(where, &err);
+    CHECK(j != NULL);
+    if (!j)
+        return;
+    CHECK_EQ_INT(wh_journal_count(j), 2);
+    const wh_journal_entry_t *ra = wh_journal_find(j, "aaaaaaaaaaaaaaaa");
+    const wh_journal_entry_t *rb = wh_journal_find(j, "bbbbbbbbbbbbbbbb");
+    CHECK(ra && rb);
+    if (ra && rb) {
+        CHECK_EQ_INT(ra->state, WH_JOURNAL_RUNNING);
+        CHECK_EQ_STR(ra->owner, "client:alice");
+        CHECK_EQ_STR(ra->job, "{\"test\":\"a\"}");
+        CHECK_EQ_STR(ra->run_dir, "/runs/a-1");
+        CHECK_EQ_INT(rb->state, WH_JOURNAL_DONE);
+        CHECK_EQ_STR(rb->owner, "");
+        CHECK_EQ_STR(rb->result, "Reduced test:\nx;");
+        CHECK(ra->t > 0 && ra->t <= (int64_t)time(NULL));
+    }
+    /* a resumed job keeps its id and counts the resumption */
+    CHECK_EQ_INT(wh_journal_set_run(j, "aaaaaaaaaaaaaaaa", "/runs/a-2", 1), 0);
+    CHECK_EQ_INT(wh_journal_finish(j, "aaaaaaaaaaaaaaaa", WH_JOURNAL_CANCELLED, 5, "cancelled"), 0);
+    wh_journal_close(&j);
+    j = wh_journal_open(where, &err);
+    CHECK(j != NULL);
+    ra = j ? wh_journal_find(j, "aaaaaaaaaaaaaaaa") : NULL;
+    CHECK(ra != NULL);
+    if (ra) {
+        CHECK_EQ_INT(ra->state, WH_JOURNAL_CANCELLED);
+        CHECK_EQ_INT(ra->code, 5);
+        CHECK_EQ_INT(ra->resumed, 1);
+        CHECK_EQ_STR(ra->run_dir, "/runs/a-2");
+    }
+    CHECK_EQ_STR(j ? wh_journal_at(j, 0)->id : NULL, "aaaaaaaaaaaaaaaa");
+    CHECK(j && wh_journal_at(j, 2) == NULL);
+    wh_journal_close(&j);
+}
+
+static void test_file(void)
+{
+    char *path = s_path("runs/journal");
+    s_check_replay(path);
+    /* compacted on open: one line per job */
+    char *text = NULL;
+    size_t len = 0;
+    CHECK_EQ_INT(wh_read_file(path, 1 << 20, &text, &len), 0);
+    int lines = 0;
+    for (size_t i = 0; i < len; i++)
+        lines += text[i] == '\n';
+    CHECK_EQ_INT(lines, 2);
+    free(text);
+
+    /* a second coordinator on the same file is refused */
+    char *err = NULL;
+    wh_journal_t *j = wh_journal_open(path, &err), *j2 = NULL;
+    CHECK(j != NULL);
+    char *err2 = NULL;
+    j2 = wh_journal_open(path, &err2);
+    CHECK(j2 == NULL);
+    char *want = wh_strdup_printf("journal '%s' is in use by another coordinator (give each "
+                                  "coordinator its own --journal PATH, or --journal off)", path);
+    CHECK_EQ_STR(err2, want);
+    free(want);
+    free(err2);
+    wh_journal_close(&j);
+    free(path);
+}
+
+static void test_corrupt(void)
+{
+    char *path = s_path("corrupt.journal"), *err = NULL;
+    wh_journal_t *j = wh_journal_open(path, &err);
+    wh_journal_entry_t a = s_entry("aaaaaaaaaaaaaaaa", "", "{\"test\":\"a\"}");
+    CHECK(j && wh_journal_put(j, &a) == 0);
+    wh_journal_close(&j);
+    /* a cut-short last line (no newline) is dropped, the rest loads */
+    s_append_raw(path, "{\"v\":1,\"id\":\"bbbb");
+    j = wh_journal_open(path, &err);
+    CHECK(j != NULL);
+    CHECK_EQ_INT(j ? wh_journal_count(j) : -1, 1);
+    wh_journal_close(&j);
+    /* a whole line that is not a record stops the open */
+    s_append_raw(path, "\ngarbage here\n");
+    err = NULL;
+    j = wh_journal_open(path, &err);
+    CHECK(j == NULL);
+    char *want = wh_strdup_printf("journal file %s: line 3 is not a job record: not JSON "
+                                  "('[' or '{' expected near 'garbage'); move it away or fix that "
+                                  "record (or run with --journal off)", path);
+    CHECK_EQ_STR(err, want);
+    free(want);
+    free(err);
+    free(path);
+}
+
+static void test_old_finished_dropped(void)
+{
+    char *path = s_path("old.journal"), *err = NULL;
+    FILE *f = fopen(path, "w");
+    CHECK(f != NULL);
+    fprintf(f, "{\"v\":1,\"id\":\"1111111111111111\",\"owner\":\"\",\"state\":\"done\",\"code\":0,"
+               "\"resumed\":0,\"t\":1000,\"job\":{}}\n"
+               "{\"v\":1,\"id\":\"2222222222222222\",\"owner\":\"\",\"state\":\"running\",\"code\":0,"
+               "\"resumed\":0,\"t\":1000,\"job\":{}}\n");
+    fclose(f);
+    wh_journal_t *j = wh_journal_open(path, &err);
+    CHECK(j != NULL);
+    /* a finished job of 1970 is gone; a running one, however old, stays */
+    CHECK_EQ_INT(j ? wh_journal_count(j) : -1, 1);
+    CHECK(j && wh_journal_find(j, "2222222222222222") != NULL);
+    wh_journal_close(&j);
+    free(path);
+}
+
+static int s_free_port(void)
+{
+    int s = socket(AF_INET, SOCK_STREAM, 0);
+    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
+    socklen_t l = sizeof a;
+    int port = -1;
+    if (bind(s, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(s, (struct sockaddr *)&a, &l) == 0)
+        port = ntohs(a.sin_port);
+    close(s);
+    return port;
+}
+
+static void test_redis(void)
+{
+    int port = s_free_port();
+    pid_t pid = fork();
+    if (pid == 0) {
+        prctl(PR_SET_PDEATHSIG, SIGKILL);
+        int nul = open("/dev/null", O_RDWR);
+        dup2(nul, 1);
+        dup2(nul, 2);
+        char p[16];
+        snprintf(p, sizeof p, "%d", port);
+        execlp("redis-server", "redis-server", "--port", p, "--bind", "127.0.0.1", "--save", "",
+               "--appendonly", "no", (char *)NULL);
+        _exit(127);
+    }
+    char url[64];
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d/5", port);
+    wh_journal_t *j = NULL;
+    for (int i = 0; i < 200 && !j; i++) {
+        char *err = NULL;
+        j = wh_journal_open(url, &err);
+        free(err);
+        if (!j)
+            usleep(20 * 1000);
+    }
+    CHECK(j != NULL); /* redis-server must be installed: this is a FAIL */
+    if (j) {
+        char *want = wh_strdup_printf("redis 127.0.0.1:%d/5 hash whittle:v1:jobs", port);
+        CHECK_EQ_STR(wh_journal_describe(j), want);
+        free(want);
+        wh_journal_close(&j);
+        s_check_replay(url);
+    }
+    char *err = NULL;
+    CHECK(wh_journal_open("redis://127.0.0.1:99999/0", &err) == NULL);
+    CHECK_EQ_STR(err, "journal: bad Redis URL (want redis://[user[:password]@]host[:port][/db])");
+    free(err);
+    kill(pid, SIGKILL);
+    waitpid(pid, NULL, 0);
+}
+
+int main(void)
+{
+    if (!mkdtemp(s_dir))
+        return 1;
+    wh_log_set_level(WH_LOG_ERROR);
+    RUN_TEST(test_codec);
+    RUN_TEST(test_file);
+    RUN_TEST(test_corrupt);
+    RUN_TEST(test_old_finished_dropped);
+    RUN_TEST(test_redis);
+    wh_rm_rf(s_dir);
+    TEST_MAIN_END();
+}
