@@ -76,7 +76,8 @@ int wh_journal_set_run(wh_journal_t *j, const char *id, const char *run_dir, int
 
 /* The current record of id, or NULL. Valid until the next put. */
 const wh_journal_entry_t *wh_journal_find(const wh_journal_t *j, const char *id);
-/* Records in load-then-put order: i in [0, wh_journal_count). */
+/* Records in load-then-put order (a file keeps submission order, Redis
+ * loads in hash order): i in [0, wh_journal_count). */
 int wh_journal_count(const wh_journal_t *j);
 const wh_journal_entry_t *wh_journal_at(const wh_journal_t *j, int i);
 

@@ -93,8 +93,9 @@ static void test_codec(void)
     }
 }
 
-/* Write, reopen, replay: the latest record of each id, in first-seen order. */
-static void s_check_replay(const char *where)
+/* Write, reopen, replay: the latest record of each id (in first-seen order
+ * when ordered). */
+static void s_check_replay(const char *where, int ordered)
 {
     char *err = NULL;
     wh_journal_t *j = wh_journal_open(where, &err);
@@ -149,7 +150,9 @@ static void s_check_replay(const char *where)
         CHECK_EQ_INT(ra->resumed, 1);
         CHECK_EQ_STR(ra->run_dir, "/runs/a-2");
     }
-    CHECK_EQ_STR(j ? wh_journal_at(j, 0)->id : NULL, "aaaaaaaaaaaaaaaa");
+    /* a file keeps the order jobs came in; a Redis hash has none */
+    if (ordered)
+        CHECK_EQ_STR(j ? wh_journal_at(j, 0)->id : NULL, "aaaaaaaaaaaaaaaa");
     CHECK(j && wh_journal_at(j, 2) == NULL);
     wh_journal_close(&j);
 }
@@ -157,7 +160,7 @@ static void s_check_replay(const char *where)
 static void test_file(void)
 {
     char *path = s_path("runs/journal");
-    s_check_replay(path);
+    s_check_replay(path, 1);
     /* compacted on open: one line per job */
     char *text = NULL;
     size_t len = 0;
@@ -273,7 +276,7 @@ static void test_redis(void)
         CHECK_EQ_STR(wh_journal_describe(j), want);
         free(want);
         wh_journal_close(&j);
-        s_check_replay(url);
+        s_check_replay(url, 0);
     }
     char *err = NULL;
     CHECK(wh_journal_open("redis://127.0.0.1:99999/0", &err) == NULL);
