@@ -87,10 +87,12 @@ static int s_drain(int fd, wh_buf_t *b, size_t cap)
     }
 }
 
-int wh_spawn_run(const char *const *argv, char **out, size_t cap)
+int wh_spawn_run(const char *const *argv, char **out, size_t *len, size_t cap)
 {
     if (out)
         *out = NULL;
+    if (len)
+        *len = 0;
     int p[2] = {-1, -1};
     if (out && pipe2(p, O_CLOEXEC) < 0)
         return -errno;
@@ -112,8 +114,11 @@ int wh_spawn_run(const char *const *argv, char **out, size_t cap)
         rc = drc;
     if (rc < 0 || !out)
         wh_buf_free(&b);
-    else
+    else {
+        if (len)
+            *len = b.len;
         *out = wh_buf_detach(&b);
+    }
     return rc;
 }
 

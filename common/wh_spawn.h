@@ -27,8 +27,10 @@ int wh_spawn_wait(pid_t pid);
 
 /* Runs argv to its end. When out is not NULL, *out receives its stdout
  * (malloc'ed, NUL-terminated, at most cap bytes kept; the rest is read and
- * dropped). Returns like wh_spawn_wait; on a negative return *out is NULL. */
-int wh_spawn_run(const char *const *argv, char **out, size_t cap);
+ * dropped) and *len (may be NULL) its length, which tells a NUL inside
+ * from the end. Returns like wh_spawn_wait; on a negative return *out is
+ * NULL. */
+int wh_spawn_run(const char *const *argv, char **out, size_t *len, size_t cap);
 
 /* Runs `a | b` (a's stdout into b's stdin). Returns a's status when it is
  * not 0, else b's (like `set -o pipefail`). */

@@ -53,6 +53,9 @@ void wh_job_clear(wh_job_t *j)
     for (int i = 0; i < j->nargs; i++)
         free(j->args[i]);
     free(j->args);
+    for (int i = 0; i < j->nignore; i++)
+        free(j->ignore[i]);
+    free(j->ignore);
     memset(j, 0, sizeof *j);
 }
 
@@ -80,10 +83,26 @@ int wh_job_copy(wh_job_t *d, const wh_job_t *src)
             d->nargs = i + 1;
         }
     }
+    d->ignore = NULL;
+    d->nignore = 0;
+    for (int i = 0; i < src->nignore && !bad; i++)
+        bad |= wh_job_add_ignore(d, src->ignore[i]) != 0;
     if (bad) {
         wh_job_clear(d);
         return WH_ENOMEM;
     }
+    return 0;
+}
+
+int wh_job_add_ignore(wh_job_t *j, const char *glob)
+{
+    char **v = realloc(j->ignore, (size_t)(j->nignore + 1) * sizeof *v);
+    if (!v)
+        return WH_ENOMEM;
+    j->ignore = v;
+    if (!(v[j->nignore] = strdup(glob)))
+        return WH_ENOMEM;
+    j->nignore++;
     return 0;
 }
 
@@ -100,7 +119,7 @@ static char *s_git_line(const char *project, const char *a1, const char *a2, con
 {
     const char *argv[] = {"git", "-C", project, a1, a2, a3, NULL};
     char *out = NULL;
-    if (wh_spawn_run(argv, &out, 4096) != 0 || !out[0]) {
+    if (wh_spawn_run(argv, &out, NULL, 4096) != 0 || !out[0]) {
         free(out);
         return NULL;
     }
@@ -360,6 +379,33 @@ static int s_get_bool(json_t *o, const char *k, int *dst, char **err)
     return 0;
 }
 
+/* "ignore": a glob or an array of globs, added to the --ignore ones. */
+static int s_get_ignore(json_t *o, wh_job_t *j, char **err)
+{
+    json_t *v = json_object_get(o, "ignore");
+    if (!v)
+        return 0;
+    if (json_is_string(v))
+        return wh_job_add_ignore(j, json_string_value(v));
+    size_t i;
+    json_t *g;
+    if (json_is_array(v)) {
+        json_array_foreach(v, i, g) {
+            if (!json_is_string(g))
+                break;
+        }
+        if (i == json_array_size(v)) {
+            json_array_foreach(v, i, g) {
+                if (wh_job_add_ignore(j, json_string_value(g)))
+                    return WH_ENOMEM;
+            }
+            return 0;
+        }
+    }
+    *err = strdup("field 'ignore' must be a glob or an array of globs");
+    return WH_EINVAL;
+}
+
 int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
 {
     json_t *o = (json_t *)json_obj;
@@ -374,7 +420,8 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         "ddmin", "out", "build_timeout", "test_timeout", "setup_timeout", "match", "args",
         "compdb", "jobs", "cache", "failure_regex", "pass_regex", "message_continuation",
         "pass_on_exit0", "repeat", "flaky_ok",
-        "reference", "keep_fault", "no_keep_fault", "speculate", "allow_parse_errors", "precheck", NULL};
+        "reference", "keep_fault", "no_keep_fault", "speculate", "allow_parse_errors", "precheck",
+        "ignore", NULL};
     json_object_foreach(o, k, v) {
         int ok = 0;
         for (int i = 0; known[i]; i++)
@@ -447,6 +494,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
             j->args[j->nargs++] = strdup(s);
         }
     }
+    rc = rc ? rc : s_get_ignore(o, j, err);
     rc = rc ? rc : s_get_int(o, "jobs", 1, 1024, &j->jobs, err);
     rc = rc ? rc : s_get_int(o, "repeat", 0, 1000, &j->repeat, err);
     rc = rc ? rc : s_get_int(o, "flaky_ok", 0, 1000, &j->flaky_ok, err);
@@ -546,6 +594,12 @@ char *wh_job_to_json(const wh_job_t *j)
         for (int i = 0; i < j->nargs; i++)
             json_array_append_new(a, json_string(j->args[i]));
         json_object_set_new(o, "args", a);
+    }
+    if (j->nignore) {
+        json_t *a = json_array();
+        for (int i = 0; i < j->nignore; i++)
+            json_array_append_new(a, json_string(j->ignore[i]));
+        json_object_set_new(o, "ignore", a);
     }
     char *s = json_dumps(o, JSON_COMPACT);
     json_decref(o);

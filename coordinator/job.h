@@ -3,7 +3,8 @@
  * where to record it. Filled from `whittle reduce` flags or from one entry of
  * a `whittle submit` JSON list (same field names as the flags, with '-'
  * spelled '_': project, file, test, setup, build, run, framework, algorithm,
- * ddmin, out, build_timeout, test_timeout, setup_timeout, match, args, precheck).
+ * ddmin, out, build_timeout, test_timeout, setup_timeout, match, args, precheck,
+ * ignore).
  */
 #ifndef WH_JOB_H
 #define WH_JOB_H
@@ -44,6 +45,8 @@ typedef struct {
     int no_keep_fault;    /* --no-keep-fault: only report whether the fault was kept */
     int speculate;        /* idle slots judge the predicted next round (default on; --no-speculate) */
     int precheck;         /* --precheck: wh_precheck_mode_t (default on); not in the identity */
+    char **ignore;        /* --ignore GLOB (repeatable): left out of the job identity */
+    int nignore;
     int verbose;
 } wh_job_t;
 
@@ -70,6 +73,9 @@ char *wh_job_to_json(const wh_job_t *j);
  * (given), the commands, framework, test file, target test, fingerprint
  * mode and timeouts. */
 void wh_job_identity(const wh_job_t *j, const char *snapshot, char out[65]);
+
+/* Appends one --ignore glob. 0 or WH_ENOMEM. */
+int wh_job_add_ignore(wh_job_t *j, const char *glob);
 
 /* When neither compile flags (--) nor a compilation database folder (-p)
  * were given, guesses "-I" flags so that libclang finds the project's own

@@ -26,6 +26,7 @@
 
 #include "baseline.h"
 #include "foreign.h"
+#include "identity.h"
 #include "engine.h"
 #include "precheck.h"
 #include "record.h"
@@ -1806,8 +1807,9 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, char **err)
         *err = strdup("cannot create the reduction engine");
         goto fail;
     }
-    const char *excl[2] = {r->job.out, NULL};
-    rc = wh_workspace_hash(r->job.project, excl, r->snapshot, err);
+    wh_identity_basis_t basis;
+    rc = wh_identity_snapshot(r->job.project, r->job.file, r->job.out, r->job.ignore,
+                              r->job.nignore, r->snapshot, &basis, err);
     if (rc)
         goto fail;
     wh_job_identity(&r->job, r->snapshot, r->job_id);
@@ -1825,6 +1827,10 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, char **err)
     wh_record_log(r->rec, "whittle: reducing %s in %s (project %s), algorithm %s, job %s",
                   r->tree->test, r->job.file, r->job.project,
                   wh_algo_name(r->job.algo), r->job_id);
+    wh_record_log(r->rec, "job identity: %s%s, snapshot %s",
+                  basis == WH_IDENTITY_GIT ? "the project's tracked git files"
+                                           : "every project file but outputs and build folders",
+                  r->job.nignore ? " minus --ignore globs" : "", r->snapshot);
     s_precheck_open(r, 0);
 
     return r;

@@ -55,7 +55,7 @@ static void s_usage(FILE *fp)
           "                      [--failure-regex RE] [--pass-regex RE] [--message-continuation RE]\n"
           "                      [--pass-on-exit0] [--repeat K] [--flaky-ok R]\n"
           "                      [--reference DIR|GIT-REV] [--[no-]keep-fault] [--no-speculate]\n"
-          "                      [--allow-parse-errors]\n"
+          "                      [--allow-parse-errors] [--ignore GLOB]...\n"
           "                      [--precheck on|off|audit] [-- FLAGS...]\n"
           "       whittle submit --cluster ENDPOINT FAILURES.json\n"
           "       whittle status --cluster ENDPOINT\n"
@@ -293,6 +293,14 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
             return s_die(2, "%s needs a value", a);
         if (ka)
             continue;
+        if (!strcmp(a, "--ignore")) {
+            if (!v)
+                return s_die(2, "--ignore needs a value");
+            if (wh_job_add_ignore(j, v))
+                return s_die(1, "out of memory");
+            i++;
+            continue;
+        }
         if (!strcmp(a, "--config") && v) {
             i++; /* read before the flags, by s_load_config */
             continue;

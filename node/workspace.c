@@ -35,6 +35,8 @@ typedef struct {
     size_t n_exclude;
     s_visit_fn visit;
     void *arg;
+    wh_workspace_skip_fn skip; /* the caller's extra rule, or NULL */
+    void *skip_arg;
 } s_walker_t;
 
 static int s_set_err(char **err, const char *what, const char *path, int rc)
@@ -137,7 +139,8 @@ static int s_walk_dir(s_walker_t *w, const char *abs_dir, const char *rel_dir, c
             rc = WH_ENOMEM;
         } else if (lstat(abs, &st) < 0) {
             rc = s_set_err(err, "cannot stat", abs, -errno);
-        } else if (!s_skipped(w, names[i], abs, &st)) {
+        } else if (!s_skipped(w, names[i], abs, &st) &&
+                   !(w->skip && w->skip(w->skip_arg, rel, S_ISDIR(st.st_mode)))) {
             if (S_ISDIR(st.st_mode)) {
                 rc = w->visit(w->arg, rel, abs, &st, 0, err);
                 if (!rc)
@@ -161,10 +164,10 @@ static int s_walk_dir(s_walker_t *w, const char *abs_dir, const char *rel_dir, c
 /* Walks src (which must be a folder) with the skip rules; extra_exclude is
  * one more absolute path to leave out (the copy's destination). */
 static int s_walk(const char *src, const char *const *exclude, const char *extra_exclude,
-                  s_visit_fn visit, void *arg, char **err)
+                  s_visit_fn visit, void *arg, const wh_workspace_filter_t *f, char **err)
 {
     int rc = 0;
-    s_walker_t w = {NULL, 0, visit, arg};
+    s_walker_t w = {NULL, 0, visit, arg, f ? f->skip : NULL, f ? f->arg : NULL};
     char *root = wh_abspath(src);
     if (!root)
         return WH_ENOMEM;
@@ -344,7 +347,7 @@ int wh_workspace_copy(const char *src, const char *dst, const char *const *exclu
         return WH_ENOMEM;
     s_copy_t c = {dst_abs};
     /* A destination inside the source must not copy itself. */
-    rc = s_walk(src, exclude, dst_abs, s_copy_visit, &c, err);
+    rc = s_walk(src, exclude, dst_abs, s_copy_visit, &c, NULL, err);
     free(dst_abs);
     return rc;
 }
@@ -414,7 +417,8 @@ static int s_hash_visit(void *arg, const char *rel, const char *abs, const struc
     return 0;
 }
 
-int wh_workspace_hash(const char *src, const char *const *exclude, char out[65], char **err)
+int wh_workspace_hash_filtered(const char *src, const char *const *exclude,
+                               const wh_workspace_filter_t *filter, char out[65], char **err)
 {
     if (err)
         *err = NULL;
@@ -424,7 +428,45 @@ int wh_workspace_hash(const char *src, const char *const *exclude, char out[65],
     if (!h)
         return WH_ENOMEM;
     wh_sha256_field_str(h, "whittle-tree-v1");
-    int rc = s_walk(src, exclude, NULL, s_hash_visit, h, err);
+    int rc = s_walk(src, exclude, NULL, s_hash_visit, h, filter, err);
+    char hex[65];
+    wh_sha256_final_hex(&h, hex);
+    if (!rc)
+        memcpy(out, hex, 65);
+    return rc;
+}
+
+int wh_workspace_hash(const char *src, const char *const *exclude, char out[65], char **err)
+{
+    return wh_workspace_hash_filtered(src, exclude, NULL, out, err);
+}
+
+int wh_workspace_hash_list(const char *src, const char *const *rels, size_t n, char out[65],
+                           char **err)
+{
+    if (err)
+        *err = NULL;
+    if (!src || !out)
+        return WH_EINVAL;
+    wh_sha256_t *h = wh_sha256_new();
+    if (!h)
+        return WH_ENOMEM;
+    wh_sha256_field_str(h, "whittle-list-v1");
+    int rc = 0;
+    for (size_t i = 0; i < n && !rc; i++) {
+        char *abs = wh_path_join(src, rels[i]);
+        struct stat st;
+        if (!abs) {
+            rc = WH_ENOMEM;
+        } else if (lstat(abs, &st) < 0) {
+            /* Listed but gone (a deleted tracked file): its absence counts. */
+            wh_sha256_field_str(h, rels[i]);
+            wh_sha256_field_str(h, "-");
+        } else if (S_ISREG(st.st_mode) || S_ISLNK(st.st_mode) || S_ISDIR(st.st_mode)) {
+            rc = s_hash_visit(h, rels[i], abs, &st, 0, err);
+        }
+        free(abs);
+    }
     char hex[65];
     wh_sha256_final_hex(&h, hex);
     if (!rc)

@@ -1,6 +1,6 @@
 # Progress, argv-only external commands, job identity, unreachable
 # coordinators (issue 12).
-foreach(t space_path unreachable)
+foreach(t space_path unreachable identity)
   add_test(NAME e2e_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
   set_tests_properties(e2e_${t} PROPERTIES
     ENVIRONMENT "WH_SOURCE_DIR=${PROJECT_SOURCE_DIR};WH_BINARY_DIR=${PROJECT_BINARY_DIR}"
