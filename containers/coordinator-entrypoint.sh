@@ -16,6 +16,9 @@
 #                        (default /run/secrets/redis_password when it exists);
 #                        exported as WHITTLE_REDIS_PASSWORD, never on the command line
 #   WHITTLE_INSECURE=1   no keys (whittle-coordinator refuses it off loopback)
+#   WHITTLE_METRICS  [HOST:]PORT for Prometheus /metrics and the /healthz,
+#                    /readyz probes (default 0.0.0.0:9100 in the image; set it
+#                    empty to serve none)
 #   WHITTLE_VERBOSE=1  adds -v
 set -e
 if [ "$#" -gt 0 ] && [ "${1#-}" = "$1" ]; then
@@ -37,5 +40,6 @@ if [ -z "${WHITTLE_REDIS_PASSWORD:-}" ] && [ -r "$pwfile" ]; then
     WHITTLE_REDIS_PASSWORD="$(cat "$pwfile")"
     export WHITTLE_REDIS_PASSWORD
 fi
+[ -z "${WHITTLE_METRICS:-}" ] || set -- --metrics "$WHITTLE_METRICS" "$@"
 [ "${WHITTLE_VERBOSE:-0}" = 0 ] || set -- -v "$@"
 exec /usr/local/bin/whittle-coordinator "$@"

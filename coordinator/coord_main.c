@@ -6,6 +6,7 @@
  *   whittle-coordinator --bind tcp://0.0.0.0:7700 [--cache redis://HOST:PORT/DB]
  *                       [--heartbeat MS]
  *                       [--secret-key FILE --nodes DIR --clients DIR | --insecure]
+ *                       [--metrics [HOST:]PORT]
  */
 #define _GNU_SOURCE
 #include <jansson.h>
@@ -20,6 +21,7 @@
 #include "auth.h"
 #include "cache.h"
 #include "job.h"
+#include "metrics.h"
 #include "pool.h"
 #include "reduce.h"
 #include "wire.h"
@@ -61,6 +63,12 @@ typedef struct {
     s_active_t *active;
     s_pending_t *pending;
     uint64_t submitted, finished, failed;
+    /* for --metrics */
+    wh_metrics_t *metrics;
+    uint64_t t0, last_publish;
+    uint64_t cand_done, cached_done;  /* of jobs that ended */
+    uint64_t rate_t[61], rate_n[61];  /* judged count, once a second */
+    int rate_i;
 } s_self_t;
 
 static void s_reply_final(s_self_t *self, const void *ident, size_t ilen, uint64_t tag, int code,
@@ -232,16 +240,80 @@ static void s_reap(s_self_t *self)
             self->failed++;
         else
             self->finished++;
+        uint64_t cand, cached;
+        wh_reduction_counts(a->r, &cand, &cached);
+        self->cand_done += cand;
+        self->cached_done += cached;
         *pp = a->next;
         wh_reduction_destroy(&a->r);
         free(a);
     }
 }
 
+/* Verdicts per second over the last minute, from a ring of per-second
+ * samples of the pool's judged counter. */
+static double s_rate(s_self_t *self, uint64_t judged, uint64_t now)
+{
+    int last = (self->rate_i + 60) % 61;
+    if (!self->rate_t[last] || now - self->rate_t[last] >= 1000) {
+        self->rate_t[self->rate_i] = now;
+        self->rate_n[self->rate_i] = judged;
+        self->rate_i = (self->rate_i + 1) % 61;
+    }
+    int oldest = self->rate_i;
+    for (int k = 0; k < 61 && !self->rate_t[oldest]; k++)
+        oldest = (oldest + 1) % 61;
+    uint64_t dt = now - self->rate_t[oldest];
+    return dt ? (double)(judged - self->rate_n[oldest]) * 1000.0 / (double)dt : 0.0;
+}
+
+/* Renders a sample for --metrics, at most twice a second. */
+static void s_publish_metrics(s_self_t *self, int stopping)
+{
+    uint64_t now = wh_now_ms();
+    if (!self->metrics || (!stopping && now - self->last_publish < 500))
+        return;
+    self->last_publish = now;
+    wh_pool_stats_t ps;
+    wh_pool_stats(self->pool, &ps);
+    wh_metrics_sample_t m = {
+        .jobs_submitted = self->submitted, .jobs_finished = self->finished,
+        .jobs_failed = self->failed, .queued = ps.queued, .slots = ps.slots, .busy = ps.busy,
+        .warming = ps.warming, .out_of_rotation = ps.out_of_rotation, .nodes = ps.nodes,
+        .judged = ps.judged, .judged_per_s = s_rate(self, ps.judged, now),
+        .cache_lookups = self->cand_done, .cache_hits = self->cached_done,
+        .requeued = ps.requeued, .dead_slots = ps.dead_slots,
+        .uptime_s = (double)(now - self->t0) / 1000.0};
+    m.idle = ps.slots - ps.busy - ps.warming - ps.out_of_rotation;
+    if (m.idle < 0)
+        m.idle = 0;
+    for (s_pending_t *pd = self->pending; pd; pd = pd->next)
+        m.jobs_preparing++;
+    for (s_active_t *a = self->active; a; a = a->next) {
+        uint64_t cand, cached;
+        wh_reduction_counts(a->r, &cand, &cached);
+        m.jobs_running++;
+        m.cache_lookups += cand;
+        m.cache_hits += cached;
+    }
+    int n = 0;
+    wh_pool_node_stat_t const *ns = wh_pool_node_stats(self->pool, &n);
+    wh_metrics_node_t *per = n ? calloc((size_t)n, sizeof *per) : NULL;
+    for (int i = 0; per && i < n; i++)
+        per[i] = (wh_metrics_node_t){ns[i].node, ns[i].slots, ns[i].verdicts, ns[i].infra};
+    m.per_node = per;
+    m.n_nodes = per ? n : 0;
+    wh_buf_t b = WH_BUF_INIT;
+    wh_metrics_render(&m, &b);
+    wh_metrics_publish(self->metrics, b.buf, !stopping, stopping ? "stopping" : NULL);
+    wh_buf_free(&b);
+    free(per);
+}
+
 int main(int argc, char **argv)
 {
     const char *bind = "tcp://0.0.0.0:7700", *cache_spec = NULL;
-    const char *secret = NULL, *nodes = NULL, *clients = NULL;
+    const char *secret = NULL, *nodes = NULL, *clients = NULL, *metrics = NULL;
     int insecure = 0;
     unsigned hb = 1000;
     for (int i = 1; i < argc; i++) {
@@ -258,6 +330,8 @@ int main(int argc, char **argv)
             clients = argv[++i];
         else if (!strcmp(a, "--insecure"))
             insecure = 1;
+        else if (!strcmp(a, "--metrics") && v)
+            metrics = argv[++i];
         else if (!strcmp(a, "--heartbeat") && v) {
             long n = 0;
             if (wh_parse_long(argv[++i], 10, 600000, &n)) {
@@ -272,7 +346,8 @@ int main(int argc, char **argv)
             wh_log_set_level(WH_LOG_INFO);
         else if (!strcmp(a, "--help")) {
             puts("usage: whittle-coordinator [--bind ENDPOINT] [--cache SPEC] [--heartbeat MS] [-v]\n"
-                 "                           [--secret-key FILE --nodes DIR --clients DIR | --insecure]");
+                 "                           [--secret-key FILE --nodes DIR --clients DIR | --insecure]\n"
+                 "                           [--metrics [HOST:]PORT]");
             return 0;
         } else {
             fprintf(stderr, "whittle-coordinator: error: unknown argument '%s'\n", a);
@@ -324,13 +399,28 @@ int main(int argc, char **argv)
         fprintf(stderr, "whittle-coordinator: CURVE on; %d node key(s), %d client key(s) allowed\n",
                 wh_auth_count(auth, WH_ROLE_NODE), wh_auth_count(auth, WH_ROLE_CLIENT));
     wh_pool_on_other(self.pool, s_on_other, &self);
+    self.t0 = wh_now_ms();
+    if (metrics && !(self.metrics = wh_metrics_start(metrics, &err))) {
+        fprintf(stderr, "whittle-coordinator: error: %s\n", err);
+        free(err);
+        wh_pool_destroy(&self.pool);
+        wh_cache_close(&self.cache);
+        wh_auth_destroy(&auth);
+        zmq_ctx_term(zctx);
+        return 2;
+    }
+    if (self.metrics)
+        fprintf(stderr, "whittle-coordinator: metrics on http://%s/metrics (/healthz, /readyz)\n",
+                wh_metrics_addr(self.metrics));
     fprintf(stderr, "whittle-coordinator: listening on %s, cache %s\n",
             wh_pool_endpoint(self.pool), wh_cache_describe(self.cache));
     while (!s_stop) {
         wh_pool_poll(self.pool, 100);
         s_start_prepared(&self);
         s_reap(&self);
+        s_publish_metrics(&self, 0);
     }
+    s_publish_metrics(&self, 1);
     /* Preparations in flight finish (they cannot be interrupted) and are
      * then aborted with the active jobs below. */
     while (self.pending) {
@@ -345,6 +435,7 @@ int main(int argc, char **argv)
         wh_reduction_destroy(&a->r);
         free(a);
     }
+    wh_metrics_stop(&self.metrics);
     wh_pool_destroy(&self.pool);
     wh_cache_close(&self.cache);
     wh_auth_destroy(&auth);

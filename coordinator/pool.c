@@ -92,6 +92,9 @@ struct wh_pool {
     void *other_ctx;
     uint64_t dispatched, requeued, dead;
     uint64_t infra_faults;
+    uint64_t judged;
+    wh_pool_node_stat_t *nstat; /* per node ever seen; node names owned */
+    int n_nstat;
 };
 
 static void s_task_free(s_task_t *t)
@@ -295,6 +298,9 @@ void wh_pool_destroy(wh_pool_t **pp)
     if (p->sock)
         zmq_close(p->sock);
     free(p->endpoint);
+    for (int i = 0; i < p->n_nstat; i++)
+        free((char *)p->nstat[i].node);
+    free(p->nstat);
     free(p);
     *pp = NULL;
 }
@@ -955,6 +961,36 @@ static s_slot_t *s_slot_add(wh_pool_t *p, const void *ident, size_t len, const c
     return s;
 }
 
+/* The per-node counters of node (added on first sight). NULL when out of
+ * memory: counting is best effort. */
+static wh_pool_node_stat_t *s_nstat(wh_pool_t *p, const char *node)
+{
+    for (int i = 0; i < p->n_nstat; i++)
+        if (!strcmp(p->nstat[i].node, node))
+            return &p->nstat[i];
+    wh_pool_node_stat_t *v = realloc(p->nstat, (size_t)(p->n_nstat + 1) * sizeof *v);
+    if (!v)
+        return NULL;
+    p->nstat = v;
+    char *name = strdup(node);
+    if (!name)
+        return NULL;
+    v[p->n_nstat] = (wh_pool_node_stat_t){.node = name};
+    return &v[p->n_nstat++];
+}
+
+static void s_count_verdict(wh_pool_t *p, const s_slot_t *s, const wh_msg_t *m)
+{
+    if (m->code == WH_ECANCEL) /* a stopped candidate: no judgement */
+        return;
+    p->judged++;
+    wh_pool_node_stat_t *n = s_nstat(p, s->node_id ? s->node_id : "?");
+    if (!n)
+        return;
+    n->verdicts++;
+    n->infra += m->verdict == WH_V_INFRA_ERROR || m->code == WH_ETAINT;
+}
+
 static void s_handle(wh_pool_t *p, const uint8_t *ident, size_t ilen, const char *key,
                      wh_msg_t *m)
 {
@@ -1009,6 +1045,7 @@ static void s_handle(wh_pool_t *p, const uint8_t *ident, size_t ilen, const char
         s_task_t *t = s->task;
         if (!t || t->cand_id != m->cand_id)
             break;
+        s_count_verdict(p, s, m);
         s->task = NULL;
         t->slot = NULL;
         if (t->job)
@@ -1036,6 +1073,19 @@ static void s_handle(wh_pool_t *p, const uint8_t *ident, size_t ilen, const char
             p->other(p->other_ctx, ident, ilen, m);
         break;
     }
+}
+
+const wh_pool_node_stat_t *wh_pool_node_stats(wh_pool_t *p, int *n)
+{
+    for (int i = 0; i < p->n_nstat; i++)
+        p->nstat[i].slots = 0;
+    for (const s_slot_t *s = p->slots; s; s = s->next) {
+        wh_pool_node_stat_t *ns = s_nstat(p, s->node_id ? s->node_id : "?");
+        if (ns)
+            ns->slots++;
+    }
+    *n = p->n_nstat;
+    return p->nstat;
 }
 
 int wh_pool_poll(wh_pool_t *p, int timeout_ms)
@@ -1112,7 +1162,10 @@ void wh_pool_stats(const wh_pool_t *p, wh_pool_stats_t *o)
     o->dead_slots = p->dead;
     for (const s_slot_t *s = p->slots; s; s = s->next)
         o->out_of_rotation += s->out_why != NULL;
+    for (const s_slot_t *s = p->slots; s; s = s->next)
+        o->warming += s->warming != NULL && !s->task;
     o->infra_faults = p->infra_faults;
+    o->judged = p->judged;
 }
 
 void wh_pool_describe(const wh_pool_t *p, wh_buf_t *b)

@@ -133,8 +133,22 @@ typedef struct {
     uint64_t dispatched, requeued, dead_slots;
     int out_of_rotation;    /* live slots taken out of rotation */
     uint64_t infra_faults;  /* tainted answers (code WH_ETAINT) received */
+    int warming;            /* live slots preparing a job after a WARM */
+    uint64_t judged;        /* verdicts received from slots */
 } wh_pool_stats_t;
 void wh_pool_stats(const wh_pool_t *p, wh_pool_stats_t *out);
+
+/* Per node, for every node seen since the pool started (live or not):
+ * its live slots now, the verdicts it answered and how many of them were
+ * InfraError (tainted or not). */
+typedef struct {
+    const char *node;
+    int slots;
+    uint64_t verdicts, infra;
+} wh_pool_node_stat_t;
+/* The pool's own array (*n entries), valid until the next call into the
+ * pool. */
+const wh_pool_node_stat_t *wh_pool_node_stats(wh_pool_t *p, int *n);
 
 /* How a job's workspaces were prepared, from the slots' WARMED reports. */
 typedef struct {

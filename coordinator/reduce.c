@@ -1997,6 +1997,12 @@ const char *wh_reduction_job_id(const wh_reduction_t *r)
     return r->job_id;
 }
 
+void wh_reduction_counts(const wh_reduction_t *r, uint64_t *candidates, uint64_t *cached)
+{
+    *candidates = (uint64_t)r->candidates;
+    *cached = (uint64_t)r->cached;
+}
+
 void wh_reduction_progress(const wh_reduction_t *r, wh_buf_t *b)
 {
     static const char *const st[] = {"fingerprinting", "reducing", "done", "failed",

@@ -59,5 +59,7 @@ void wh_reduction_progress(const wh_reduction_t *r, wh_buf_t *b);
 /* Aborts: cancels everything, keeps the record written so far. */
 void wh_reduction_abort(wh_reduction_t *r, const char *why);
 const char *wh_reduction_job_id(const wh_reduction_t *r);
+/* Candidates so far: all of them, and those the cache answered. */
+void wh_reduction_counts(const wh_reduction_t *r, uint64_t *candidates, uint64_t *cached);
 
 #endif
