@@ -50,6 +50,7 @@ bench_cleanup() {
 # parsing (so that --help leaves nothing behind).
 bench_trap() {
     BENCH_TMP=$(mktemp -d /tmp/whittle-bench.XXXXXX) || bench_die "cannot create a temp folder"
+    chmod 755 "$BENCH_TMP" # nodes started as root run job commands as nobody
     trap bench_cleanup EXIT
     trap 'bench_log "interrupted"; exit 130' INT TERM
 }

@@ -5,6 +5,10 @@
  *   whittle-node --connect tcp://coord:7700 [--slots N] [--workdir DIR]
  *                [--id NAME] [--max-disk SIZE] [--heartbeat MS]
  *                [--secret-key FILE --server-key FILE | --insecure]
+ *                [--run-as USER] [--sandbox bwrap|none]
+ *
+ * Started as root, the node runs job commands as --run-as USER (default
+ * nobody): a submitted job's setup must not run as root on every slot.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -78,6 +82,13 @@ int main(int argc, char **argv)
             server = argv[++i];
         else if (!strcmp(a, "--insecure"))
             insecure = 1;
+        else if (!strcmp(a, "--run-as") && v)
+            o.run_as = argv[++i];
+        else if (!strcmp(a, "--sandbox") && v) {
+            if (strcmp(v, "bwrap") && strcmp(v, "none"))
+                return s_die("--sandbox wants bwrap or none, not", v);
+            o.sandbox = !strcmp(argv[++i], "bwrap") ? WH_SANDBOX_BWRAP : WH_SANDBOX_NONE;
+        }
         else if (!strcmp(a, "--heartbeat") && v) {
             long n = 0;
             if (wh_parse_long(argv[++i], 10, 600000, &n))
@@ -92,6 +103,7 @@ int main(int argc, char **argv)
         else if (!strcmp(a, "--help")) {
             puts("usage: whittle-node --connect ENDPOINT [--slots N] [--workdir DIR] [--id NAME]\n"
                  "                    [--secret-key FILE --server-key FILE | --insecure]\n"
+                 "                    [--run-as USER] [--sandbox bwrap|none]\n"
                  "                    [--max-disk SIZE] [--heartbeat MS] [-v]");
             return 0;
         } else
@@ -99,6 +111,8 @@ int main(int argc, char **argv)
     }
     if (!o.endpoint)
         return s_die("missing --connect ENDPOINT", NULL);
+    if (!o.run_as && geteuid() == 0)
+        o.run_as = "nobody"; /* never a job's commands as root by default */
     wh_auth_keys_t keys;
     char *aerr = NULL;
     int have = wh_auth_client_setup(&keys, secret, server, o.endpoint, insecure, &aerr);
@@ -133,6 +147,10 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "whittle-node: %d slot(s) connected to %s, workspaces in %s\n", o.slots,
             o.endpoint, o.workdir);
+    if (o.run_as || o.sandbox)
+        fprintf(stderr, "whittle-node: job commands run as %s%s\n",
+                o.run_as ? o.run_as : "this node's user",
+                o.sandbox ? " in a bwrap sandbox (loopback-only network)" : "");
     while (!s_stop)
         usleep(100 * 1000);
     wh_node_stop(&n);

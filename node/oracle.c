@@ -392,7 +392,8 @@ static int s_build(const wh_eval_spec_t *s, wh_eval_result_t *out)
     wh_run_result_t rr;
     if (s->build_cmd && *s->build_cmd) {
         wh_run_opts_t bo = {s->build_cmd, s->root,        NULL,       s->build_timeout_ms,
-                            s->log_path,  s->tick,        s->tick_arg, s->mount_at};
+                            s->log_path,  s->tick,        s->tick_arg, s->mount_at,
+                            s->runas};
         if (s_run_step(&bo, "build", "build", &rr, &out->build_ms, out))
             return 1;
         if (rr.signaled) {
@@ -549,7 +550,7 @@ static int s_run_and_read(const wh_eval_spec_t *s, wh_eval_result_t *out)
     wh_san_remove(t.san); /* best effort: a leftover is only misread if it stays */
     off_t log_from = s_file_size(s->log_path);
     wh_run_opts_t to = {t.cmd,       s->root, (const char *const *)t.env, s->test_timeout_ms,
-                        s->log_path, s->tick, s->tick_arg, s->mount_at};
+                        s->log_path, s->tick, s->tick_arg, s->mount_at, s->runas};
     wh_run_result_t rr;
     if (s_run_step(&to, "test", "the test run", &rr, &out->test_ms, out)) {
         rc = 1;

@@ -48,6 +48,7 @@ typedef struct {
     void *tick_arg;
     const char *mount_at;      /* NULL, or the stable path the commands see root at
                                   (runner.h); paths in reports are read relative to it */
+    const wh_runas_t *runas;   /* NULL, or the user and sandbox of the build and test (runas.h) */
 } wh_eval_spec_t;
 
 typedef struct {

@@ -71,15 +71,31 @@ static void s_become_subreaper(void)
     (void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
-/* The child's environment: the current one with every key that `extra`
- * sets removed, then `extra`. Only the pointer array is allocated; the
- * strings are borrowed. */
-static char **s_build_env(const char *const *extra)
+/* 1 when one of the NULL-terminated lists a and b sets the key of e (klen
+ * bytes long). */
+static int s_overridden(const char *e, size_t klen, const char *const *a, const char *const *b)
 {
+    for (const char *const *l = a; l; l = l == a ? b : NULL)
+        for (const char *const *x = l; *x; x++)
+            if (strncmp(*x, e, klen) == 0 && (*x)[klen] == '=')
+                return 1;
+    return 0;
+}
+
+/* The child's environment: the current one with every key that `extra` or
+ * `more` sets removed, then `extra`, then `more`. Only the pointer array is
+ * allocated; the strings are borrowed. */
+static char **s_build_env(const char *const *extra, const char *const *more)
+{
+    static const char *const none[] = {NULL};
+    extra = extra ? extra : none;
+    more = more ? more : none;
     size_t n_cur = 0, n_extra = 0;
     for (char **e = environ; e && *e; e++)
         n_cur++;
-    for (const char *const *e = extra; e && *e; e++)
+    for (const char *const *e = extra; *e; e++)
+        n_extra++;
+    for (const char *const *e = more; *e; e++)
         n_extra++;
     char **env = calloc(n_cur + n_extra + 1, sizeof *env);
     if (!env)
@@ -88,14 +104,12 @@ static char **s_build_env(const char *const *extra)
     for (char **e = environ; e && *e; e++) {
         const char *eq = strchr(*e, '=');
         size_t klen = eq ? (size_t)(eq - *e) : strlen(*e);
-        int overridden = 0;
-        for (const char *const *x = extra; x && *x && !overridden; x++)
-            if (strncmp(*x, *e, klen) == 0 && (*x)[klen] == '=')
-                overridden = 1;
-        if (!overridden)
+        if (!s_overridden(*e, klen, extra, more))
             env[k++] = *e;
     }
-    for (const char *const *x = extra; x && *x; x++)
+    for (const char *const *x = extra; *x; x++)
+        env[k++] = (char *)*x;
+    for (const char *const *x = more; *x; x++)
         env[k++] = (char *)*x;
     env[k] = NULL;
     return env;
@@ -202,7 +216,7 @@ int wh_run(const wh_run_opts_t *o, wh_run_result_t *r)
         rc = -errno;
         goto out;
     }
-    env = s_build_env(o->env);
+    env = s_build_env(o->env, wh_runas_env(o->runas));
     if (!env) {
         rc = WH_ENOMEM;
         goto out;
@@ -246,8 +260,10 @@ int wh_run(const wh_run_opts_t *o, wh_run_result_t *r)
     int ns = o->mount_at && o->cwd;
     pid_t pid = -1;
     uint64_t t0 = wh_now_ms();
-    int serr = ns ? posix_spawnp(&pid, "unshare", &fa, &attr, nsv, env)
-                  : posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, env);
+    wh_runas_cmd_t rc_cmd = {o->cmd, o->cwd, o->mount_at, logfd, env};
+    int serr = o->runas ? -wh_runas_spawn(o->runas, &rc_cmd, &pid)
+               : ns     ? posix_spawnp(&pid, "unshare", &fa, &attr, nsv, env)
+                        : posix_spawn(&pid, "/bin/sh", &fa, &attr, argv, env);
     if (serr != 0) {
         rc = -serr;
         goto out;

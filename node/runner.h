@@ -12,6 +12,8 @@
 
 #include <stdint.h>
 
+#include "runas.h"
+
 /* Called about every 100 ms while the command runs, on the calling thread.
  * Return nonzero to cancel the run (the group is killed). */
 typedef int (*wh_tick_fn)(void *arg);
@@ -30,6 +32,9 @@ typedef struct {
      * at one stable path, so a cloned build tree's absolute paths hold.
      * Nothing leaks to the caller's namespace (propagation is private). */
     const char *mount_at;
+    /* When set, the command runs as its user and in its sandbox (runas.h);
+     * NULL: as this process. */
+    const wh_runas_t *runas;
 } wh_run_opts_t;
 
 typedef struct {

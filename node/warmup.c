@@ -160,6 +160,12 @@ static int s_copy_setup(const wh_warm_req_t *r, const char *dir, const char *mou
         free(err);
         return rc;
     }
+    /* Setup, build and test write in the copy: it is the user's. */
+    if ((rc = wh_runas_grant(r->runas, dir, 1)) != 0) {
+        *detail = wh_strdup_printf("cannot hand %s to user %s: %s", dir,
+                                   wh_runas_user(r->runas), wh_strerror(rc));
+        return rc;
+    }
     if (!r->setup_cmd || !*r->setup_cmd)
         return 0;
     char *log = wh_strdup_printf("%s.setup.log", dir);
@@ -179,6 +185,7 @@ static int s_copy_setup(const wh_warm_req_t *r, const char *dir, const char *mou
     o.log_path = log;
     o.tick = r->tick;
     o.tick_arg = r->tick_arg;
+    o.runas = r->runas;
     unlink(log);
     wh_run_result_t x = {0};
     rc = wh_run(&o, &x);

@@ -47,6 +47,9 @@ typedef struct {
     /* Called with tick_arg and every setup run this call makes (r NULL: it
      * could not start), for the infrastructure-fault check; may be NULL. */
     void (*on_setup)(void *arg, const wh_run_result_t *r, const char *log);
+    /* NULL, or the user and sandbox of the setup (runas.h): the copy is
+     * handed to that user before the setup runs. */
+    const wh_runas_t *runas;
 } wh_warm_req_t;
 
 typedef struct {

@@ -48,6 +48,7 @@ struct wh_node {
     atomic_uint_fast64_t evaluated;
     pthread_mutex_t disk_mu;   /* serializes eviction scans */
     wh_warmup_t *warm;         /* one setup per node per workspace key */
+    wh_runas_t *runas;         /* the user and sandbox of job commands, or NULL */
 };
 
 struct s_slot {
@@ -420,7 +421,9 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *p
     if (!fresh)
         s_evict(n, dir);
     wh_rm_rf(dir);
-    if ((rc = wh_mkdir_p(parent)) != 0) {
+    /* The key folder is the user's too: the report and the sanitizer logs
+     * of a run are written beside its workspace. */
+    if ((rc = wh_mkdir_p(parent)) != 0 || (rc = wh_runas_grant(n->runas, parent, 0)) != 0) {
         *detail = wh_strdup_printf("cannot create workspace under %s: %s", n->workdir,
                                    wh_strerror(rc));
         goto out;
@@ -429,7 +432,8 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *p
     for (int i = 0; i < j->n_exclude; i++)
         excl[i] = j->exclude[i];
     wh_warm_req_t q = {dir,    project, excl,       j->setup_cmd, j->setup_timeout_ms,
-                       bg ? s_tick_bg : s_tick, s, j->test_file, bg ? NULL : s_on_setup};
+                       bg ? s_tick_bg : s_tick, s, j->test_file, bg ? NULL : s_on_setup,
+                       n->runas};
     wh_warm_stats_t st;
     memset(&st, 0, sizeof st);
     rc = wh_warmup_prepare(n->warm, &q, &st, detail);
@@ -594,6 +598,7 @@ static int s_run_set(s_slot_t *s, const wh_job_spec_t *j, const wh_framework_t *
     es.tick_arg = s;
     char *at = wh_warmup_mount_at(s->node->warm, x->root);
     es.mount_at = at;
+    es.runas = s->node->runas;
     for (int i = 0; i < want; i++) {
         if (i > 0)
             es.build_cmd = NULL; /* built once; the repeats only run */
@@ -1157,6 +1162,11 @@ wh_node_t *wh_node_start(void *zctx, const wh_node_opts_t *o, char **err)
     }
     if (!(n->warm = wh_warmup_new(n->workdir, n->nslots)))
         goto nomem;
+    if ((o->run_as || o->sandbox) &&
+        !(n->runas = wh_runas_new(o->run_as, (wh_sandbox_t)o->sandbox, n->workdir, err))) {
+        wh_node_stop(&n);
+        return NULL;
+    }
     n->slots = calloc((size_t)n->nslots, sizeof *n->slots);
     if (!n->slots)
         goto nomem;
@@ -1192,6 +1202,7 @@ void wh_node_stop(wh_node_t **np)
     free(n->workdir);
     pthread_mutex_destroy(&n->disk_mu);
     wh_warmup_destroy(&n->warm);
+    wh_runas_destroy(&n->runas);
     memset(&n->keys, 0, sizeof n->keys);
     free(n);
     *np = NULL;

@@ -21,6 +21,7 @@
 #include <stdint.h>
 
 #include "auth.h"
+#include "runas.h"
 
 typedef struct {
     const char *endpoint;     /* coordinator's ROUTER endpoint */
@@ -30,6 +31,9 @@ typedef struct {
     unsigned heartbeat_ms;    /* 0: 1000 */
     uint64_t max_disk;        /* bytes; 0 = unlimited. LRU eviction of idle workspaces */
     const wh_auth_keys_t *keys; /* CURVE keys (copied); NULL: none (inproc, --insecure) */
+    const char *run_as;       /* NULL: job commands run as the node's user; else as this
+                                 user (runas.h; needs root) */
+    int sandbox;              /* wh_sandbox_t: WH_SANDBOX_BWRAP confines each command */
     int test_lie;             /* TEST ONLY (whittle-node with WH_TEST_LIE=preserved): answer
                                  Preserved to every candidate without judging it, to test
                                  that the verify step finds a lying node out */

@@ -63,6 +63,7 @@ NS_BR=wh-br-$S NS_CO=wh-coord-$S NS_RE=wh-redis-$S NS_N1=wh-node1-$S NS_N2=wh-no
 IP_CO=$NET.1 IP_RE=$NET.2 IP_N1=$NET.11 IP_N2=$NET.12 IP_CL=$NET.20
 EP="tcp://$IP_CO:7700"
 T=$(mktemp -d /tmp/whittle-netns.XXXXXX)
+chmod 755 "$T" # the nodes (root) run job commands as nobody
 export WHITTLE_CACHE_DIR="$T/cache"
 CREATED_NS=()
 PIDS=()
@@ -177,6 +178,7 @@ wait_for 20 "redis answers across the bridge" \
 WHITTLE_REDIS_PASSWORD="$RPASS" ip netns exec "$NS_CO" "$COORD" --bind "$EP" --cache "redis://$IP_RE:6390/0" -v \
     --secret-key "$KEYS/coord.secret" --nodes "$KEYS/nodes" --clients "$KEYS/clients" > "$T/coord.log" 2>&1 &
 COORD_PID=$!; PIDS+=("$COORD_PID")
+: > "$T/evals.log"; chmod 666 "$T/evals.log" # the shims of the nodes' builds append as nobody
 start_node() { # n tag [env…]
     local n=$1 tag=$2; shift 2
     ip netns exec "wh-node$n-$S" env PATH="$T/shim:$PATH" WH_EVAL_LOG="$T/evals.log" WH_NODE_TAG="$tag" "$@" \

@@ -6,6 +6,9 @@ WH_BINARY_DIR=${WH_BINARY_DIR:?set by ctest}
 WHITTLE="$WH_BINARY_DIR/coordinator/whittle"
 FIX="$WH_SOURCE_DIR/tests/fixtures"
 T=$(mktemp -d /tmp/whittle-e2e.XXXXXX)
+# Nodes started as root run job commands as nobody, who must reach the
+# workspaces under T.
+chmod 755 "$T"
 export WHITTLE_CACHE_DIR="$T/cache"
 FAILS=0
 cleanup() { rm -rf "$T"; }

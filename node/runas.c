@@ -1,0 +1,361 @@
+/*
+ * runas — job commands as an unprivileged user, optionally in bubblewrap.
+ * See runas.h.
+ *
+ * Why fork and not posix_spawn: the runner's posix_spawn cannot change the
+ * user. The child of a fork in a threaded process may only make
+ * async-signal-safe calls, so everything it needs (argv, the groups, the
+ * paths) is prepared before the fork, and the child makes raw system calls
+ * only: setgroups/setresgid/setresuid through syscall(2), since glibc's
+ * wrappers would try to signal the parent's other threads. A failed step
+ * writes its errno into a close-on-exec pipe, so the parent learns whether
+ * the exec happened.
+ *
+ * Why the user changes before bubblewrap starts: Debian's bwrap is not
+ * setuid; run as the unprivileged user it builds the sandbox in a user
+ * namespace of its own, and the files the command writes on the bind
+ * mounts are owned by that user outside too.
+ */
+#define _GNU_SOURCE
+#include "runas.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <grp.h>
+#include <pwd.h>
+#include <sched.h>
+#include <signal.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mount.h>
+#include <sys/prctl.h>
+#include <sys/stat.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "wh_common.h"
+
+#define S_MAX_GROUPS 64
+#define S_MAX_DEPTH 256
+#define S_MAX_ARGS 64
+
+struct wh_runas {
+    char *user;          /* NULL: the node's own */
+    int drop;            /* change uid/gid in the child */
+    uid_t uid;
+    gid_t gid;
+    gid_t groups[S_MAX_GROUPS];
+    int ngroups;
+    char *home;
+    char *bwrap;         /* absolute path of bwrap, or NULL (no sandbox) */
+    char *env_home, *env_user, *env_logname;
+    const char *env[4];
+};
+
+/* The absolute path of an executable on PATH, or NULL. */
+static char *s_which(const char *name)
+{
+    const char *path = getenv("PATH");
+    char *copy = strdup(path && *path ? path : "/usr/local/bin:/usr/bin:/bin");
+    char *save = NULL, *found = NULL;
+    for (char *d = copy ? strtok_r(copy, ":", &save) : NULL; d && !found;
+         d = strtok_r(NULL, ":", &save)) {
+        char *p = wh_path_join(d, name);
+        if (p && *d == '/' && access(p, X_OK) == 0)
+            found = p;
+        else
+            free(p);
+    }
+    free(copy);
+    return found;
+}
+
+/* Looks the user up: uid, gid, supplementary groups. */
+static int s_lookup(wh_runas_t *r, const char *user, char **err)
+{
+    struct passwd pw, *res = NULL;
+    char buf[4096];
+    if (getpwnam_r(user, &pw, buf, sizeof buf, &res) != 0 || !res) {
+        *err = wh_strdup_printf("--run-as: no such user '%s'", user);
+        return WH_EINVAL;
+    }
+    r->uid = pw.pw_uid;
+    r->gid = pw.pw_gid;
+    r->ngroups = S_MAX_GROUPS;
+    if (getgrouplist(user, pw.pw_gid, r->groups, &r->ngroups) < 0) {
+        r->groups[0] = pw.pw_gid;
+        r->ngroups = 1;
+    }
+    r->drop = r->uid != geteuid() || r->gid != getegid();
+    if (r->drop && geteuid() != 0) {
+        *err = wh_strdup_printf("--run-as '%s' needs a node started as root (this one runs as "
+                                "uid %u)", user, (unsigned)geteuid());
+        return WH_EINVAL;
+    }
+    return 0;
+}
+
+/* workdir/home-USER, made and handed to the user; the env entries. */
+static int s_home(wh_runas_t *r, const char *workdir, char **err)
+{
+    r->home = wh_strdup_printf("%s/home-%s", workdir, r->user);
+    if (!r->home)
+        return WH_ENOMEM;
+    int rc = wh_mkdir_p(r->home);
+    if (!rc && chmod(r->home, 0700) < 0)
+        rc = -errno;
+    if (!rc)
+        rc = wh_runas_grant(r, r->home, 1);
+    if (rc) {
+        *err = wh_strdup_printf("--run-as %s: cannot prepare its home '%s': %s", r->user,
+                                r->home, wh_strerror(rc));
+        return rc;
+    }
+    r->env_home = wh_strdup_printf("HOME=%s", r->home);
+    r->env_user = wh_strdup_printf("USER=%s", r->user);
+    r->env_logname = wh_strdup_printf("LOGNAME=%s", r->user);
+    if (!r->env_home || !r->env_user || !r->env_logname)
+        return WH_ENOMEM;
+    r->env[0] = r->env_home;
+    r->env[1] = r->env_user;
+    r->env[2] = r->env_logname;
+    return 0;
+}
+
+/* Starts `:` in workdir as the user (in the sandbox), so that a workdir the
+ * user cannot enter or a sandbox that cannot start is found at start, not
+ * at the first job. */
+static int s_probe(const wh_runas_t *r, const char *workdir, char **err)
+{
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0)
+        return -errno;
+    char *const env[] = {"PATH=/usr/local/bin:/usr/bin:/bin", NULL};
+    wh_runas_cmd_t c = {":", workdir, NULL, p[1], env};
+    pid_t pid = -1;
+    int rc = wh_runas_spawn(r, &c, &pid);
+    close(p[1]);
+    char out[512];
+    ssize_t n = rc ? 0 : read(p[0], out, sizeof out - 1);
+    close(p[0]);
+    out[n > 0 ? n : 0] = '\0';
+    for (char *nl = strchr(out, '\n'); nl; nl = strchr(nl, '\n'))
+        *nl = ' ';
+    int st = 0;
+    while (!rc && waitpid(pid, &st, 0) < 0 && errno == EINTR) {
+    }
+    const char *who = r->user ? r->user : "the node's user";
+    if (rc == -EACCES)
+        *err = wh_strdup_printf("--run-as %s: cannot enter workdir '%s': %s (every folder above "
+                                "it must be searchable by %s)", who, workdir, wh_strerror(rc), who);
+    else if (rc)
+        *err = wh_strdup_printf("cannot start a command as %s in '%s': %s", who, workdir,
+                                wh_strerror(rc));
+    else if (!WIFEXITED(st) || WEXITSTATUS(st) != 0)
+        *err = wh_strdup_printf("--sandbox bwrap: no sandbox starts as %s: %s", who,
+                                *out ? out : "bwrap failed");
+    return rc ? rc : *err ? WH_EINVAL : 0;
+}
+
+wh_runas_t *wh_runas_new(const char *user, wh_sandbox_t sb, const char *workdir, char **err)
+{
+    *err = NULL;
+    wh_runas_t *r = calloc(1, sizeof *r);
+    int rc = r ? 0 : WH_ENOMEM;
+    if (!rc && user && (!(r->user = strdup(user)) || (rc = s_lookup(r, user, err)) != 0))
+        rc = rc ? rc : WH_ENOMEM;
+    if (!rc && r->drop)
+        rc = s_home(r, workdir, err);
+    if (!rc && sb == WH_SANDBOX_BWRAP && !(r->bwrap = s_which("bwrap"))) {
+        *err = strdup("--sandbox bwrap: bwrap is not on PATH (Debian: apt-get install bubblewrap)");
+        rc = WH_EINVAL;
+    }
+    if (!rc)
+        rc = s_probe(r, workdir, err);
+    if (rc) {
+        if (!*err)
+            *err = wh_strdup_printf("--run-as/--sandbox: %s", wh_strerror(rc));
+        wh_runas_destroy(&r);
+    }
+    return r;
+}
+
+void wh_runas_destroy(wh_runas_t **rp)
+{
+    wh_runas_t *r = *rp;
+    if (!r)
+        return;
+    free(r->user);
+    free(r->home);
+    free(r->bwrap);
+    free(r->env_home);
+    free(r->env_user);
+    free(r->env_logname);
+    free(r);
+    *rp = NULL;
+}
+
+const char *wh_runas_user(const wh_runas_t *r)
+{
+    return r && r->drop ? r->user : NULL;
+}
+
+const char *const *wh_runas_env(const wh_runas_t *r)
+{
+    static const char *const none[] = {NULL};
+    return r && r->drop ? r->env : none;
+}
+
+/* ---- grant ---- */
+
+static int s_chown_at(int at, const char *name, uid_t uid, gid_t gid, int deep, int depth)
+{
+    if (fchownat(at, name, uid, gid, AT_SYMLINK_NOFOLLOW) < 0)
+        return -errno;
+    struct stat st;
+    if (!deep || fstatat(at, name, &st, AT_SYMLINK_NOFOLLOW) < 0 || !S_ISDIR(st.st_mode))
+        return 0;
+    if (depth > S_MAX_DEPTH)
+        return -ELOOP;
+    int fd = openat(at, name, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC);
+    DIR *d = fd >= 0 ? fdopendir(fd) : NULL;
+    if (!d) {
+        int rc = -errno;
+        if (fd >= 0)
+            close(fd);
+        return rc;
+    }
+    int rc = 0;
+    for (struct dirent *e; !rc && (e = readdir(d));) {
+        if (strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+            rc = s_chown_at(dirfd(d), e->d_name, uid, gid, 1, depth + 1);
+    }
+    closedir(d);
+    return rc;
+}
+
+int wh_runas_grant(const wh_runas_t *r, const char *path, int deep)
+{
+    if (!r || !r->drop)
+        return 0;
+    return s_chown_at(AT_FDCWD, path, r->uid, r->gid, deep, 0);
+}
+
+/* ---- spawn ---- */
+
+/* bwrap's arguments for c (strings borrowed from r, c and keydir). */
+static int s_bwrap_argv(const wh_runas_t *r, const wh_runas_cmd_t *c, const char *keydir,
+                        const char **v)
+{
+    static const char *const sys[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
+                                      "/libx32", "/etc", "/opt", NULL};
+    int n = 0;
+    v[n++] = r->bwrap;
+    v[n++] = "--unshare-all";  /* its own network: loopback only */
+    v[n++] = "--die-with-parent";
+    for (const char *const *s = sys; *s; s++) {
+        v[n++] = "--ro-bind-try";
+        v[n++] = *s;
+        v[n++] = *s;
+    }
+    v[n++] = "--proc"; v[n++] = "/proc";
+    v[n++] = "--dev"; v[n++] = "/dev";
+    v[n++] = "--tmpfs"; v[n++] = "/tmp";
+    if (r->home) {
+        v[n++] = "--bind"; v[n++] = r->home; v[n++] = r->home;
+    }
+    v[n++] = "--bind"; v[n++] = keydir; v[n++] = keydir;
+    const char *at = c->mount_at ? c->mount_at : c->cwd;
+    if (c->mount_at) {
+        v[n++] = "--bind"; v[n++] = c->cwd; v[n++] = c->mount_at;
+    }
+    v[n++] = "--remount-ro"; v[n++] = "/";
+    v[n++] = "--chdir"; v[n++] = at;
+    v[n++] = "/bin/sh"; v[n++] = "-c"; v[n++] = c->cmd;
+    v[n] = NULL;
+    return n;
+}
+
+/* The child: never returns. Raw system calls only (see the top). */
+static void s_child(const wh_runas_t *r, const wh_runas_cmd_t *c, const char *const *argv,
+                    int errfd)
+{
+    int e = 0;
+    sigset_t none;
+    sigemptyset(&none);
+    struct sigaction dfl;
+    memset(&dfl, 0, sizeof dfl);
+    dfl.sa_handler = SIG_DFL;
+    for (int sig = 1; sig < NSIG; sig++)
+        if (sig != SIGKILL && sig != SIGSTOP)
+            sigaction(sig, &dfl, NULL);
+    sigprocmask(SIG_SETMASK, &none, NULL);
+    int null = open("/dev/null", O_RDONLY);
+    if (setsid() < 0 || null < 0 || dup2(null, 0) < 0 || dup2(c->logfd, 1) < 0 ||
+        dup2(c->logfd, 2) < 0)
+        goto fail;
+    if (errfd > 3)
+        syscall(SYS_close_range, 3u, (unsigned)errfd - 1u, 0u);
+    syscall(SYS_close_range, (unsigned)errfd + 1u, ~0u, 0u);
+    int ns = c->mount_at && !r->bwrap;
+    if (ns && (unshare(CLONE_NEWNS) < 0 || mount("none", "/", NULL, MS_REC | MS_PRIVATE, NULL) < 0 ||
+               mount(c->cwd, c->mount_at, NULL, MS_BIND | MS_REC, NULL) < 0))
+        goto fail;
+    if (r->drop && (syscall(SYS_setgroups, (size_t)r->ngroups, r->groups) < 0 ||
+                    syscall(SYS_setresgid, r->gid, r->gid, r->gid) < 0 ||
+                    syscall(SYS_setresuid, r->uid, r->uid, r->uid) < 0))
+        goto fail;
+    if (prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0) < 0)
+        goto fail;
+    if (chdir(ns ? c->mount_at : c->cwd) < 0)
+        goto fail;
+    execve(argv[0], (char *const *)argv, c->env);
+fail:
+    e = errno;
+    if (write(errfd, &e, sizeof e) < 0) {
+    }
+    _exit(127);
+}
+
+int wh_runas_spawn(const wh_runas_t *r, const wh_runas_cmd_t *c, pid_t *pid)
+{
+    if (!r || !c || !c->cmd || !c->cwd)
+        return WH_EINVAL;
+    const char *argv[S_MAX_ARGS];
+    const char *slash = strrchr(c->cwd, '/');
+    char *keydir = slash && slash != c->cwd ? strndup(c->cwd, (size_t)(slash - c->cwd))
+                                            : strdup("/");
+    if (!keydir)
+        return WH_ENOMEM;
+    if (r->bwrap) {
+        s_bwrap_argv(r, c, keydir, argv);
+    } else {
+        argv[0] = "/bin/sh"; argv[1] = "-c"; argv[2] = c->cmd; argv[3] = NULL;
+    }
+    int p[2];
+    if (pipe2(p, O_CLOEXEC) < 0) {
+        free(keydir);
+        return -errno;
+    }
+    pid_t child = fork();
+    if (child == 0)
+        s_child(r, c, argv, p[1]);
+    int rc = child < 0 ? -errno : 0;
+    close(p[1]);
+    int e = 0;
+    ssize_t n = 0;
+    while (child > 0 && (n = read(p[0], &e, sizeof e)) < 0 && errno == EINTR) {
+    }
+    close(p[0]);
+    free(keydir);
+    if (child > 0 && n == (ssize_t)sizeof e) {
+        while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {
+        }
+        rc = e ? -e : WH_EIO;
+    }
+    if (!rc)
+        *pid = child;
+    return rc;
+}

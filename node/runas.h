@@ -1,0 +1,65 @@
+/*
+ * runas — least privilege for the commands a job brings (setup, build, test
+ * run). A node started as root runs them as an unprivileged user
+ * (`whittle-node --run-as USER`, default `nobody`), with HOME in a folder of
+ * that user under the node's workdir, in workspaces handed over to it; with
+ * `--sandbox bwrap` each command also runs in a bubblewrap sandbox that
+ * sees only the system folders (read-only), a private /tmp, its own
+ * workspace's key folder (the workspace, and the report and sanitizer logs
+ * the node reads beside it) and a network with nothing but loopback.
+ *
+ * The coordinator, the embedded default and a node started without root
+ * and without a sandbox never create one: a NULL wh_runas_t means "run as
+ * the node itself", and every function below accepts it.
+ *
+ * Threads: wh_runas_new/destroy on one thread before/after the slots run;
+ * wh_runas_grant and wh_runas_spawn from any thread at once (the object is
+ * read-only after new).
+ */
+#ifndef WH_RUNAS_H
+#define WH_RUNAS_H
+
+#include <sys/types.h>
+
+typedef enum { WH_SANDBOX_NONE = 0, WH_SANDBOX_BWRAP = 1 } wh_sandbox_t;
+
+typedef struct wh_runas wh_runas_t;
+
+/* user: the account to run as (NULL: the node's own); sb: the sandbox;
+ * workdir: the node's workdir (exists), where the user's HOME is made
+ * (workdir/home-USER, mode 0700, owned by the user). Checks that the user
+ * can enter workdir and, with bwrap, that a sandbox starts. Returns NULL
+ * with *err (one line) on failure. */
+wh_runas_t *wh_runas_new(const char *user, wh_sandbox_t sb, const char *workdir, char **err);
+void wh_runas_destroy(wh_runas_t **r);
+
+/* "nobody", or NULL when commands run as the node's own user. */
+const char *wh_runas_user(const wh_runas_t *r);
+
+/* Hands path to the user (lchown, never following links), and everything
+ * under it when deep. 0 (also when r is NULL or keeps the node's user), or
+ * a negative errno. */
+int wh_runas_grant(const wh_runas_t *r, const char *path, int deep);
+
+/* One command to start: `/bin/sh -c cmd` in cwd, in a new session, stdin
+ * /dev/null, stdout and stderr on logfd, every other descriptor closed,
+ * signals at their defaults, environment env plus HOME/USER/LOGNAME of the
+ * user. mount_at: as in wh_run_opts_t (cwd seen at mount_at, privately). */
+typedef struct {
+    const char *cmd;
+    const char *cwd;
+    const char *mount_at;
+    int logfd;
+    char *const *env;
+} wh_runas_cmd_t;
+
+/* Starts c under r's user and sandbox and sets *pid (the session leader;
+ * the caller waits for it). 0, or a negative errno when it could not
+ * start (the child is reaped then). */
+int wh_runas_spawn(const wh_runas_t *r, const wh_runas_cmd_t *c, pid_t *pid);
+
+/* The environment entries wh_runas_spawn adds (HOME=, USER=, LOGNAME=),
+ * NULL-terminated; an empty list for NULL r or the node's own user. */
+const char *const *wh_runas_env(const wh_runas_t *r);
+
+#endif

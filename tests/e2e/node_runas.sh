@@ -1,0 +1,107 @@
+#!/bin/bash
+# Least privilege on a node (issue 10). A whittle-node started as root runs
+# a job's commands (setup, build, test) as nobody by default: every file
+# they make in the workspace is nobody's, HOME is nobody's folder under the
+# workdir, and the project a root node copied is not writable by them. With
+# --sandbox bwrap a command sees only its workspace, the read-only system
+# and a loopback-only network: a write into a host folder anyone may write
+# fails there (the same write without the sandbox lands, as nobody). The
+# node refuses at start, with one clear line, a user that does not exist, a
+# workdir nobody cannot enter, and a sandbox without bwrap.
+# Needs root (exit 77: skipped otherwise).
+. "$(dirname "$0")/lib.sh"
+[ "$(id -u)" = 0 ] || { echo "skipped: needs root" >&2; exit 77; }
+B="$WH_BINARY_DIR"
+NODE="$B/node/whittle-node"
+PIDS=()
+stop_all() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=(); }
+trap 'stop_all; rm -rf "$T"' EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+slots_joined() { "$WHITTLE" status --cluster "$EP" --insecure | sed -n 's/^nodes: [0-9]*  slots: \([0-9]*\).*/\1/p'; }
+wait_slots() { # n
+    for _ in $(seq 1 50); do [ "$(slots_joined)" = "$1" ] && return 0; sleep 0.1; done
+    fail "nodes did not join"
+}
+start_node() { # workdir log args...
+    local wd=$1 log=$2; shift 2
+    "$NODE" --connect "$EP" --insecure --slots 1 --workdir "$wd" "$@" > "$log" 2>&1 &
+    PIDS+=($!)
+}
+
+P="$T/tally"; cp -r "$FIX/tally" "$P"
+P_DIGEST=$(tree_digest "$P")
+O="$T/outside"; mkdir -m 777 "$O"
+want='static void test_total(void)
+{
+    int total = 0;
+    assert(total == 8);
+}'
+job() { # out setup
+    "$WHITTLE" reduce --cluster "$EP" --insecure --project "$P" --file tests/test_tally.c \
+        --test test_total --setup "$2" --build "make -s" --run ./test_tally --framework plain \
+        --out "$T/$1" > "$T/$1.out" 2>&1
+}
+port=$(free_port); EP="tcp://127.0.0.1:$port"
+"$B/coordinator/whittle-coordinator" --bind "$EP" --insecure --cache memory: > "$T/coord.log" 2>&1 &
+PIDS+=($!)
+sleep 0.3
+
+# 1. Default: as nobody, no sandbox.
+W="$T/wd-plain"
+start_node "$W" "$T/plain.log"
+wait_slots 1
+grep -q "^whittle-node: job commands run as nobody$" "$T/plain.log" && pass "the node says it runs commands as nobody" \
+    || fail "node log: $(cat "$T/plain.log")"
+job plain 'make -s && id -un > who && echo "$HOME" > home && touch home-is-writable-"$(test -w "$HOME" && echo yes)" && echo x > "'"$O"'/by-plain" && { echo y >> "'"$P"'/Makefile"; echo $? > project-write; }' \
+    || { cat "$T/plain.out"; fail "job on the default node"; }
+check_eq "default node: answer" "$(awk '/^static void test_total/,/^}/' "$(run_dir "$T/plain")/reduced.c")" "$want"
+S=$(ls -d "$W"/ws/*/slot-0)
+check_eq "setup ran as" "$(cat "$S/who")" nobody
+check_eq "HOME" "$(cat "$S/home")" "$W/home-nobody"
+[ -e "$S/home-is-writable-yes" ] && pass "HOME is writable by nobody" || fail "HOME is not writable by nobody"
+check_eq "owner of the binary the build made" "$(stat -c %U "$S/test_tally")" nobody
+check_eq "owner of the object files" "$(stat -c %U "$S"/build/*.o | sort -u)" nobody
+check_eq "owner of HOME" "$(stat -c '%U %a' "$W/home-nobody")" "nobody 700"
+check_eq "a write into a 777 host folder lands, as nobody" "$(stat -c %U "$O/by-plain" 2>&1)" nobody
+[ "$(cat "$S/project-write")" != 0 ] && pass "the project is not writable by the job" || fail "the job wrote into the project"
+check_eq "project untouched" "$(tree_digest "$P")" "$P_DIGEST"
+stop_all
+
+# 2. --sandbox bwrap.
+port=$(free_port); EP="tcp://127.0.0.1:$port"
+"$B/coordinator/whittle-coordinator" --bind "$EP" --insecure --cache memory: > "$T/coord2.log" 2>&1 &
+PIDS+=($!)
+sleep 0.3
+W="$T/wd-boxed"
+start_node "$W" "$T/boxed.log" --sandbox bwrap
+wait_slots 1
+grep -q "^whittle-node: job commands run as nobody in a bwrap sandbox (loopback-only network)$" "$T/boxed.log" \
+    && pass "the node says it sandboxes" || fail "node log: $(cat "$T/boxed.log")"
+job boxed 'make -s && id -un > who && sed -n "s/^ *\([a-z0-9]*\):.*/\1/p" /proc/net/dev > ifaces' \
+    || { cat "$T/boxed.out"; fail "job on the sandboxed node"; }
+check_eq "sandboxed node: answer" "$(awk '/^static void test_total/,/^}/' "$(run_dir "$T/boxed")/reduced.c")" "$want"
+S=$(ls -d "$W"/ws/*/slot-0)
+check_eq "sandbox: setup ran as" "$(cat "$S/who")" nobody
+check_eq "sandbox: network interfaces" "$(cat "$S/ifaces")" lo
+check_eq "sandbox: owner of the binary" "$(stat -c %U "$S/test_tally")" nobody
+job escape 'make -s && echo x > "'"$O"'/by-boxed"'; rc=$?
+[ "$rc" -ne 0 ] && pass "sandbox: a setup writing outside its workspace fails (exit $rc)" || fail "sandbox: the escaping setup succeeded"
+grep -q "setup failed.*exited 2" "$T/escape.out" && pass "sandbox: the client names the failed setup" || fail "sandbox: client said: $(cat "$T/escape.out")"
+[ ! -e "$O/by-boxed" ] && pass "sandbox: nothing written outside" || fail "sandbox: $O/by-boxed exists"
+stop_all
+
+# 3. Refused at start, one line each.
+refuse() { # name want path args...
+    local name=$1 want=$2 path=$3; shift 3
+    env PATH="$path" "$NODE" --connect tcp://127.0.0.1:1 --insecure "$@" > "$T/r.out" 2>&1; local rc=$?
+    check_eq "$name" "$rc $(cat "$T/r.out")" "1 $want"
+}
+refuse "unknown user" "whittle-node: error: --run-as: no such user 'no-such-user-x'" "$PATH" \
+    --workdir "$T/w1" --run-as no-such-user-x
+mkdir -m 700 "$T/closed"
+refuse "workdir nobody cannot enter" \
+    "whittle-node: error: --run-as nobody: cannot enter workdir '$T/closed/wd': Permission denied (every folder above it must be searchable by nobody)" \
+    "$PATH" --workdir "$T/closed/wd"
+refuse "no bwrap" "whittle-node: error: --sandbox bwrap: bwrap is not on PATH (Debian: apt-get install bubblewrap)" \
+    /nonexistent --workdir "$T/w2" --sandbox bwrap
+finish
