@@ -48,7 +48,7 @@ start_node() { # id workdir want-slots [env...]
     for _ in $(seq 1 50); do [ "$(slots)" = "$want" ] && return 0; sleep 0.1; done
     fail "node $id did not join"
 }
-mkdir -p "$FULL/tmp"
+mkdir -p -m 1777 "$FULL/tmp" # TMPDIR of the full node, whose commands run as nobody
 
 # 1. Healthy run.
 start_coord memory:
