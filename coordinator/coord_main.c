@@ -230,10 +230,12 @@ static void s_reap(s_self_t *self)
         int st = wh_reduction_status(a->r, &msg);
         char *text = st ? wh_strdup_printf("%s (record: %s)", msg ? msg : "failed",
                                            wh_reduction_dir(a->r) ? wh_reduction_dir(a->r) : "-")
-                        : wh_strdup_printf("Run folder: %s\n%sReduced test:\n%s%s%s",
+                        : wh_strdup_printf("Run folder: %s\n%sReduced test:\n%s%s%s"
+                                           "Report: %s/report.html\n",
                                            wh_reduction_dir(a->r), wh_reduction_closing(a->r),
                                            wh_reduction_result_text(a->r) ? wh_reduction_result_text(a->r) : "",
-                                           s_diff_head(a->r), s_diff_body(a->r));
+                                           s_diff_head(a->r), s_diff_body(a->r),
+                                           wh_reduction_dir(a->r));
         s_reply_final(self, a->ident, a->ident_len, a->client_tag, st, text);
         free(text);
         if (st)

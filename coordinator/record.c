@@ -98,7 +98,7 @@ wh_record_t *wh_record_open(const char *out, const char *test, char **err)
         return NULL;
     }
     fprintf(r->csv, "candidate,sweep,level,kept,total,verdict,cached,node,ms,report,runs,key,infra,"
-            "predicted,precheck\n");
+            "predicted,precheck,build_ms,test_ms,end_ms\n");
     fflush(r->csv);
     return r;
 }
@@ -155,7 +155,9 @@ void wh_record_candidate(wh_record_t *r, const wh_cand_row_t *c)
             c->total, wh_verdict_name(c->verdict), c->cached, c->node ? c->node : "-",
             (unsigned long long)c->ms, c->report ? c->report : "", runs, c->key ? c->key : "");
     s_csv_field(r->csv, c->infra);
-    fprintf(r->csv, ",%d,%s\n", c->predicted, c->precheck ? c->precheck : "-");
+    fprintf(r->csv, ",%d,%s,%llu,%llu,%llu\n", c->predicted, c->precheck ? c->precheck : "-",
+            (unsigned long long)c->build_ms, (unsigned long long)c->test_ms,
+            (unsigned long long)c->end_ms);
     fflush(r->csv);
     fprintf(r->log, "[cand_%03d] keep %d/%d -> %s%s%s%s  removed: %s\n", c->id, c->kept,
             c->total, wh_verdict_name(c->verdict),
@@ -194,6 +196,31 @@ void wh_record_reduced(wh_record_t *r, const char *ext, const char *lines, size_
     if (compact && name)
         wh_record_file(r, name, compact, clen);
     free(name);
+}
+
+void wh_record_tree(wh_record_t *r, const char *test, const wh_record_unit_t *u, int n)
+{
+    json_t *o = json_object(), *units = json_array();
+    json_object_set_new(o, "test", json_string(test ? test : ""));
+    for (int i = 0; i < n; i++) {
+        json_t *e = json_object();
+        json_object_set_new(e, "parent", json_integer(u[i].parent));
+        json_object_set_new(e, "level", json_integer(u[i].level));
+        json_object_set_new(e, "tree", json_boolean(u[i].is_tree));
+        json_object_set_new(e, "kind", json_string(u[i].kind ? u[i].kind : "other"));
+        json_object_set_new(e, "line", json_integer(u[i].line));
+        /* a head cut inside a UTF-8 sequence is not a JSON string: "" */
+        json_t *h = json_string(u[i].head ? u[i].head : "");
+        json_object_set_new(e, "text", h ? h : json_string(""));
+        json_object_set_new(e, "removed_by", json_integer(u[i].removed_by));
+        json_array_append_new(units, e);
+    }
+    json_object_set_new(o, "units", units);
+    char *js = json_dumps(o, JSON_INDENT(1) | JSON_PRESERVE_ORDER);
+    if (js)
+        wh_record_file(r, "tree.json", js, strlen(js));
+    free(js);
+    json_decref(o);
 }
 
 const char *wh_record_fault_line(const char *fault, int keep_fault)

@@ -1,7 +1,8 @@
 /*
  * record — the run folder (DESIGN.md, "Run record"): one folder per run
  * holding original/reduced snapshots, fingerprint.json, run.log,
- * candidates.csv, summary.txt, summary.json and reports/. Everything is
+ * candidates.csv, tree.json, summary.txt, summary.json and reports/ (the
+ * page made from them is report.h's). Everything is
  * written as it happens (run.log and candidates.csv are appended and
  * flushed per candidate), so a run that stops part-way keeps its record.
  */
@@ -31,6 +32,10 @@ typedef struct {
     const char *infra;   /* infrastructure faults met on the way ("slot: why | ..."), or NULL */
     int predicted;       /* the verdict is the front end's prediction: nothing was built */
     const char *precheck; /* what the front end said: "pass", "fail", or "-" (not asked) */
+    /* For the timeline (report.h): the slot's build and test times, and when
+     * the verdict came, in ms since the run began (for a cached or predicted
+     * candidate: when its round was decided). */
+    uint64_t build_ms, test_ms, end_ms;
 } wh_cand_row_t;
 
 /* Creates OUT/<test>-<yyyymmdd-hhmmss>[-k]/. */
@@ -47,6 +52,19 @@ int wh_record_file(wh_record_t *r, const char *name, const void *data, size_t le
  * text is skipped. */
 void wh_record_reduced(wh_record_t *r, const char *ext, const char *lines, size_t len,
                        const char *compact, size_t clen);
+
+/* One unit of the statement tree (tree.h), for tree.json. Borrowed strings. */
+typedef struct {
+    int parent, level, is_tree;
+    const char *kind;    /* wh_tree_kind_name */
+    unsigned line;
+    const char *head;    /* its first line (wh_tree_unit_head) */
+    int removed_by;      /* the accepted candidate that removed it; 0: kept */
+} wh_record_unit_t;
+
+/* Writes tree.json: {"test":..,"units":[{"parent","level","tree","kind",
+ * "line","text","removed_by"}...]}, units in pre-order. */
+void wh_record_tree(wh_record_t *r, const char *test, const wh_record_unit_t *u, int n);
 
 /* The build-avoidance figures of a run (summary.json "precheck" and a line
  * of summary.txt). Borrowed pointers. */

@@ -30,6 +30,7 @@
 #include "engine.h"
 #include "precheck.h"
 #include "record.h"
+#include "report.h"
 #include "udiff.h"
 #include "render.h"
 #include "trail.h"
@@ -47,6 +48,7 @@ typedef struct {
     uint64_t eval_id;
     char *node;
     uint64_t ms;
+    uint64_t build_ms, test_ms, end_ms; /* the slot's times; its verdict came end_ms into the run */
     char *report;
     char *detail;
     int runs, agreeing;
@@ -100,7 +102,7 @@ struct wh_reduction {
     struct s_spec_done {
         char key[65];
         char *node, *report;
-        uint64_t ms;
+        uint64_t ms, build_ms, test_ms, end_ms;
     } *spec_done;
     int ndone, capdone;
     int speculated, spec_used;
@@ -175,6 +177,16 @@ static void s_clear_round(wh_reduction_t *r)
     r->round = NULL;
 }
 
+/* report.html from what the run folder holds now; a page that cannot be
+ * written is named in run.log, and the run goes on. */
+static void s_write_page(wh_reduction_t *r)
+{
+    char *err = NULL;
+    if (r->rec && wh_report_write(wh_record_dir(r->rec), &err))
+        wh_record_log(r->rec, "report.html not written: %s", err ? err : "out of memory");
+    free(err);
+}
+
 static void s_fail(wh_reduction_t *r, int status, char *msg)
 {
     if (r->state == S_DONE || r->state == S_FAILED) {
@@ -186,6 +198,7 @@ static void s_fail(wh_reduction_t *r, int status, char *msg)
     r->error = msg ? msg : strdup("out of memory");
     if (r->rec)
         wh_record_log(r->rec, "error: %s", r->error);
+    s_write_page(r);
     wh_pool_remove_job(r->pool, r->pool_id);
 }
 
@@ -624,6 +637,9 @@ static void s_claim_spec_done(wh_reduction_t *r)
                 c->node = d->node;
                 c->report = d->report;
                 c->ms = d->ms;
+                c->build_ms = d->build_ms;
+                c->test_ms = d->test_ms;
+                c->end_ms = d->end_ms;
                 r->extra--;
                 r->evaluated--;
                 r->spec_used++;
@@ -794,6 +810,7 @@ static void s_record_round(wh_reduction_t *r, int winner)
     const wh_round_t *rd = r->round;
     int upto = winner >= 0 ? winner : r->nc - 1;
     int built = 0;
+    uint64_t now = wh_now_ms() - r->t0;
     for (int i = 0; i < r->nc; i++) {
         s_cand_t *c = &r->c[i];
         s_cand_t *rep = &r->c[c->rep];
@@ -844,6 +861,9 @@ static void s_record_round(wh_reduction_t *r, int winner)
             .key = rep->key, .infra = cached ? NULL : rep->infra,
             .predicted = predicted,
             .precheck = rep->pre == S_PRE_FAIL ? "fail" : rep->pre == S_PRE_PASS ? "pass" : "-",
+            .build_ms = cached || predicted ? 0 : rep->build_ms,
+            .test_ms = cached || predicted ? 0 : rep->test_ms,
+            .end_ms = cached || predicted || !rep->end_ms ? now : rep->end_ms,
         };
         wh_record_candidate(r->rec, &row);
         s_out(r, "[cand_%03d] keep %d/%d -> %s%s\n", id, rd->kept[i], rd->total,
@@ -1482,6 +1502,9 @@ static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m,
         memcpy(d->key, r->spec[k].key, 65);
         d->node = strdup(worker ? worker : "-");
         d->ms = (uint64_t)m->build_ms + m->test_ms;
+        d->build_ms = m->build_ms;
+        d->test_ms = m->test_ms;
+        d->end_ms = wh_now_ms() - r->t0;
         d->report = NULL;
         if (m->report_len) {
             d->report = wh_strdup_printf("e%04llu.report", (unsigned long long)id);
@@ -1514,6 +1537,9 @@ static void s_on_candidate(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, co
         c->evaluated = 1;
         c->node = strdup(worker ? worker : "-");
         c->ms = (uint64_t)m->build_ms + m->test_ms;
+        c->build_ms = m->build_ms;
+        c->test_ms = m->test_ms;
+        c->end_ms = wh_now_ms() - r->t0;
         c->detail = wh_strdup0(m->detail);
         c->runs = (int)m->runs;
         c->agreeing = (int)m->agreeing_runs;
@@ -1728,10 +1754,48 @@ static void s_write_reduced(wh_reduction_t *r)
     free(compact);
 }
 
+/* tree.json: every unit, and the accepted candidate after which it (or a
+ * unit around it) stayed removed, from the trail's steps. */
+static void s_write_tree(wh_reduction_t *r)
+{
+    const wh_tree_t *t = r->tree;
+    int n = t ? t->n : 0, steps = r->trail ? wh_trail_steps(r->trail) : 0;
+    wh_record_unit_t *u = calloc((size_t)(n ? n : 1), sizeof *u);
+    uint8_t *gone = calloc((size_t)(n ? n : 1), 1);
+    char **heads = calloc((size_t)(n ? n : 1), sizeof *heads);
+    for (int s = 1; u && gone && heads && s < steps; s++) {
+        const uint8_t *rem = wh_trail_removed(r->trail, s);
+        for (int i = 0; i < n; i++) {
+            int p = t->units[i].parent;
+            gone[i] = rem[i] || (p >= 0 && gone[p]); /* pre-order: the parent is done */
+            u[i].removed_by = !gone[i] ? 0 : u[i].removed_by ? u[i].removed_by
+                                                             : wh_trail_cand(r->trail, s);
+        }
+    }
+    for (int i = 0; u && heads && i < n; i++) {
+        const wh_unit_t *w = &t->units[i];
+        heads[i] = wh_tree_unit_head(t, i, 160);
+        u[i].parent = w->parent;
+        u[i].level = w->level;
+        u[i].is_tree = w->is_tree;
+        u[i].kind = wh_tree_kind_name(w->kind);
+        u[i].line = w->line;
+        u[i].head = heads[i];
+    }
+    if (u && gone && heads)
+        wh_record_tree(r->rec, t ? t->test : NULL, u, n);
+    for (int i = 0; heads && i < n; i++)
+        free(heads[i]);
+    free(heads);
+    free(gone);
+    free(u);
+}
+
 static void s_finish(wh_reduction_t *r)
 {
     r->wall_ms = wh_now_ms() - r->t0;
     s_write_reduced(r);
+    s_write_tree(r);
     wh_summary_t s;
     wh_precheck_summary_t pc;
     char *list = NULL;
@@ -1755,6 +1819,7 @@ static void s_finish(wh_reduction_t *r)
           "cache. %d rounds, %d sweeps, %llu ms.\n", s.before, s.after, r->candidates,
           r->evaluated, r->predicted, r->cached, s.rounds, s.sweeps,
           (unsigned long long)r->wall_ms);
+    s_write_page(r);
     r->state = S_DONE;
     r->status = 0;
     wh_pool_remove_job(r->pool, r->pool_id);

@@ -420,6 +420,7 @@ static void s_one_finished(void *arg, size_t i, wh_reduction_t *r)
                wh_reduction_result_text(r) ? wh_reduction_result_text(r) : "");
         if (*wh_reduction_diff(r))
             printf("Diff (%s/reduced.diff):\n%s", wh_reduction_dir(r), wh_reduction_diff(r));
+        printf("Report: %s/report.html\n", wh_reduction_dir(r));
     }
 }
 

@@ -67,7 +67,7 @@ check_eq "diff header" "$(head -n2 "$R/reduced.diff" | tr '\n' ' ')" "--- a/test
 check_eq "diff removes the three statements" "$(grep '^-[^-]' "$R/reduced.diff" | sed 's/^- *//' | tr '\n' '|')" \
     'struct coupon *coupon = coupon_new("SAVE10");|cart_apply(cart, coupon);|assert_int_equal(1, cart_count(cart));|'
 check_eq "diff adds nothing" "$(grep -c '^+[^+]' "$R/reduced.diff")" 0
-sed -n '/^Diff (/,$p' "$T/hdd.out" | tail -n +2 > "$T/console.diff"
+sed -n '/^Diff (/,/^Report: /p' "$T/hdd.out" | sed '1d;$d' > "$T/console.diff"
 cmp -s "$T/console.diff" "$R/reduced.diff" && pass "console prints reduced.diff" || fail "console does not print reduced.diff"
 n_reports=$(ls "$R/reports" | wc -l)
 check_eq "one report per evaluated candidate (+ original, + verify runs)" "$n_reports" "$(( $(json "$R/summary.json" .evaluated) + 1 + $(json "$R/summary.json" .verify_runs) ))"

@@ -1,0 +1,26 @@
+/*
+ * report — report.html: one self-contained page made from a run folder
+ * (record.h) for a person to read. It shows the diff of the test file
+ * (reduced.diff), the statement tree with the sweep that removed each unit
+ * (tree.json), a timeline of the candidates per slot as inline SVG (build,
+ * run, verdict, cached, predicted: candidates.csv), the six reduction
+ * measures of the thesis, section 5.6, the fingerprint and the fault-kept
+ * check (summary.json). A run that stopped part-way gets a page of what it
+ * recorded and the end of its run.log.
+ *
+ * The page loads nothing: no scripts, fonts, images or links outside it.
+ * Everything that comes from the user's files (test names, source lines,
+ * messages, slot names) is HTML-escaped. Reads the folder only; any thread.
+ */
+#ifndef WH_REPORT_H
+#define WH_REPORT_H
+
+/* The page for run folder dir, malloc'ed; NULL with *err set when the
+ * folder cannot be read. */
+char *wh_report_html(const char *dir, char **err);
+
+/* Writes dir/report.html (atomically). 0, or a negative WH_E* code with
+ * *err set. */
+int wh_report_write(const char *dir, char **err);
+
+#endif

@@ -1,0 +1,28 @@
+#!/bin/bash
+# report.html of a real reduction (the cart fixture, 2 slots), checked in
+# headless Chromium (report_check.sh), with the exact tree of the thesis's
+# Figure 1.1: the coupon goes in sweep 2, the loop's cart_apply and the last
+# assert in sweep 1. Screenshot: build/tests/artifacts/report.png.
+. "$(dirname "$0")/lib.sh"
+. "$(dirname "$0")/report_check.sh"
+P="$T/cart"; cp -r "$FIX/cart" "$P"
+"$WHITTLE" reduce --project "$P" --file tests/test_cart.c --test test_added_item_is_in_cart \
+    --setup "cmake -S . -B build -G Ninja >/dev/null && cmake --build build" --build "cmake --build build" \
+    --run "build/test_cart" --framework cmocka --jobs 2 --out "$T/out" --cache memory: > "$T/run.out" 2>&1 \
+    || { cat "$T/run.out"; fail "reduce"; }
+R=$(run_dir "$T/out")
+check_eq "console names the page" "$(grep '^Report: ' "$T/run.out")" "Report: $R/report.html"
+check_eq "tree.json: the removed units are lines 15, 18 and 21" \
+    "$(jq -r '.units[] | select(.removed_by > 0) | "\(.line):\(.removed_by)"' "$R/tree.json" | tr '\n' ' ')" \
+    "$(for l in 15 18 21; do printf '%s:%s ' $l "$(jq -r ".units[] | select(.line == $l) | .removed_by" "$R/tree.json")"; done)"
+sweep_of() { awk -F, -v c="$1" 'NR > 1 && $1 == c { print $2 }' "$R/candidates.csv"; }
+check_eq "the coupon goes in sweep 2, cart_apply and the last assert in sweep 1" \
+    "$(for l in 15 18 21; do sweep_of "$(jq -r ".units[] | select(.line == $l) | .removed_by" "$R/tree.json")"; done | tr '\n' ' ')" "2 1 1 "
+check_eq "candidates.csv: built rows have build and test times" \
+    "$(awk -F, 'NR > 1 && $7 == 0 && $14 == 0 && ($16 == 0 || $18 == 0)' "$R/candidates.csv" | wc -l)" 0
+check_report_page "$R" report
+D="$T/report.dom"
+check_eq "page: sweeps of the removed units" "$(grep -o 'data-sweep="[0-9]*"' "$D" | grep -v '"0"' | sort | tr '\n' ' ')" \
+    'data-sweep="1" data-sweep="1" data-sweep="2" '
+check_eq "page: fault not checked (no reference)" "$(sed -n 's:.*id="fault-pill">\([^<]*\)<.*:\1:p' "$D")" "fault not checked"
+finish
