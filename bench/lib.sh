@@ -86,7 +86,7 @@ bench_cluster_start() {
     local name=$1 slots=$2 procs=$3 i
     [ "$procs" -gt "$slots" ] && procs=$slots
     CL_PIDS=()
-    "$WB/coordinator/whittle-coordinator" --bind 'tcp://127.0.0.1:*' --insecure --cache memory: \
+    "$WB/coordinator/whittle-coordinator" --runs "$BENCH_TMP" --bind 'tcp://127.0.0.1:*' --insecure --cache memory: \
         2>"$BENCH_TMP/$name.coord.log" &
     BENCH_PIDS+=($!)
     CL_PIDS+=($!)

@@ -88,7 +88,9 @@ run_one() {
     if [ "$mode" = cluster ]; then
         procs=$((n < PROCS ? n : PROCS))
         bench_cluster_start "$name" "$n" "$procs"
-        args+=(--cluster "$CL_EP" --insecure)
+        # A cluster keeps run folders under its --runs folder (BENCH_TMP):
+        # the same folder, named relative to it.
+        args+=(--cluster "$CL_EP" --insecure --out "out-$1-$2")
         layout="${procs}x$((n / procs))$([ $((n % procs)) -ne 0 ] && echo +)"
     else
         args+=(--jobs "$n")

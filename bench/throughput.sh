@@ -81,7 +81,7 @@ for s in $SLOTS; do
     jobs=${NJOBS:-$((s < 2 ? 2 : s))}
     procs=$((s < PROCS ? s : PROCS))
     jq -n --arg p "$BENCH_FIX" --arg t "$TEST" --arg b "$JUDGE build 0" --arg r "$JUDGE run" \
-        --arg o "$BENCH_TMP/out-$s" --argjson k "$jobs" \
+        --arg o "out-$s" --argjson k "$jobs" \
         '[range($k) | {project: $p, file: "tests/test_synth.c", test: $t, setup: "true",
           build: $b, run: $r, framework: "junit", out: ($o + "/job\(.)"), cache: "memory:",
           test_timeout: (60 + .)}]' >"$BENCH_TMP/$name.jobs.json"

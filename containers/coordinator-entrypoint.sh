@@ -19,12 +19,14 @@
 #   WHITTLE_METRICS  [HOST:]PORT for Prometheus /metrics and the /healthz,
 #                    /readyz probes (default 0.0.0.0:9100 in the image; set it
 #                    empty to serve none)
+#   WHITTLE_RUNS   the folder every submitted job's run folder lives under
+#                  (default /projects/whittle-runs; a job's "out" is a name under it)
 #   WHITTLE_VERBOSE=1  adds -v
 set -e
 if [ "$#" -gt 0 ] && [ "${1#-}" = "$1" ]; then
     exec "$@"
 fi
-set -- --bind "${WHITTLE_BIND:-tcp://0.0.0.0:7700}" "$@"
+set -- --bind "${WHITTLE_BIND:-tcp://0.0.0.0:7700}" --runs "${WHITTLE_RUNS:-/projects/whittle-runs}" "$@"
 if [ -n "${WHITTLE_CACHE-redis://redis:6379/0}" ]; then
     set -- --cache "${WHITTLE_CACHE-redis://redis:6379/0}" "$@"
 fi

@@ -4,9 +4,12 @@
  * (fair across jobs), answers status requests.
  *
  *   whittle-coordinator --bind tcp://0.0.0.0:7700 [--cache redis://HOST:PORT/DB]
- *                       [--heartbeat MS]
+ *                       [--heartbeat MS] [--runs DIR]
  *                       [--secret-key FILE --nodes DIR --clients DIR | --insecure]
  *                       [--metrics [HOST:]PORT]
+ *
+ * Every submitted job's run folder lives under --runs DIR (default
+ * ./whittle-runs): a client names at most a relative folder under it.
  */
 #define _GNU_SOURCE
 #include <jansson.h>
@@ -69,6 +72,7 @@ typedef struct {
     uint64_t cand_done, cached_done;  /* of jobs that ended */
     uint64_t rate_t[61], rate_n[61];  /* judged count, once a second */
     int rate_i;
+    char *runs;             /* absolute --runs folder */
 } s_self_t;
 
 static void s_reply_final(s_self_t *self, const void *ident, size_t ilen, uint64_t tag, int code,
@@ -129,7 +133,9 @@ static void s_on_other(void *ctx, const void *ident, size_t ilen, wh_msg_t *m)
     wh_job_init(&pd->job);
     if (!o)
         err = strdup("submitted job is not valid JSON");
-    else if (wh_job_from_json(&pd->job, o, &err) == 0 && wh_job_validate(&pd->job, &err) == 0)
+    else if (wh_job_from_json(&pd->job, o, &err) == 0 &&
+             wh_job_place_runs(&pd->job, self->runs, &err) == 0 &&
+             wh_job_validate(&pd->job, &err) == 0)
         wh_job_guess_includes(&pd->job);
     json_decref(o);
     memcpy(pd->ident, ident, ilen);
@@ -316,6 +322,7 @@ int main(int argc, char **argv)
 {
     const char *bind = "tcp://0.0.0.0:7700", *cache_spec = NULL;
     const char *secret = NULL, *nodes = NULL, *clients = NULL, *metrics = NULL;
+    const char *runs = "whittle-runs";
     int insecure = 0;
     unsigned hb = 1000;
     for (int i = 1; i < argc; i++) {
@@ -334,6 +341,8 @@ int main(int argc, char **argv)
             insecure = 1;
         else if (!strcmp(a, "--metrics") && v)
             metrics = argv[++i];
+        else if (!strcmp(a, "--runs") && v)
+            runs = argv[++i];
         else if (!strcmp(a, "--heartbeat") && v) {
             long n = 0;
             if (wh_parse_long(argv[++i], 10, 600000, &n)) {
@@ -348,6 +357,7 @@ int main(int argc, char **argv)
             wh_log_set_level(WH_LOG_INFO);
         else if (!strcmp(a, "--help")) {
             puts("usage: whittle-coordinator [--bind ENDPOINT] [--cache SPEC] [--heartbeat MS] [-v]\n"
+                 "                           [--runs DIR]\n"
                  "                           [--secret-key FILE --nodes DIR --clients DIR | --insecure]\n"
                  "                           [--metrics [HOST:]PORT]");
             return 0;
@@ -372,6 +382,10 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     s_self_t self = {0};
+    if (!*runs || !(self.runs = wh_abspath(runs))) {
+        fprintf(stderr, "whittle-coordinator: error: --runs wants a folder, not '%s'\n", runs);
+        return 2;
+    }
     void *zctx = zmq_ctx_new();
     wh_auth_t *auth = NULL;
     if (secret && !(auth = wh_auth_server_new(zctx, secret, nodes, clients, &err))) {
@@ -414,8 +428,8 @@ int main(int argc, char **argv)
     if (self.metrics)
         fprintf(stderr, "whittle-coordinator: metrics on http://%s/metrics (/healthz, /readyz)\n",
                 wh_metrics_addr(self.metrics));
-    fprintf(stderr, "whittle-coordinator: listening on %s, cache %s\n",
-            wh_pool_endpoint(self.pool), wh_cache_describe(self.cache));
+    fprintf(stderr, "whittle-coordinator: listening on %s, cache %s, run folders under %s\n",
+            wh_pool_endpoint(self.pool), wh_cache_describe(self.cache), self.runs);
     while (!s_stop) {
         wh_pool_poll(self.pool, 100);
         s_start_prepared(&self);
@@ -442,5 +456,6 @@ int main(int argc, char **argv)
     wh_cache_close(&self.cache);
     wh_auth_destroy(&auth);
     zmq_ctx_term(zctx);
+    free(self.runs);
     return 0;
 }

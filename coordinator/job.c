@@ -406,6 +406,28 @@ static int s_get_ignore(json_t *o, wh_job_t *j, char **err)
     return WH_EINVAL;
 }
 
+int wh_job_place_runs(wh_job_t *j, const char *runs, char **err)
+{
+    char *dir = NULL;
+    if (!j->out)
+        dir = strdup(runs);
+    else if (j->out[0] == '/')
+        return s_fail(err, wh_strdup_printf("job \"out\" '%s' is an absolute path: run folders "
+                                            "live under the coordinator's --runs folder '%s' "
+                                            "(give a relative name)", j->out, runs));
+    else if (!wh_path_is_plain_relative(j->out))
+        return s_fail(err, wh_strdup_printf("job \"out\" '%s' is not a plain relative name under "
+                                            "the coordinator's --runs folder '%s' (no '..', '.' "
+                                            "or empty parts)", j->out, runs));
+    else
+        dir = wh_path_join(runs, j->out);
+    if (!dir)
+        return s_fail(err, NULL);
+    free(j->out);
+    j->out = dir;
+    return 0;
+}
+
 int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
 {
     json_t *o = (json_t *)json_obj;

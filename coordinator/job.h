@@ -60,6 +60,14 @@ int wh_job_copy(wh_job_t *dst, const wh_job_t *src);
  * input. */
 int wh_job_validate(wh_job_t *j, char **err);
 
+/* For a job a client submitted to a coordinator: puts its run folders under
+ * the coordinator's runs folder (absolute), never where the client says.
+ * No "out": runs itself; a plain relative "out" (wh_path_is_plain_relative):
+ * runs/out; anything else (absolute, "..", ".", "a//b") is refused with a
+ * one-line *err naming the value and the runs folder. Call before
+ * wh_job_validate. 0, WH_EINVAL or WH_ENOMEM. */
+int wh_job_place_runs(wh_job_t *j, const char *runs, char **err);
+
 /* Fills j from a JSON object (jansson json_t*), as `whittle submit` reads. */
 int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err);
 /* Fills j from a config file holding one job object (`whittle.json`; the

@@ -608,9 +608,17 @@ static int s_reduce(int argc, char **argv)
     if (code)
         goto out;
     int fw_given = j.framework != NULL;
+    /* A cluster keeps run folders under its own --runs folder: --out goes
+     * there as typed (a relative name), never resolved here. */
+    char *typed_out = cluster && j.out ? strdup(j.out) : NULL;
     if (wh_job_validate(&j, &err)) {
         code = s_die(2, "%s", err);
+        free(typed_out);
         goto out;
+    }
+    if (cluster) {
+        free(j.out);
+        j.out = typed_out;
     }
     if (!fw_given)
         printf("framework: %s (%s; --framework to choose another)\n", j.framework,
@@ -679,14 +687,18 @@ static int s_submit(int argc, char **argv)
     for (int i = 0; i < n; i++) {
         wh_job_t j;
         wh_job_init(&j);
-        char *err = NULL;
+        char *err = NULL, *typed_out = NULL;
         if (wh_job_from_json(&j, json_array_get(root, (size_t)i), &err) ||
-            wh_job_validate(&j, &err)) {
-            code = s_die(2, "failures file '%s', job %d: %s", file, i, err);
+            (j.out && !(typed_out = strdup(j.out))) || wh_job_validate(&j, &err)) {
+            code = s_die(2, "failures file '%s', job %d: %s", file, i, err ? err : "out of memory");
             free(err);
+            free(typed_out);
             wh_job_clear(&j);
             break;
         }
+        /* "out" goes as written: the coordinator places it under --runs. */
+        free(j.out);
+        j.out = typed_out;
         jobs[i] = wh_job_to_json(&j);
         wh_job_clear(&j);
     }

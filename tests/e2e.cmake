@@ -20,7 +20,7 @@ endforeach()
 
 # Least privilege on nodes, the coordinator's run folders, busy budgets
 # (issue 10). node_runas needs root (77: skipped).
-foreach(t node_runas)
+foreach(t node_runas submit_guard)
   add_test(NAME e2e_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
   set_tests_properties(e2e_${t} PROPERTIES
     ENVIRONMENT "WH_SOURCE_DIR=${PROJECT_SOURCE_DIR};WH_BINARY_DIR=${PROJECT_BINARY_DIR}"

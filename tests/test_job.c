@@ -124,9 +124,41 @@ static void test_json_and_identity(void)
     wh_job_clear(&b);
 }
 
+/* A submitted job's run folder: under the coordinator's runs folder, or
+ * refused (issue 10). */
+static void s_place(const char *out, int want_rc, const char *want)
+{
+    wh_job_t j;
+    wh_job_init(&j);
+    j.out = out ? strdup(out) : NULL;
+    char *err = NULL;
+    CHECK_EQ_INT(wh_job_place_runs(&j, "/srv/runs", &err), want_rc);
+    CHECK_EQ_STR(want_rc ? err : j.out, want);
+    free(err);
+    wh_job_clear(&j);
+}
+
+static void test_place_runs(void)
+{
+    s_place(NULL, 0, "/srv/runs");
+    s_place("team/a", 0, "/srv/runs/team/a");
+    s_place("/etc/cron.d", WH_EINVAL,
+            "job \"out\" '/etc/cron.d' is an absolute path: run folders live under the "
+            "coordinator's --runs folder '/srv/runs' (give a relative name)");
+    const char *bad[] = {"..", "../x", "a/../../x", "./x", "a//b", "a/", "", NULL};
+    for (int i = 0; bad[i]; i++) {
+        char *want = wh_strdup_printf("job \"out\" '%s' is not a plain relative name under the "
+                                      "coordinator's --runs folder '/srv/runs' (no '..', '.' or "
+                                      "empty parts)", bad[i]);
+        s_place(bad[i], WH_EINVAL, want);
+        free(want);
+    }
+}
+
 int main(void)
 {
     RUN_TEST(test_validate);
     RUN_TEST(test_json_and_identity);
+    RUN_TEST(test_place_runs);
     TEST_MAIN_END();
 }

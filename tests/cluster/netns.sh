@@ -175,7 +175,7 @@ ip netns exec "$NS_RE" redis-server --bind "$IP_RE" --port 6390 --save '' --appe
 PIDS+=($!)
 wait_for 20 "redis answers across the bridge" \
     sh -c "ip netns exec $NS_CL redis-cli --no-auth-warning -a $RPASS -h $IP_RE -p 6390 ping 2>/dev/null | grep -q PONG" || exit 1
-WHITTLE_REDIS_PASSWORD="$RPASS" ip netns exec "$NS_CO" "$COORD" --bind "$EP" --cache "redis://$IP_RE:6390/0" -v \
+WHITTLE_REDIS_PASSWORD="$RPASS" ip netns exec "$NS_CO" "$COORD" --runs "$T" --bind "$EP" --cache "redis://$IP_RE:6390/0" -v \
     --secret-key "$KEYS/coord.secret" --nodes "$KEYS/nodes" --clients "$KEYS/clients" > "$T/coord.log" 2>&1 &
 COORD_PID=$!; PIDS+=("$COORD_PID")
 : > "$T/evals.log"; chmod 666 "$T/evals.log" # the shims of the nodes' builds append as nobody
@@ -196,7 +196,7 @@ wait_for 30 "4 slots joined (2 per node)" sh -c "[ \$(ip netns exec $NS_CL '$WHI
     || exit 1
 [ "$(cat /proc/$N1_PID/comm 2>/dev/null)" = whittle-node ] || die "pid $N1_PID is not node1's whittle-node"
 
-ip netns exec "$NS_CL" timeout 300 "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/cl" \
+ip netns exec "$NS_CL" timeout 300 "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "cl" \
     > "$T/client.out" 2>&1 &
 CLIENT=$!; PIDS+=("$CLIENT")
 
@@ -343,7 +343,7 @@ wait_for 15 "only node1's slots left" \
 H="$T/headers"; cp -r "$FIX/headers" "$H"
 bg_wait ip netns exec "$NS_CL" timeout 300 "$WHITTLE" reduce --cluster "$EP" --project "$H" --file tests/test_request.c \
     --test test_should_read_headers --setup "make -s" --build "make -s" --run "./test_request" \
-    --framework cmocka --out "$T/h" > "$T/headers.out" 2>&1 || { cat "$T/headers.out" >&2; fail "headers run on the restarted node1"; }
+    --framework cmocka --out "h" > "$T/headers.out" 2>&1 || { cat "$T/headers.out" >&2; fail "headers run on the restarted node1"; }
 RH=$(run_dir "$T/h")
 if [ -n "$RH" ] && [ -f "$RH/summary.json" ]; then
     check_eq "headers statements_after (on restarted node1)" "$(jq -r .statements_after "$RH/summary.json")" 2

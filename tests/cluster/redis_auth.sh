@@ -62,18 +62,18 @@ check_eq "user without a password: exit $rc, one line" "$rc: $out" \
 
 # Through a coordinator: nothing prints the password.
 port=$(free_port); EP="tcp://127.0.0.1:$port"
-"$B/coordinator/whittle-coordinator" --bind "$EP" --insecure --cache "$URL" -v > "$T/coord.log" 2>&1 &
+"$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --insecure --cache "$URL" -v > "$T/coord.log" 2>&1 &
 PIDS+=($!)
 "$B/node/whittle-node" --connect "$EP" --insecure --slots 2 --workdir "$T/node" -v > "$T/node.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 1 50); do "$WHITTLE" status --cluster "$EP" --insecure 2>/dev/null | grep -q "slots: 2" && break; sleep 0.1; done
-"$WHITTLE" reduce --cluster "$EP" --insecure "${args[@]}" --cache "$URL" --out "$T/c1" > "$T/c1.out" 2>&1 || { cat "$T/c1.out"; fail "cluster run"; }
+"$WHITTLE" reduce --cluster "$EP" --insecure "${args[@]}" --cache "$URL" --out "c1" > "$T/c1.out" 2>&1 || { cat "$T/c1.out"; fail "cluster run"; }
 check_eq "cluster run through the ACL user: evaluated" "$(json "$(run_dir "$T/c1")/summary.json" .evaluated)" 0
 "$WHITTLE" status --cluster "$EP" --insecure > "$T/status" 2>&1
 grep -q "^cache: redis$" "$T/status" && pass "status: cache redis" || fail "status: $(cat "$T/status")"
 # Stop Redis: the outage warning names the URL, masked.
 kill "${PIDS[0]}"; wait "${PIDS[0]}" 2>/dev/null
-"$WHITTLE" reduce --cluster "$EP" --insecure "${args[@]}" --algorithm dd --out "$T/c2" > "$T/c2.out" 2>&1 || fail "cluster run during the outage"
+"$WHITTLE" reduce --cluster "$EP" --insecure "${args[@]}" --algorithm dd --out "c2" > "$T/c2.out" 2>&1 || fail "cluster run during the outage"
 grep -qF "redis at $MASKED unavailable" "$T/coord.log" && pass "outage warning names the masked URL" || fail "no masked outage warning"
 "$WHITTLE" status --cluster "$EP" --insecure >> "$T/status" 2>&1
 leaks=$(grep -rlF -e "$PASS" -e "$PASS_URL" "$T/status" "$T/coord.log" "$T/node.log" "$T/c1" "$T/c2" "$T/r1" "$T/r2" "$T/r3" \

@@ -60,7 +60,7 @@ args=(--project "$P" --file tests/test_request.c --test test_should_read_headers
 REF=$(run_dir "$T/ref")
 
 port=$(free_port); EP="tcp://127.0.0.1:$port"
-"$COORD" --bind "$EP" --cache memory: -v --secret-key "$K/coord.secret" --nodes "$K/nodes" \
+"$COORD" --runs "$T" --bind "$EP" --cache memory: -v --secret-key "$K/coord.secret" --nodes "$K/nodes" \
     --clients "$K/clients" > "$T/coord.log" 2>&1 &
 PIDS+=($!)
 sleep 0.3
@@ -99,7 +99,7 @@ out=$(env -u WHITTLE_SECRET_KEY -u WHITTLE_SERVER_KEY "$WHITTLE" status --cluste
 check_eq "status --insecure against a CURVE coordinator: exit" "$rc" 2
 
 # The reduction over CURVE: the embedded run's exact answer, listed nodes only.
-"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/curve" > "$T/curve.out" 2>&1 || { cat "$T/curve.out"; fail "reduction over CURVE"; }
+"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "curve" > "$T/curve.out" 2>&1 || { cat "$T/curve.out"; fail "reduction over CURVE"; }
 R=$(run_dir "$T/curve")
 check_eq "CURVE run: reduced test equals the embedded run's" "$(cat "$R/reduced.c")" "$(cat "$REF/reduced.c")"
 check_eq "CURVE run: candidates and verdicts" "$(cut -d, -f1-6 "$R/candidates.csv")" "$(cut -d, -f1-6 "$REF/candidates.csv")"

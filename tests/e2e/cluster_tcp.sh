@@ -28,7 +28,7 @@ REF=$(run_dir "$T/ref")
 start_coord() { # cache-spec
     local port; port=$(free_port)
     EP="tcp://127.0.0.1:$port"
-    "$B/coordinator/whittle-coordinator" --bind "$EP" --cache "$1" -v \
+    "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache "$1" -v \
         --secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients" > "$T/coord.$port.log" 2>&1 &
     PIDS+=($!)
     sleep 0.3
@@ -51,7 +51,7 @@ for cfg in "1 1" "1 2" "2 2" "2 4"; do
     start_coord memory:
     start_nodes "$1" "$2"
     slots=$(( $1 * $2 ))
-    "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/tcp$slots" > "$T/tcp$slots.out" 2>&1 || { cat "$T/tcp$slots.out"; fail "tcp run with $slots slots"; }
+    "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "tcp$slots" > "$T/tcp$slots.out" 2>&1 || { cat "$T/tcp$slots.out"; fail "tcp run with $slots slots"; }
     R=$(run_dir "$T/tcp$slots")
     check_eq "tcp $slots slots: reduced test" "$(cat "$R/reduced.c")" "$(cat "$REF/reduced.c")"
     check_eq "tcp $slots slots: candidates and verdicts" "$(cut -d, -f1-6 "$R/candidates.csv")" "$(cut -d, -f1-6 "$REF/candidates.csv")"
@@ -69,14 +69,14 @@ start_nodes 1 2
     && pass "status shows the node and the Redis cache" || fail "status: $(cat "$T/status")"
 check_eq "status names slots by key (n1/SLOT), not by routing id" \
     "$(sed -n 's/^  slot \([^ ]*\) .*/\1/p' "$T/status" | sort | tr '\n' ' ')" "n1/0 n1/1 "
-"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/r1" > "$T/r1.out" 2>&1 || fail "redis run 1"
-"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/r2" > "$T/r2.out" 2>&1 || fail "redis run 2"
+"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "r1" > "$T/r1.out" 2>&1 || fail "redis run 1"
+"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "r2" > "$T/r2.out" 2>&1 || fail "redis run 2"
 R1=$(run_dir "$T/r1"); R2=$(run_dir "$T/r2")
 check_eq "redis rerun: evaluated" "$(json "$R2/summary.json" .evaluated)" 0
 check_eq "redis rerun: same reduced test" "$(cat "$R2/reduced.c")" "$(cat "$R1/reduced.c")"
 nkeys=$(redis-cli -p "$RPORT" -n 3 --scan --pattern 'whittle:v1:verdict:*' | wc -l)
 check_eq "redis holds one verdict per distinct evaluated candidate" "$nkeys" "$(json "$R1/summary.json" .evaluated)"
-"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --algorithm dd --out "$T/r3" > "$T/r3.out" 2>&1 || fail "redis dd run"
+"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --algorithm dd --out "r3" > "$T/r3.out" 2>&1 || fail "redis dd run"
 R3=$(run_dir "$T/r3")
 [ "$(json "$R3/summary.json" .cached)" -gt 0 ] && [ "$(json "$R3/summary.json" .evaluated)" -lt "$(json "$R3/summary.json" .candidates)" ] \
     && pass "a different job (dd) shares $(json "$R3/summary.json" .cached) verdicts, evaluated $(json "$R3/summary.json" .evaluated)" \
@@ -85,9 +85,9 @@ R3=$(run_dir "$T/r3")
 # Many failures at once.
 cat > "$T/failures.json" <<JSON
 [ {"project": "$P", "file": "tests/test_request.c", "test": "test_should_read_headers", "setup": "make -s",
-   "build": "make -s", "run": "./test_request", "framework": "cmocka", "out": "$T/batch"},
+   "build": "make -s", "run": "./test_request", "framework": "cmocka", "out": "batch"},
   {"project": "$P", "file": "tests/test_request.c", "test": "test_should_read_headers", "setup": "make -s",
-   "build": "make -s", "run": "./test_request", "framework": "cmocka", "out": "$T/batch", "algorithm": "dd"} ]
+   "build": "make -s", "run": "./test_request", "framework": "cmocka", "out": "batch", "algorithm": "dd"} ]
 JSON
 "$WHITTLE" submit --cluster "$EP" "$T/failures.json" > "$T/submit.out" 2>&1 || { cat "$T/submit.out"; fail "submit"; }
 check_eq "submit wrote one run folder per failure" "$(ls -d "$T"/batch/*/ | grep -vc /latest/)" 2
@@ -102,9 +102,9 @@ W="$T/capped"
 PIDS+=($!)
 sleep 0.5
 P2="$T/calc"; cp -r "$FIX/calc" "$P2"
-"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/cap1" > "$T/cap1.out" 2>&1 || fail "capped run 1"
+"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "cap1" > "$T/cap1.out" 2>&1 || fail "capped run 1"
 "$WHITTLE" reduce --cluster "$EP" --project "$P2" --file tests/test_calc.c --test test_basic --setup "make -s" \
-    --build "make -s" --run ./test_calc --framework cmocka --out "$T/cap2" > "$T/cap2.out" 2>&1 || fail "capped run 2"
+    --build "make -s" --run ./test_calc --framework cmocka --out "cap2" > "$T/cap2.out" 2>&1 || fail "capped run 2"
 check_eq "max-disk: one warm workspace left" "$(ls -d "$W"/ws/*/slot-0 | wc -l)" 1
 ls "$W"/ws/*/slot-0/tests/test_calc.c >/dev/null 2>&1 && pass "max-disk: the recent workspace stays" || fail "max-disk: the recent workspace is gone"
 stop_all

@@ -35,7 +35,7 @@ args=(--project "$P" --file tests/test_request.c --test test_should_read_headers
 start_coord() { # cache-spec
     local port; port=$(free_port)
     EP="tcp://127.0.0.1:$port"
-    "$B/coordinator/whittle-coordinator" --bind "$EP" --insecure --cache "$1" -v > "$T/coord.$port.log" 2>&1 &
+    "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --insecure --cache "$1" -v > "$T/coord.$port.log" 2>&1 &
     PIDS+=($!)
     for _ in $(seq 1 50); do "$WHITTLE" status --cluster "$EP" --insecure > /dev/null 2>&1 && return 0; sleep 0.1; done
     fail "coordinator did not start"
@@ -54,7 +54,7 @@ mkdir -p -m 1777 "$FULL/tmp" # TMPDIR of the full node, whose commands run as no
 start_coord memory:
 start_node full "$FULL/w" 1 TMPDIR="$FULL/tmp"
 start_node healthy "$T/healthy" 2
-"$WHITTLE" reduce --cluster "$EP" --insecure "${args[@]}" --out "$T/a" > "$T/a.out" 2>&1 || { cat "$T/a.out"; fail "healthy run"; }
+"$WHITTLE" reduce --cluster "$EP" --insecure "${args[@]}" --out "a" > "$T/a.out" 2>&1 || { cat "$T/a.out"; fail "healthy run"; }
 A=$(run_dir "$T/a")
 grep -q ',full/' "$A/candidates.csv" && pass "healthy run: the full node's slot judged candidates" \
     || fail "healthy run: the full node judged nothing"
@@ -67,7 +67,7 @@ check_eq "tmpfs free KiB after filling" "$(df -k --output=avail "$FULL" | tail -
 start_coord "dir:$T/c2"
 start_node full "$FULL/w" 1 TMPDIR="$FULL/tmp"
 start_node healthy "$T/healthy" 2
-"$WHITTLE" reduce --cluster "$EP" --insecure "${args[@]}" --out "$T/b" > "$T/b.out" 2>&1 || { cat "$T/b.out"; fail "full-disk run"; }
+"$WHITTLE" reduce --cluster "$EP" --insecure "${args[@]}" --out "b" > "$T/b.out" 2>&1 || { cat "$T/b.out"; fail "full-disk run"; }
 R=$(run_dir "$T/b")
 check_eq "full disk: reduced test equals the healthy run's" "$(cat "$R/reduced.c")" "$(cat "$A/reduced.c")"
 check_eq "full disk: candidates and verdicts equal the healthy run's" \
@@ -115,7 +115,7 @@ start_coord memory:
 start_node full "$FULL/w" 1 TMPDIR="$FULL/tmp"
 start_node healthy "$T/healthy" 2
 sargs=("${args[@]}"); sargs[7]="make -s && true"
-"$WHITTLE" reduce --cluster "$EP" --insecure "${sargs[@]}" --out "$T/s" > "$T/s.out" 2>&1 || { cat "$T/s.out"; fail "setup on a full disk"; }
+"$WHITTLE" reduce --cluster "$EP" --insecure "${sargs[@]}" --out "s" > "$T/s.out" 2>&1 || { cat "$T/s.out"; fail "setup on a full disk"; }
 S=$(run_dir "$T/s")
 check_eq "setup on a full disk: reduced test equals the healthy run's" "$(cat "$S/reduced.c")" "$(cat "$A/reduced.c")"
 grep -q "infra: e0001 on full/0/[^ ]*: infrastructure fault (no space: .*No space left on device" "$S/run.log" \
@@ -128,7 +128,7 @@ stop_all
 rm -f "$FULL/filler"
 start_coord "dir:$T/c2"
 start_node healthy "$T/healthy" 1
-"$WHITTLE" reduce --cluster "$EP" --insecure "${args[@]}" --out "$T/c" > "$T/c.out" 2>&1 || fail "rerun"
+"$WHITTLE" reduce --cluster "$EP" --insecure "${args[@]}" --out "c" > "$T/c.out" 2>&1 || fail "rerun"
 C=$(run_dir "$T/c")
 check_eq "rerun: evaluated" "$(json "$C/summary.json" .evaluated)" 0
 check_eq "rerun: reduced test equals the healthy run's" "$(cat "$C/reduced.c")" "$(cat "$A/reduced.c")"

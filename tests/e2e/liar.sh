@@ -42,7 +42,7 @@ want='static void test_total(void)
 check_eq "honest answer" "$(awk '/^static void test_total/,/^}/' "$H/reduced.c")" "$want"
 
 port=$(free_port); EP="tcp://127.0.0.1:$port"
-"$B/coordinator/whittle-coordinator" --bind "$EP" --cache "dir:$T/vcache" -v "${coord_keys[@]}" > "$T/coord.log" 2>&1 &
+"$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache "dir:$T/vcache" -v "${coord_keys[@]}" > "$T/coord.log" 2>&1 &
 PIDS+=($!)
 sleep 0.3
 WH_TEST_LIE=preserved "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/liar" --id liar $(node_keys liar) > "$T/liar.log" 2>&1 &
@@ -53,7 +53,7 @@ PIDS+=($!)
 wait_slots 2
 grep -q "this node LIES (test only)" "$T/liar.log" && pass "the liar says it lies" || fail "the liar did not start lying"
 
-"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/lied" > "$T/lied.out" 2>&1 || { cat "$T/lied.out"; fail "run with a lying node"; }
+"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "lied" > "$T/lied.out" 2>&1 || { cat "$T/lied.out"; fail "run with a lying node"; }
 R=$(run_dir "$T/lied")
 check_eq "answer with a liar = honest answer" "$(cat "$R/reduced.c")" "$(cat "$H/reduced.c")"
 check_eq "verified" "$(json "$R/summary.json" .verified)" true
@@ -76,7 +76,7 @@ check_eq "after the liar's last verdict, Preserved only from the honest node" "$
 
 # A rerun on the same cache: the liar's verdicts are gone, nothing wrong is
 # served from the cache, and the answer is the same.
-"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/rerun" > "$T/rerun.out" 2>&1 || { cat "$T/rerun.out"; fail "rerun"; }
+"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "rerun" > "$T/rerun.out" 2>&1 || { cat "$T/rerun.out"; fail "rerun"; }
 R2=$(run_dir "$T/rerun")
 check_eq "rerun: same answer" "$(cat "$R2/reduced.c")" "$(cat "$H/reduced.c")"
 check_eq "rerun: verified" "$(json "$R2/summary.json" .verified)" true
@@ -85,7 +85,7 @@ stop_all
 # The liar joins second: the honest node judges the first candidates and
 # the liar the ones it can grab, mid-walk. Same answer.
 port=$(free_port); EP="tcp://127.0.0.1:$port"
-"$B/coordinator/whittle-coordinator" --bind "$EP" --cache "dir:$T/vcache2" -v "${coord_keys[@]}" > "$T/coord2.log" 2>&1 &
+"$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache "dir:$T/vcache2" -v "${coord_keys[@]}" > "$T/coord2.log" 2>&1 &
 PIDS+=($!)
 sleep 0.3
 "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/honest-node2" --id honest $(node_keys honest) > "$T/honest-node2.log" 2>&1 &
@@ -94,7 +94,7 @@ wait_slots 1
 WH_TEST_LIE=preserved "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/liar2" --id liar $(node_keys liar) > "$T/liar2.log" 2>&1 &
 PIDS+=($!)
 wait_slots 2
-"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "$T/lied2" > "$T/lied2.out" 2>&1 || { cat "$T/lied2.out"; fail "run with a liar joining second"; }
+"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "lied2" > "$T/lied2.out" 2>&1 || { cat "$T/lied2.out"; fail "run with a liar joining second"; }
 R3=$(run_dir "$T/lied2")
 check_eq "liar second: answer = honest answer" "$(cat "$R3/reduced.c")" "$(cat "$H/reduced.c")"
 check_eq "liar second: verified" "$(json "$R3/summary.json" .verified)" true

@@ -29,7 +29,7 @@ metric() { # name-with-labels file -> value
 
 EP="tcp://127.0.0.1:$(free_port)"
 MPORT=$(free_port)
-"$B/coordinator/whittle-coordinator" --bind "$EP" --cache memory: --insecure --metrics "127.0.0.1:$MPORT" > "$T/coord.log" 2>&1 &
+"$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache memory: --insecure --metrics "127.0.0.1:$MPORT" > "$T/coord.log" 2>&1 &
 CPID=$!; PIDS+=($CPID)
 for _ in $(seq 1 50); do grep -q "metrics on" "$T/coord.log" && break; sleep 0.1; done
 grep -q "metrics on http://127.0.0.1:$MPORT/metrics" "$T/coord.log" && pass "coordinator announces the metrics address" \
@@ -55,7 +55,7 @@ check_eq "unknown path" "$(get "http://127.0.0.1:$MPORT/nope" | sed -n 1p)" 404
 P="$T/cart"; cp -r "$FIX/cart" "$P"
 "$WHITTLE" reduce --cluster "$EP" --insecure --project "$P" --file tests/test_cart.c --test test_added_item_is_in_cart \
     --setup "cmake -S . -B build -G Ninja >/dev/null && cmake --build build" --build "cmake --build build" \
-    --run "build/test_cart" --framework cmocka --out "$T/run" > "$T/run.out" 2>&1 \
+    --run "build/test_cart" --framework cmocka --out "run" > "$T/run.out" 2>&1 \
     || { cat "$T/run.out"; fail "reduction"; }
 R=$(run_dir "$T/run")
 sleep 0.7

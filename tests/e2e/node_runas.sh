@@ -39,10 +39,10 @@ want='static void test_total(void)
 job() { # out setup
     "$WHITTLE" reduce --cluster "$EP" --insecure --project "$P" --file tests/test_tally.c \
         --test test_total --setup "$2" --build "make -s" --run ./test_tally --framework plain \
-        --out "$T/$1" > "$T/$1.out" 2>&1
+        --out "$1" > "$T/$1.out" 2>&1
 }
 port=$(free_port); EP="tcp://127.0.0.1:$port"
-"$B/coordinator/whittle-coordinator" --bind "$EP" --insecure --cache memory: > "$T/coord.log" 2>&1 &
+"$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --insecure --cache memory: > "$T/coord.log" 2>&1 &
 PIDS+=($!)
 sleep 0.3
 
@@ -69,7 +69,7 @@ stop_all
 
 # 2. --sandbox bwrap.
 port=$(free_port); EP="tcp://127.0.0.1:$port"
-"$B/coordinator/whittle-coordinator" --bind "$EP" --insecure --cache memory: > "$T/coord2.log" 2>&1 &
+"$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --insecure --cache memory: > "$T/coord2.log" 2>&1 &
 PIDS+=($!)
 sleep 0.3
 W="$T/wd-boxed"
