@@ -3,10 +3,7 @@
  * node slots and clients, runs every submitted reduction on the shared pool
  * (fair across jobs), answers status requests.
  *
- *   whittle-coordinator --bind tcp://0.0.0.0:7700 [--cache redis://HOST:PORT/DB]
- *                       [--heartbeat MS] [--runs DIR]
- *                       [--secret-key FILE --nodes DIR --clients DIR | --insecure]
- *                       [--metrics [HOST:]PORT]
+ * Its options are rows of common/cli_table.c (whittle-coordinator --help).
  *
  * Every submitted job's run folder lives under --runs DIR (default
  * ./whittle-runs): a client names at most a relative folder under it.
@@ -23,6 +20,7 @@
 
 #include "auth.h"
 #include "cache.h"
+#include "cli.h"
 #include "job.h"
 #include "metrics.h"
 #include "pool.h"
@@ -325,27 +323,32 @@ int main(int argc, char **argv)
     const char *runs = "whittle-runs";
     int insecure = 0;
     unsigned hb = 1000;
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--bind") && v)
-            bind = argv[++i];
-        else if (!strcmp(a, "--cache") && v)
-            cache_spec = argv[++i];
-        else if (!strcmp(a, "--secret-key") && v)
-            secret = argv[++i];
-        else if (!strcmp(a, "--nodes") && v)
-            nodes = argv[++i];
-        else if (!strcmp(a, "--clients") && v)
-            clients = argv[++i];
-        else if (!strcmp(a, "--insecure"))
+    wh_cli_t c;
+    int rc;
+    wh_cli_begin(&c, "whittle-coordinator", NULL, argc - 1, argv + 1);
+    while ((rc = wh_cli_next(&c)) > 0) {
+        const char *v = c.arg;
+        if (wh_cli_is(&c, "bind"))
+            bind = v;
+        else if (wh_cli_is(&c, "cache"))
+            cache_spec = v;
+        else if (wh_cli_is(&c, "secret-key"))
+            secret = v;
+        else if (wh_cli_is(&c, "nodes"))
+            nodes = v;
+        else if (wh_cli_is(&c, "clients"))
+            clients = v;
+        else if (wh_cli_is(&c, "insecure"))
             insecure = 1;
-        else if (!strcmp(a, "--metrics") && v)
-            metrics = argv[++i];
-        else if (!strcmp(a, "--runs") && v)
-            runs = argv[++i];
-        else if (!strcmp(a, "--heartbeat") && v) {
+        else if (wh_cli_is(&c, "metrics"))
+            metrics = v;
+        else if (wh_cli_is(&c, "runs"))
+            runs = v;
+        else if (wh_cli_is(&c, "verbose"))
+            wh_log_set_level(WH_LOG_INFO);
+        else if (wh_cli_is(&c, "heartbeat")) {
             long n = 0;
-            if (wh_parse_long(argv[++i], 10, 600000, &n)) {
+            if (wh_parse_long(v, 10, 600000, &n)) {
                 fprintf(stderr,
                         "whittle-coordinator: error: --heartbeat wants milliseconds in "
                         "10..600000, not '%s'\n", v);
@@ -353,19 +356,9 @@ int main(int argc, char **argv)
             }
             hb = (unsigned)n;
         }
-        else if (!strcmp(a, "-v"))
-            wh_log_set_level(WH_LOG_INFO);
-        else if (!strcmp(a, "--help")) {
-            puts("usage: whittle-coordinator [--bind ENDPOINT] [--cache SPEC] [--heartbeat MS] [-v]\n"
-                 "                           [--runs DIR]\n"
-                 "                           [--secret-key FILE --nodes DIR --clients DIR | --insecure]\n"
-                 "                           [--metrics [HOST:]PORT]");
-            return 0;
-        } else {
-            fprintf(stderr, "whittle-coordinator: error: unknown argument '%s'\n", a);
-            return 2;
-        }
     }
+    if (rc < 0)
+        return c.exit;
     char *err = NULL;
     if ((nodes || clients) && !secret) {
         fprintf(stderr, "whittle-coordinator: error: --nodes/--clients need --secret-key FILE\n");

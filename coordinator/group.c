@@ -3,6 +3,7 @@
  */
 #include "group.h"
 
+#include "cli.h"
 #include "normalize.h"
 #include "wh_common.h"
 
@@ -271,12 +272,19 @@ size_t wh_group_count(const wh_group_t *g)
 
 int wh_group_cmd(int argc, char **argv)
 {
-    if (argc != 1 || argv[0][0] == '-') {
+    wh_cli_t c;
+    int rc;
+    wh_cli_begin(&c, "whittle", "group", argc, argv);
+    while ((rc = wh_cli_next(&c)) > 0)
+        ;
+    if (rc < 0)
+        return c.exit;
+    if (c.npos != 1) {
         fputs("usage: whittle group RUNS_DIR\n", stderr);
         return 2;
     }
     char *err = NULL;
-    wh_group_t *g = wh_group_load(argv[0], &err);
+    wh_group_t *g = wh_group_load(c.pos[0], &err);
     if (!g) {
         fprintf(stderr, "whittle: error: %s\n", err ? err : "out of memory");
         free(err);

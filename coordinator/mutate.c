@@ -6,6 +6,7 @@
  */
 #include "mutate.h"
 
+#include "cli.h"
 #include "framework.h"
 #include "mutagen.h"
 #include "oracle.h"
@@ -17,6 +18,7 @@
 #include <glob.h>
 #include <jansson.h>
 #include <pthread.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,34 +58,45 @@ static int s_parse(int argc, char **argv, s_opts_t *o)
 {
     memset(o, 0, sizeof *o);
     o->ops = WH_MUT_ALL, o->repeat = 1, o->jobs = 1, o->out = "bench-run";
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!v)
-            return s_usage("option needs a value or is unknown for mutate:", a);
-        i++;
-        if (!strcmp(a, "--project")) o->project = v;
-        else if (!strcmp(a, "--source")) o->sources = v;
-        else if (!strcmp(a, "--tests-file")) o->tests_file = v;
-        else if (!strcmp(a, "--setup")) o->setup = v;
-        else if (!strcmp(a, "--build")) o->build = v;
-        else if (!strcmp(a, "--run")) o->run = v;
-        else if (!strcmp(a, "--framework")) o->framework = v;
-        else if (!strcmp(a, "--out")) o->out = v;
-        else if (!strcmp(a, "--ops")) {
+    static const struct {
+        const char *name;
+        size_t off;
+    } strs[] = {
+        {"project", offsetof(s_opts_t, project)}, {"source", offsetof(s_opts_t, sources)},
+        {"tests-file", offsetof(s_opts_t, tests_file)}, {"setup", offsetof(s_opts_t, setup)},
+        {"build", offsetof(s_opts_t, build)}, {"run", offsetof(s_opts_t, run)},
+        {"framework", offsetof(s_opts_t, framework)}, {"out", offsetof(s_opts_t, out)},
+    };
+    char epilog[1024];
+    snprintf(epilog, sizeof epilog, "\nframeworks: %s\n", wh_framework_names());
+    wh_cli_t c;
+    int rc;
+    wh_cli_begin(&c, "whittle", "mutate", argc, argv);
+    c.epilog = epilog;
+    while ((rc = wh_cli_next(&c)) > 0) {
+        const char *v = c.arg;
+        int took = 0;
+        for (size_t k = 0; k < sizeof strs / sizeof strs[0] && !took; k++)
+            if ((took = wh_cli_is(&c, strs[k].name)))
+                *(const char **)((char *)o + strs[k].off) = v;
+        if (took)
+            continue;
+        if (wh_cli_is(&c, "ops")) {
             if (!(o->ops = wh_mutagen_parse_ops(v)))
                 return s_usage("unknown operator in --ops (ROR,AOR,LCR,IN,RV):", v);
-        } else if (!strcmp(a, "--max")) {
+        } else if (wh_cli_is(&c, "max")) {
             if (wh_parse_long(v, 1, 1000000, &o->max))
                 return s_usage("bad --max", v);
-        } else if (!strcmp(a, "--repeat")) {
+        } else if (wh_cli_is(&c, "repeat")) {
             if (wh_parse_long(v, 1, 100, &o->repeat))
                 return s_usage("bad --repeat (1..100)", v);
-        } else if (!strcmp(a, "--jobs") || !strcmp(a, "-j")) {
+        } else if (wh_cli_is(&c, "jobs")) {
             if (wh_parse_long(v, 1, 256, &o->jobs))
                 return s_usage("bad --jobs (1..256)", v);
-        } else
-            return s_usage("unknown option for mutate", a);
+        }
     }
+    if (rc < 0)
+        return c.exit ? c.exit : -1;
     if (!o->project || !o->sources || !o->tests_file || !o->run || !o->framework)
         return s_usage("mutate needs --project, --source, --tests-file, --run and --framework", NULL);
     return 0;
@@ -337,7 +350,7 @@ int wh_mutate_cmd(int argc, char **argv)
     s_opts_t o;
     int rc = s_parse(argc, argv, &o);
     if (rc)
-        return rc;
+        return rc < 0 ? 0 : rc; /* -1: --help or --version printed */
     s_ctx_t c = {.o = &o, .fw = wh_framework_find(o.framework)};
     pthread_mutex_init(&c.mu, NULL);
     if (!c.fw) {

@@ -4,6 +4,7 @@
  */
 #include "suite_cmd.h"
 
+#include "cli.h"
 #include "suite.h"
 #include "wh_common.h"
 
@@ -36,18 +37,25 @@ static int s_parse(int argc, char **argv, s_opts_t *o)
 {
     memset(o, 0, sizeof *o);
     o->seed = 1;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
+    wh_cli_t c;
+    int rc;
+    wh_cli_begin(&c, "whittle", "suite", argc, argv);
+    while ((rc = wh_cli_next(&c)) > 0) {
+        const char *v = c.arg;
         long n;
-        if (!strcmp(a, "--kills") && v)
-            o->kills = v, i++;
-        else if (!strcmp(a, "--out") && v)
-            o->out = v, i++;
-        else if (!strcmp(a, "--potential"))
+        if (wh_cli_is(&c, "kills"))
+            o->kills = v;
+        else if (wh_cli_is(&c, "out"))
+            o->out = v;
+        else if (wh_cli_is(&c, "potential"))
             o->potential = 1;
-        else if (!strcmp(a, "--seed") && v && wh_parse_long(v, 1, 0x7fffffff, &n) == 0)
-            o->seed = (unsigned)n, i++;
-        else if (!strcmp(a, "--method") && v) {
+        else if (wh_cli_is(&c, "seed")) {
+            if (wh_parse_long(v, 1, 0x7fffffff, &n) != 0) {
+                fprintf(stderr, "whittle: error: --seed wants a number from 1 to 2147483647, not '%s'\n", v);
+                return 2;
+            }
+            o->seed = (unsigned)n;
+        } else if (wh_cli_is(&c, "method")) {
             int all = !strcmp(v, "all");
             int ilp = all || !strcmp(v, "ilp"), diff = all || !strcmp(v, "diff");
             int fast = all || !strcmp(v, "fast");
@@ -58,12 +66,10 @@ static int s_parse(int argc, char **argv, s_opts_t *o)
             o->methods[WH_SUITE_ILP] |= ilp;
             o->methods[WH_SUITE_DIFF] |= diff;
             o->methods[WH_SUITE_FAST] |= fast;
-            i++;
-        } else {
-            fprintf(stderr, "whittle: error: bad option '%s' for suite\n", a);
-            return 2;
         }
     }
+    if (rc < 0)
+        return c.exit ? c.exit : -1;
     if (!o->kills)
         return s_fail(2, "suite needs --kills FILE");
     if (!o->methods[0] && !o->methods[1] && !o->methods[2])
@@ -109,7 +115,7 @@ int wh_suite_cmd(int argc, char **argv)
     s_opts_t o;
     int rc = s_parse(argc, argv, &o);
     if (rc)
-        return rc;
+        return rc < 0 ? 0 : rc; /* -1: --help or --version printed */
     char *err = NULL;
     wh_kills_t *k = wh_kills_load(o.kills, &err);
     if (!k) {

@@ -1,18 +1,11 @@
 /*
- * whittle — the command line.
- *
- *   whittle inspect FILE --test NAME [-p BUILD_DIR] [--json] [-- FLAGS…]
- *   whittle inspect FILE --list [-p BUILD_DIR] [--json]
- *   whittle reduce --project DIR --file FILE --test NAME --run CMD [--setup CMD]
- *                  [--build CMD] [--framework NAME]
- *                  [--algorithm hdd|dd|linear] [--ddmin chunked|classic] [--jobs N|auto]
- *                  [--out DIR] [--cache SPEC]
- *                  [--cluster tcp://HOST:PORT] [-- FLAGS…]
- *   whittle submit --cluster tcp://HOST:PORT FAILURES.json
- *   whittle status --cluster tcp://HOST:PORT
+ * whittle — the command line: one handler per command. Options come from
+ * common/cli_table.c (`whittle help COMMAND` lists them); the handlers
+ * take them by name.
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stddef.h>
 #include <jansson.h>
 #include <signal.h>
 #include <stdlib.h>
@@ -23,6 +16,7 @@
 #include "auth.h"
 #include "cache.h"
 #include "embedded.h"
+#include "cli.h"
 #include "framework.h"
 #include "job.h"
 #include "pool.h"
@@ -42,34 +36,17 @@ static void s_on_signal(int sig)
     s_interrupted = 1;
 }
 
+/* `whittle` alone or an unknown command: the commands, on stderr. */
 static void s_usage(FILE *fp)
 {
-    fputs("usage: whittle inspect FILE (--test NAME | --list) [-p BUILD_DIR] [--json]\n"
-          "                       [--allow-parse-errors] [-- FLAGS...]\n"
-          "       whittle reduce [--config FILE] --project DIR --file FILE --test NAME --run CMD [--setup CMD]\n"
-          "                      [--build CMD] [--framework NAME]\n"
-          "                      [--algorithm hdd|dd|linear] [--ddmin chunked|classic] [--jobs N|auto]\n"
-          "                      [--out DIR] [--cache SPEC] [--match full|message|type]\n"
-          "                      [--build-timeout S] [--test-timeout S] [--setup-timeout S]\n"
-          "                      [-p BUILD_DIR] [--cluster ENDPOINT] [-v]\n"
-          "                      [--failure-regex RE] [--pass-regex RE] [--message-continuation RE]\n"
-          "                      [--pass-on-exit0] [--repeat K] [--flaky-ok R]\n"
-          "                      [--reference DIR|GIT-REV] [--[no-]keep-fault] [--no-speculate]\n"
-          "                      [--allow-parse-errors] [--ignore GLOB]...\n"
-          "                      [--precheck on|off|audit] [-- FLAGS...]\n"
-          "       whittle submit --cluster ENDPOINT FAILURES.json\n"
-          "       whittle status --cluster ENDPOINT\n"
-          "         (--cluster takes [--secret-key FILE --server-key FILE | --insecure];\n"
-          "          also $WHITTLE_SECRET_KEY / $WHITTLE_SERVER_KEY)\n"
-          "       whittle keygen --out PREFIX   (writes PREFIX.secret, mode 0600, and PREFIX.public)\n"
-          "       whittle suite --kills KILLS.csv [--method ilp|diff|fast|all] [--potential]\n"
-          "                     [--seed N] [--out suite.json]\n"
-          "       whittle group RUNS_DIR\n"
-          "       whittle mutate --project DIR --source GLOB --tests-file FILE --run CMD --framework NAME\n"
-          "                      [--setup CMD] [--build CMD] [--ops ROR,AOR,LCR,IN,RV] [--max N]\n"
-          "                      [--repeat K] [--jobs N] [--out DIR]\n",
-          fp);
-    fprintf(fp, "frameworks: %s\n", wh_framework_names());
+    const char *indent = "usage: ";
+    for (const wh_cli_cmd_t *c = wh_cli_cmds; c->prog; c++) {
+        if (c->name && !strcmp(c->prog, "whittle")) {
+            wh_cli_synopsis(c, fp, indent);
+            indent = "       ";
+        }
+    }
+    fputs("see whittle help COMMAND\n", fp);
 }
 
 static int s_die(int code, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
@@ -84,6 +61,15 @@ static int s_die(int code, const char *fmt, ...)
     return code;
 }
 
+/* "frameworks: junit, cmocka, …\n", for the help of the commands that take
+ * --framework. */
+static const char *s_frameworks_line(void)
+{
+    static char line[1024];
+    snprintf(line, sizeof line, "\nframeworks: %s\n", wh_framework_names());
+    return line;
+}
+
 /* ---- inspect ---- */
 
 static int s_inspect_run(const char *file, const char *test, int list, int json,
@@ -92,32 +78,26 @@ static int s_inspect_run(const char *file, const char *test, int list, int json,
 static int s_inspect(int argc, char **argv)
 {
     const char *file = NULL, *test = NULL, *compdb = NULL;
-    int list = 0, json = 0, allow = 0;
-    const char **extra = NULL;
-    int nextra = 0;
-    for (int i = 0; i < argc; i++) {
-        const char *a = argv[i];
-        if (!strcmp(a, "--")) {
-            extra = (const char **)argv + i + 1;
-            nextra = argc - i - 1;
-            break;
-        } else if (!strcmp(a, "--test") && i + 1 < argc)
-            test = argv[++i];
-        else if ((!strcmp(a, "-p") || !strcmp(a, "--compdb")) && i + 1 < argc)
-            compdb = argv[++i];
-        else if (!strcmp(a, "--list"))
+    int list = 0, json = 0, allow = 0, rc;
+    wh_cli_t c;
+    wh_cli_begin(&c, "whittle", "inspect", argc, argv);
+    while ((rc = wh_cli_next(&c)) > 0) {
+        if (wh_cli_is(&c, "test"))
+            test = c.arg;
+        else if (wh_cli_is(&c, "compdb"))
+            compdb = c.arg;
+        else if (wh_cli_is(&c, "list"))
             list = 1;
-        else if (!strcmp(a, "--json"))
+        else if (wh_cli_is(&c, "json"))
             json = 1;
-        else if (!strcmp(a, "--allow-parse-errors"))
+        else if (wh_cli_is(&c, "allow-parse-errors"))
             allow = 1;
-        else if (a[0] == '-' && a[1])
-            return s_die(2, "unknown option '%s' for inspect", a);
-        else if (!file)
-            file = a;
-        else
-            return s_die(2, "unexpected argument '%s'", a);
     }
+    if (rc < 0)
+        return c.exit;
+    file = c.npos ? c.pos[0] : NULL;
+    const char **extra = (const char **)c.extra;
+    int nextra = c.nextra;
     if (!file)
         return s_die(2, "inspect needs a test file");
     if (!list && !test)
@@ -230,22 +210,17 @@ static struct {
     int insecure;
 } s_auth_opt;
 
-/* Consumes argv[*i] when it is a key option; 1 taken, 0 not, -1 missing value. */
-static int s_auth_arg(int argc, char **argv, int *i)
+/* Takes the option just read when it is a key option; 1 taken, 0 not. */
+static int s_auth_take(const wh_cli_t *c)
 {
-    const char *a = argv[*i];
-    if (!strcmp(a, "--insecure")) {
+    if (wh_cli_is(c, "insecure"))
         s_auth_opt.insecure = 1;
-        return 1;
-    }
-    const char **dst = !strcmp(a, "--secret-key")   ? &s_auth_opt.secret
-                       : !strcmp(a, "--server-key") ? &s_auth_opt.server
-                                                    : NULL;
-    if (!dst)
+    else if (wh_cli_is(c, "secret-key"))
+        s_auth_opt.secret = c->arg;
+    else if (wh_cli_is(c, "server-key"))
+        s_auth_opt.server = c->arg;
+    else
         return 0;
-    if (*i + 1 >= argc)
-        return -1;
-    *dst = argv[++*i];
     return 1;
 }
 
@@ -256,136 +231,163 @@ static int s_cores(void)
     return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
 }
 
+/* The reduce options that set a string field of the job. */
+static const struct {
+    const char *name;
+    size_t off;
+} s_job_strings[] = {
+    {"project", offsetof(wh_job_t, project)},
+    {"file", offsetof(wh_job_t, file)},
+    {"test", offsetof(wh_job_t, test)},
+    {"setup", offsetof(wh_job_t, setup)},
+    {"build", offsetof(wh_job_t, build)},
+    {"run", offsetof(wh_job_t, run)},
+    {"framework", offsetof(wh_job_t, framework)},
+    {"out", offsetof(wh_job_t, out)},
+    {"cache", offsetof(wh_job_t, cache)},
+    {"compdb", offsetof(wh_job_t, compdb)},
+    {"failure-regex", offsetof(wh_job_t, failure_regex)},
+    {"pass-regex", offsetof(wh_job_t, pass_regex)},
+    {"message-continuation", offsetof(wh_job_t, message_continuation)},
+    {"reference", offsetof(wh_job_t, reference)},
+};
+
+/* 1 when the option just read is a string field of the job (now set). */
+static int s_reduce_string(const wh_cli_t *c, wh_job_t *j)
+{
+    for (size_t k = 0; k < sizeof s_job_strings / sizeof s_job_strings[0]; k++) {
+        if (wh_cli_is(c, s_job_strings[k].name)) {
+            char **field = (char **)((char *)j + s_job_strings[k].off);
+            free(*field);
+            *field = strdup(c->arg);
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The options that choose among names (--algorithm, --ddmin, --match,
+ * --precheck): 1 taken, 0 not one of them, -1 a bad name (printed). */
+static int s_reduce_choice(const wh_cli_t *c, wh_job_t *j)
+{
+    const char *v = c->arg;
+    if (wh_cli_is(c, "algorithm")) {
+        if (wh_algo_parse(v, &j->algo) < 0)
+            return -s_die(1, "unknown algorithm '%s' (known: hdd, dd, linear)", v);
+    } else if (wh_cli_is(c, "ddmin")) {
+        if (wh_walk_parse(v, &j->walk) < 0)
+            return -s_die(1, "unknown ddmin walk '%s' (known: chunked, classic)", v);
+    } else if (wh_cli_is(c, "match")) {
+        static const char *const modes[] = {"full", "message", "type"};
+        int m = -1;
+        for (int k = 0; k < 3; k++)
+            if (!strcmp(v, modes[k]))
+                m = k;
+        if (m < 0)
+            return -s_die(1, "unknown match mode '%s' (known: full, message, type)", v);
+        j->match = m;
+    } else if (wh_cli_is(c, "precheck")) {
+        wh_precheck_mode_t m;
+        if (wh_precheck_mode_parse(v, &m))
+            return -s_die(1, "unknown precheck mode '%s' (known: on, off, audit)", v);
+        j->precheck = (int)m;
+    } else {
+        return 0;
+    }
+    return 1;
+}
+
+/* The numeric options: 1 taken, 0 not one of them, -1 out of range (printed). */
+static int s_reduce_number(const wh_cli_t *c, wh_job_t *j)
+{
+    const char *v = c->arg;
+    int bad = 0;
+    if (wh_cli_is(c, "jobs") && !strcmp(v, "auto")) {
+        j->jobs = s_cores();
+    } else if (wh_cli_is(c, "jobs")) {
+        char *end = NULL;
+        long n = strtol(v, &end, 10);
+        if (!end || *end || n < 1 || n > 1024)
+            return -s_die(1, "--jobs wants a number from 1 to 1024, not '%s'", v);
+        j->jobs = (int)n;
+    } else if (wh_cli_is(c, "build-timeout")) {
+        j->build_timeout_ms = s_secs(v, "--build-timeout", &bad);
+    } else if (wh_cli_is(c, "test-timeout")) {
+        j->test_timeout_ms = s_secs(v, "--test-timeout", &bad);
+    } else if (wh_cli_is(c, "setup-timeout")) {
+        j->setup_timeout_ms = s_secs(v, "--setup-timeout", &bad);
+    } else if (wh_cli_is(c, "repeat") || wh_cli_is(c, "flaky-ok")) {
+        char *end = NULL;
+        long n = strtol(v, &end, 10);
+        if (!end || *end || n < 1 || n > 1000)
+            return -s_die(1, "--%s wants a number from 1 to 1000, not '%s'", c->opt->name, v);
+        *(wh_cli_is(c, "repeat") ? &j->repeat : &j->flaky_ok) = (int)n;
+    } else {
+        return 0;
+    }
+    return bad ? -1 : 1;
+}
+
+/* The flags (no value). 1 taken, 0 not one of them. */
+static int s_reduce_flag(const wh_cli_t *c, wh_job_t *j)
+{
+    if (wh_cli_is(c, "keep-fault"))
+        j->keep_fault = 1;
+    else if (wh_cli_is(c, "no-keep-fault"))
+        j->no_keep_fault = 1;
+    else if (wh_cli_is(c, "pass-on-exit0"))
+        j->pass_on_exit0 = 1;
+    else if (wh_cli_is(c, "speculate"))
+        j->speculate = 1;
+    else if (wh_cli_is(c, "no-speculate"))
+        j->speculate = 0;
+    else if (wh_cli_is(c, "allow-parse-errors"))
+        j->allow_parse_errors = 1;
+    else if (wh_cli_is(c, "verbose"))
+        j->verbose++;
+    else
+        return 0;
+    return 1;
+}
+
 static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
 {
-    int bad = 0;
-    for (int i = 0; i < argc && !bad; i++) {
-        const char *a = argv[i];
-        const char *v = i + 1 < argc ? argv[i + 1] : NULL;
-#define OPT(name, field)                     \
-    if (!strcmp(a, name)) {                  \
-        if (!v)                              \
-            return s_die(2, "%s needs a value", name); \
-        free(field);                         \
-        field = strdup(v);                   \
-        i++;                                 \
-        continue;                            \
-    }
-        OPT("--project", j->project)
-        OPT("--file", j->file)
-        OPT("--test", j->test)
-        OPT("--setup", j->setup)
-        OPT("--build", j->build)
-        OPT("--run", j->run)
-        OPT("--framework", j->framework)
-        OPT("--out", j->out)
-        OPT("--cache", j->cache)
-        OPT("-p", j->compdb)
-        OPT("--compdb", j->compdb)
-        OPT("--cluster", *cluster)
-        OPT("--failure-regex", j->failure_regex)
-        OPT("--pass-regex", j->pass_regex)
-        OPT("--message-continuation", j->message_continuation)
-        OPT("--reference", j->reference)
-#undef OPT
-        int ka = s_auth_arg(argc, argv, &i);
-        if (ka < 0)
-            return s_die(2, "%s needs a value", a);
-        if (ka)
+    wh_cli_t c;
+    int rc;
+    wh_cli_begin(&c, "whittle", "reduce", argc, argv);
+    while ((rc = wh_cli_next(&c)) > 0) {
+        if (wh_cli_is(&c, "config"))
+            continue; /* read before the flags, by s_load_config */
+        if (wh_cli_is(&c, "cluster")) {
+            free(*cluster);
+            *cluster = strdup(c.arg);
             continue;
-        if (!strcmp(a, "--ignore")) {
-            if (!v)
-                return s_die(2, "--ignore needs a value");
-            if (wh_job_add_ignore(j, v))
+        }
+        if (wh_cli_is(&c, "ignore")) {
+            if (wh_job_add_ignore(j, c.arg))
                 return s_die(1, "out of memory");
-            i++;
             continue;
         }
-        if (!strcmp(a, "--config") && v) {
-            i++; /* read before the flags, by s_load_config */
+        if (s_reduce_string(&c, j) || s_auth_take(&c) || s_reduce_flag(&c, j))
             continue;
-        }
-        if (!strcmp(a, "--algorithm") && v) {
-            if (wh_algo_parse(v, &j->algo) < 0)
-                return s_die(2, "unknown algorithm '%s' (known: hdd, dd, linear)", v);
-            i++;
-        } else if (!strcmp(a, "--ddmin") && v) {
-            if (wh_walk_parse(v, &j->walk) < 0)
-                return s_die(2, "unknown ddmin walk '%s' (known: chunked, classic)", v);
-            i++;
-        } else if (!strcmp(a, "--match") && v) {
-            if (!strcmp(v, "full"))
-                j->match = 0;
-            else if (!strcmp(v, "message"))
-                j->match = 1;
-            else if (!strcmp(v, "type"))
-                j->match = 2;
-            else
-                return s_die(2, "unknown match mode '%s' (known: full, message, type)", v);
-            i++;
-        } else if ((!strcmp(a, "--jobs") || !strcmp(a, "-j")) && v && !strcmp(v, "auto")) {
-            j->jobs = s_cores();
-            i++;
-        } else if ((!strcmp(a, "--jobs") || !strcmp(a, "-j")) && v) {
-            char *end = NULL;
-            long n = strtol(v, &end, 10);
-            if (!end || *end || n < 1 || n > 1024)
-                return s_die(2, "--jobs wants a number from 1 to 1024, not '%s'", v);
-            j->jobs = (int)n;
-            i++;
-        } else if (!strcmp(a, "--build-timeout") && v) {
-            j->build_timeout_ms = s_secs(v, a, &bad);
-            i++;
-        } else if (!strcmp(a, "--test-timeout") && v) {
-            j->test_timeout_ms = s_secs(v, a, &bad);
-            i++;
-        } else if (!strcmp(a, "--setup-timeout") && v) {
-            j->setup_timeout_ms = s_secs(v, a, &bad);
-            i++;
-        } else if ((!strcmp(a, "--repeat") || !strcmp(a, "--flaky-ok")) && v) {
-            char *end = NULL;
-            long n = strtol(v, &end, 10);
-            if (!end || *end || n < 1 || n > 1000)
-                return s_die(2, "%s wants a number from 1 to 1000, not '%s'", a, v);
-            if (!strcmp(a, "--repeat"))
-                j->repeat = (int)n;
-            else
-                j->flaky_ok = (int)n;
-            i++;
-        } else if (!strcmp(a, "--keep-fault")) {
-            j->keep_fault = 1;
-        } else if (!strcmp(a, "--pass-on-exit0")) {
-            j->pass_on_exit0 = 1;
-        } else if (!strcmp(a, "--no-keep-fault")) {
-            j->no_keep_fault = 1;
-        } else if (!strcmp(a, "--speculate")) {
-            j->speculate = 1;
-        } else if (!strcmp(a, "--allow-parse-errors")) {
-            j->allow_parse_errors = 1;
-        } else if (!strcmp(a, "--precheck") && v) {
-            wh_precheck_mode_t m;
-            if (wh_precheck_mode_parse(v, &m))
-                return s_die(2, "unknown precheck mode '%s' (known: on, off, audit)", v);
-            j->precheck = (int)m;
-            i++;
-        } else if (!strcmp(a, "--no-speculate")) {
-            j->speculate = 0;
-        } else if (!strcmp(a, "-v") || !strcmp(a, "--verbose")) {
-            j->verbose++;
-        } else if (!strcmp(a, "--")) {
-            for (int k = 0; k < j->nargs; k++)
-                free(j->args[k]);
-            free(j->args);
-            j->nargs = 0;
-            j->args = calloc((size_t)(argc - i), sizeof(char *));
-            for (int k = i + 1; k < argc; k++)
-                j->args[j->nargs++] = strdup(argv[k]);
-            break;
-        } else {
-            return s_die(2, "unknown option '%s' for reduce (see whittle --help)", a);
-        }
+        int took = s_reduce_choice(&c, j);
+        if (!took)
+            took = s_reduce_number(&c, j);
+        if (took < 0)
+            return 2;
     }
-    return bad ? 2 : 0;
+    if (rc < 0)
+        return c.exit;
+    if (c.dash) {
+        for (int k = 0; k < j->nargs; k++)
+            free(j->args[k]);
+        free(j->args);
+        j->nargs = 0;
+        j->args = calloc((size_t)c.nextra + 1, sizeof(char *));
+        for (int k = 0; k < c.nextra; k++)
+            j->args[j->nargs++] = strdup(c.extra[k]);
+    }
+    return 0;
 }
 
 /* The one job of `whittle reduce`, on the embedded pool and node. */
@@ -576,13 +578,15 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, int n)
 static int s_load_config(int argc, char **argv, wh_job_t *j)
 {
     const char *path = NULL;
-    for (int i = 0; i < argc && strcmp(argv[i], "--"); i++) {
-        if (!strcmp(argv[i], "--config")) {
-            if (i + 1 >= argc)
-                return s_die(2, "--config needs a value");
-            path = argv[++i];
-        }
-    }
+    wh_cli_t c;
+    int rc;
+    wh_cli_begin(&c, "whittle", "reduce", argc, argv);
+    c.epilog = s_frameworks_line();
+    while ((rc = wh_cli_next(&c)) > 0)
+        if (wh_cli_is(&c, "config"))
+            path = c.arg;
+    if (rc < 0)
+        return c.exit ? c.exit : -1;
     if (!path && wh_is_file("whittle.json"))
         path = "whittle.json";
     if (!path)
@@ -605,8 +609,10 @@ static int s_reduce(int argc, char **argv)
     int code = s_load_config(argc, argv, &j);
     if (!code)
         code = s_parse_reduce(argc, argv, &j, &cluster);
-    if (code)
+    if (code) {
+        code = code < 0 ? 0 : code; /* -1: --help or --version printed */
         goto out;
+    }
     int fw_given = j.framework != NULL;
     /* A cluster keeps run folders under its own --runs folder: --out goes
      * there as typed (a relative name), never resolved here. */
@@ -658,19 +664,15 @@ out:
 static int s_submit(int argc, char **argv)
 {
     const char *cluster = NULL, *file = NULL;
-    for (int i = 0; i < argc; i++) {
-        int ka = s_auth_arg(argc, argv, &i);
-        if (ka < 0)
-            return s_die(2, "%s needs a value", argv[i]);
-        if (ka)
-            continue;
-        if (!strcmp(argv[i], "--cluster") && i + 1 < argc)
-            cluster = argv[++i];
-        else if (argv[i][0] == '-')
-            return s_die(2, "unknown option '%s' for submit", argv[i]);
-        else
-            file = argv[i];
-    }
+    wh_cli_t c;
+    int rc;
+    wh_cli_begin(&c, "whittle", "submit", argc, argv);
+    while ((rc = wh_cli_next(&c)) > 0)
+        if (!s_auth_take(&c) && wh_cli_is(&c, "cluster"))
+            cluster = c.arg;
+    if (rc < 0)
+        return c.exit;
+    file = c.npos ? c.pos[0] : NULL;
     if (!cluster || !file)
         return s_die(2, "submit needs --cluster ENDPOINT and a JSON file");
     json_error_t je;
@@ -714,17 +716,14 @@ static int s_submit(int argc, char **argv)
 static int s_status(int argc, char **argv)
 {
     const char *cluster = NULL;
-    for (int i = 0; i < argc; i++) {
-        int ka = s_auth_arg(argc, argv, &i);
-        if (ka < 0)
-            return s_die(2, "%s needs a value", argv[i]);
-        if (ka)
-            continue;
-        if (!strcmp(argv[i], "--cluster") && i + 1 < argc)
-            cluster = argv[++i];
-        else
-            return s_die(2, "unknown argument '%s' for status", argv[i]);
-    }
+    wh_cli_t c;
+    int rc;
+    wh_cli_begin(&c, "whittle", "status", argc, argv);
+    while ((rc = wh_cli_next(&c)) > 0)
+        if (!s_auth_take(&c) && wh_cli_is(&c, "cluster"))
+            cluster = c.arg;
+    if (rc < 0)
+        return c.exit;
     if (!cluster)
         return s_die(2, "status needs --cluster ENDPOINT");
     void *zctx = zmq_ctx_new();
@@ -771,12 +770,14 @@ static int s_status(int argc, char **argv)
 static int s_keygen(int argc, char **argv)
 {
     const char *prefix = NULL;
-    for (int i = 0; i < argc; i++) {
-        if (!strcmp(argv[i], "--out") && i + 1 < argc)
-            prefix = argv[++i];
-        else
-            return s_die(2, "unknown argument '%s' for keygen", argv[i]);
-    }
+    wh_cli_t c;
+    int rc;
+    wh_cli_begin(&c, "whittle", "keygen", argc, argv);
+    while ((rc = wh_cli_next(&c)) > 0)
+        if (wh_cli_is(&c, "out"))
+            prefix = c.arg;
+    if (rc < 0)
+        return c.exit;
     if (!prefix || !*prefix)
         return s_die(2, "keygen needs --out PREFIX (writes PREFIX.secret and PREFIX.public)");
     char *err = NULL;
@@ -789,6 +790,43 @@ static int s_keygen(int argc, char **argv)
     return 0;
 }
 
+/* `whittle --help`, `whittle --version`; anything else is an error. */
+static int s_main_opts(int argc, char **argv)
+{
+    wh_cli_t c;
+    int rc;
+    wh_cli_begin(&c, "whittle", NULL, argc, argv);
+    c.epilog = s_frameworks_line();
+    while ((rc = wh_cli_next(&c)) > 0)
+        ;
+    if (rc < 0)
+        return c.exit;
+    s_usage(stderr);
+    return 2;
+}
+
+/* whittle help [COMMAND]: the same text as COMMAND --help. */
+static int s_help(int argc, char **argv)
+{
+    wh_cli_t c;
+    int rc;
+    wh_cli_begin(&c, "whittle", "help", argc, argv);
+    while ((rc = wh_cli_next(&c)) > 0)
+        ;
+    if (rc < 0)
+        return c.exit;
+    const char *name = c.npos ? c.pos[0] : NULL;
+    const wh_cli_cmd_t *cmd = wh_cli_cmd("whittle", name);
+    if (!cmd) {
+        s_usage(stderr);
+        return s_die(2, "unknown command '%s'", name);
+    }
+    wh_cli_help(cmd, stdout);
+    if (!name || !strcmp(name, "reduce") || !strcmp(name, "mutate"))
+        fputs(s_frameworks_line(), stdout);
+    return 0;
+}
+
 int main(int argc, char **argv)
 {
     signal(SIGPIPE, SIG_IGN);
@@ -798,27 +836,24 @@ int main(int argc, char **argv)
     sigaction(SIGTERM, &sa, NULL);
     if (getenv("WHITTLE_DEBUG"))
         wh_log_set_level(WH_LOG_DEBUG);
-    if (argc < 2 || !strcmp(argv[1], "--help") || !strcmp(argv[1], "-h")) {
-        s_usage(argc < 2 ? stderr : stdout);
-        return argc < 2 ? 2 : 0;
+    if (argc < 2) {
+        s_usage(stderr);
+        return 2;
     }
+    if (argv[1][0] == '-')
+        return s_main_opts(argc - 1, argv + 1);
+    static const struct {
+        const char *name;
+        int (*run)(int, char **);
+    } cmds[] = {
+        {"inspect", s_inspect}, {"reduce", s_reduce},     {"submit", s_submit},
+        {"status", s_status},   {"keygen", s_keygen},     {"suite", wh_suite_cmd},
+        {"mutate", wh_mutate_cmd}, {"group", wh_group_cmd}, {"help", s_help},
+    };
     const char *cmd = argv[1];
-    if (!strcmp(cmd, "inspect"))
-        return s_inspect(argc - 2, argv + 2);
-    if (!strcmp(cmd, "reduce"))
-        return s_reduce(argc - 2, argv + 2);
-    if (!strcmp(cmd, "submit"))
-        return s_submit(argc - 2, argv + 2);
-    if (!strcmp(cmd, "status"))
-        return s_status(argc - 2, argv + 2);
-    if (!strcmp(cmd, "keygen"))
-        return s_keygen(argc - 2, argv + 2);
-    if (!strcmp(cmd, "suite"))
-        return wh_suite_cmd(argc - 2, argv + 2);
-    if (!strcmp(cmd, "mutate"))
-        return wh_mutate_cmd(argc - 2, argv + 2);
-    if (!strcmp(cmd, "group"))
-        return wh_group_cmd(argc - 2, argv + 2);
+    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++)
+        if (!strcmp(cmd, cmds[k].name))
+            return cmds[k].run(argc - 2, argv + 2);
     s_usage(stderr);
     return s_die(2, "unknown command '%s'", cmd);
 }

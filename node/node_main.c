@@ -2,11 +2,7 @@
  * whittle-node — a build node: N slot threads with warm workspaces that
  * connect to a coordinator.
  *
- *   whittle-node --connect tcp://coord:7700 [--slots N] [--workdir DIR]
- *                [--id NAME] [--max-disk SIZE] [--heartbeat MS]
- *                [--secret-key FILE --server-key FILE | --insecure]
- *                [--run-as USER] [--sandbox bwrap|none]
- *
+ * Its options are rows of common/cli_table.c (whittle-node --help).
  * Started as root, the node runs job commands as --run-as USER (default
  * nobody): a submitted job's setup must not run as root on every slot.
  */
@@ -17,6 +13,7 @@
 #include <unistd.h>
 #include <zmq.h>
 
+#include "cli.h"
 #include "wh_common.h"
 #include "worker.h"
 
@@ -63,52 +60,46 @@ int main(int argc, char **argv)
     int insecure = 0;
     o.slots = 1;
     o.workdir = "/var/lib/whittle";
-    for (int i = 1; i < argc; i++) {
-        const char *a = argv[i], *v = i + 1 < argc ? argv[i + 1] : NULL;
-        if (!strcmp(a, "--connect") && v)
-            o.endpoint = argv[++i];
-        else if (!strcmp(a, "--slots") && v) {
-            long n = 0;
-            if (wh_parse_long(argv[++i], 1, 1024, &n))
+    wh_cli_t c;
+    int rc;
+    wh_cli_begin(&c, "whittle-node", NULL, argc - 1, argv + 1);
+    while ((rc = wh_cli_next(&c)) > 0) {
+        const char *v = c.arg;
+        long n = 0;
+        if (wh_cli_is(&c, "connect"))
+            o.endpoint = v;
+        else if (wh_cli_is(&c, "slots")) {
+            if (wh_parse_long(v, 1, 1024, &n))
                 return s_die("--slots wants 1..1024, not", v);
             o.slots = (int)n;
-        } else if (!strcmp(a, "--workdir") && v)
-            o.workdir = argv[++i];
-        else if (!strcmp(a, "--id") && v)
-            o.node_id = argv[++i];
-        else if (!strcmp(a, "--secret-key") && v)
-            secret = argv[++i];
-        else if (!strcmp(a, "--server-key") && v)
-            server = argv[++i];
-        else if (!strcmp(a, "--insecure"))
+        } else if (wh_cli_is(&c, "workdir"))
+            o.workdir = v;
+        else if (wh_cli_is(&c, "id"))
+            o.node_id = v;
+        else if (wh_cli_is(&c, "secret-key"))
+            secret = v;
+        else if (wh_cli_is(&c, "server-key"))
+            server = v;
+        else if (wh_cli_is(&c, "insecure"))
             insecure = 1;
-        else if (!strcmp(a, "--run-as") && v)
-            o.run_as = argv[++i];
-        else if (!strcmp(a, "--sandbox") && v) {
+        else if (wh_cli_is(&c, "run-as"))
+            o.run_as = v;
+        else if (wh_cli_is(&c, "sandbox")) {
             if (strcmp(v, "bwrap") && strcmp(v, "none"))
                 return s_die("--sandbox wants bwrap or none, not", v);
-            o.sandbox = !strcmp(argv[++i], "bwrap") ? WH_SANDBOX_BWRAP : WH_SANDBOX_NONE;
-        }
-        else if (!strcmp(a, "--heartbeat") && v) {
-            long n = 0;
-            if (wh_parse_long(argv[++i], 10, 600000, &n))
+            o.sandbox = !strcmp(v, "bwrap") ? WH_SANDBOX_BWRAP : WH_SANDBOX_NONE;
+        } else if (wh_cli_is(&c, "heartbeat")) {
+            if (wh_parse_long(v, 10, 600000, &n))
                 return s_die("--heartbeat wants milliseconds in 10..600000, not", v);
             o.heartbeat_ms = (unsigned)n;
-        }
-        else if (!strcmp(a, "--max-disk") && v) {
-            if (s_parse_size(argv[++i], &o.max_disk))
+        } else if (wh_cli_is(&c, "max-disk")) {
+            if (s_parse_size(v, &o.max_disk))
                 return s_die("--max-disk wants a size like 20G, not", v);
-        } else if (!strcmp(a, "-v"))
+        } else if (wh_cli_is(&c, "verbose"))
             wh_log_set_level(WH_LOG_INFO);
-        else if (!strcmp(a, "--help")) {
-            puts("usage: whittle-node --connect ENDPOINT [--slots N] [--workdir DIR] [--id NAME]\n"
-                 "                    [--secret-key FILE --server-key FILE | --insecure]\n"
-                 "                    [--run-as USER] [--sandbox bwrap|none]\n"
-                 "                    [--max-disk SIZE] [--heartbeat MS] [-v]");
-            return 0;
-        } else
-            return s_die("unknown argument", a);
     }
+    if (rc < 0)
+        return c.exit;
     if (!o.endpoint)
         return s_die("missing --connect ENDPOINT", NULL);
     if (!o.run_as && geteuid() == 0)

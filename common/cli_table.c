@@ -1,0 +1,220 @@
+/*
+ * cli_table — every command and every option of whittle, whittle-coordinator
+ * and whittle-node. The parser (cli.c), `--help`, the man pages and the bash
+ * completion all come from these rows: an option that is not a row here does
+ * not exist (tests/e2e/cli.sh fails on one listed anywhere else).
+ *
+ * Help text: sentences, no trailing newline; the argument name as in the row.
+ */
+#include "cli.h"
+
+#define S_CLIENT (WH_CLI_REDUCE | WH_CLI_SUBMIT | WH_CLI_STATUS)
+#define S_WHITTLE                                                                        \
+    (WH_CLI_INSPECT | WH_CLI_REDUCE | WH_CLI_SUBMIT | WH_CLI_STATUS | WH_CLI_KEYGEN |    \
+     WH_CLI_SUITE | WH_CLI_MUTATE | WH_CLI_GROUP | WH_CLI_HELP | WH_CLI_MAIN)
+
+const wh_cli_cmd_t wh_cli_cmds[] = {
+    {WH_CLI_MAIN, "whittle", NULL, "COMMAND [OPTION...]", 0, 0,
+     "Reduces a failing C/C++ unit test to the statements that still make it fail. "
+     "Commands: inspect, reduce, submit, status, keygen, suite, group, mutate, help; "
+     "`whittle help COMMAND` explains one."},
+    {WH_CLI_INSPECT, "whittle", "inspect",
+     "FILE (--test NAME | --list) [-p BUILD_DIR] [--json] [--allow-parse-errors] [-- FLAGS...]", 1, 1,
+     "Prints the statement tree of one test function (or lists the test functions) of a test "
+     "file, as libclang parses it."},
+    {WH_CLI_REDUCE, "whittle", "reduce",
+     "[--config FILE] --project DIR --file FILE --test NAME --run CMD [OPTION...] [-- FLAGS...]", 0, 1,
+     "Reduces one failing test: removes statements (hierarchical delta debugging over the "
+     "statement tree) while the test still fails the same way. Without --cluster it runs in "
+     "this process with --jobs slot threads. Settings come from --config FILE, else from "
+     "./whittle.json when it exists; flags override them."},
+    {WH_CLI_SUBMIT, "whittle", "submit", "--cluster ENDPOINT [KEYS] FAILURES.json", 1, 0,
+     "Sends every job of a JSON list (fields as the reduce flags, '-' spelled '_') to a "
+     "coordinator and waits for their results."},
+    {WH_CLI_STATUS, "whittle", "status", "--cluster ENDPOINT [KEYS]", 0, 0,
+     "Prints a coordinator's nodes, slots, cache and jobs."},
+    {WH_CLI_KEYGEN, "whittle", "keygen", "--out PREFIX", 0, 0,
+     "Writes a CURVE key pair: PREFIX.secret (mode 0600) and PREFIX.public."},
+    {WH_CLI_SUITE, "whittle", "suite",
+     "--kills KILLS.csv [--method ilp|diff|fast|all] [--potential] [--seed N] [--out suite.json]", 0, 0,
+     "Reduces a test suite over a mutant kill matrix: the smallest set of tests that kills "
+     "every killed mutant, by each method."},
+    {WH_CLI_GROUP, "whittle", "group", "RUNS_DIR", 1, 0,
+     "Groups the run folders under RUNS_DIR by root cause (fingerprint without the test "
+     "name, then shared reduced statements)."},
+    {WH_CLI_MUTATE, "whittle", "mutate",
+     "--project DIR --source GLOB --tests-file FILE --run CMD --framework NAME [OPTION...]", 0, 0,
+     "Seeds mutants into the sources matched by --source, runs every test of --tests-file "
+     "against each and writes the kill matrix (kills.csv) to --out."},
+    {WH_CLI_HELP, "whittle", "help", "[COMMAND]", 1, 0,
+     "Explains a command and every option it takes."},
+    {WH_CLI_COORD, "whittle-coordinator", NULL,
+     "[--bind ENDPOINT] (--secret-key FILE --nodes DIR --clients DIR | --insecure) [OPTION...]", 0, 0,
+     "The cluster's coordinator: binds a socket for node slots and clients, runs every "
+     "submitted reduction on the shared pool of slots (fair across jobs) and answers status "
+     "requests."},
+    {WH_CLI_NODE, "whittle-node", NULL,
+     "--connect ENDPOINT [--secret-key FILE --server-key FILE | --insecure] [OPTION...]", 0, 0,
+     "A build node: --slots slot threads with warm workspaces that connect to a coordinator "
+     "and build and run the candidates it sends."},
+    {0, NULL, NULL, NULL, 0, 0, NULL},
+};
+
+const wh_cli_opt_t wh_cli_opts[] = {
+    /* Every command. */
+    {WH_CLI_ALL, "help", 'h', NULL, "Prints this help and exits."},
+    {WH_CLI_ALL, "version", 0, NULL, "Prints the version and exits."},
+
+    /* reduce */
+    {WH_CLI_REDUCE, "config", 0, "FILE",
+     "Reads the job from FILE (the fields of a submit entry) before the flags; default "
+     "./whittle.json when it exists."},
+    {WH_CLI_REDUCE | WH_CLI_MUTATE, "project", 0, "DIR",
+     "The project folder. It is copied into workspaces and never written to."},
+    {WH_CLI_REDUCE, "file", 0, "FILE", "The test file, relative to the project."},
+    {WH_CLI_INSPECT | WH_CLI_REDUCE, "test", 0, "NAME",
+     "The test function (or GoogleTest Suite.Name) to parse or reduce."},
+    {WH_CLI_REDUCE | WH_CLI_MUTATE, "run", 0, "CMD",
+     "The shell command that runs the test; {test} and {report} are replaced (see the "
+     "framework presets)."},
+    {WH_CLI_REDUCE | WH_CLI_MUTATE, "setup", 0, "CMD",
+     "Run once per workspace before the first build (configure, first full build)."},
+    {WH_CLI_REDUCE | WH_CLI_MUTATE, "build", 0, "CMD",
+     "Run before every test run (an incremental build)."},
+    {WH_CLI_REDUCE | WH_CLI_MUTATE, "framework", 0, "NAME",
+     "The test framework preset that judges a run (junit, gtest, ctest, cmocka, check, cunit, "
+     "criterion, unity, tap, plain, console, ...). Without it, chosen from the test file's "
+     "includes."},
+    {WH_CLI_REDUCE, "algorithm", 0, "hdd|dd|linear",
+     "hdd (default): hierarchical delta debugging over the statement tree; dd: classic ddmin "
+     "over the top level, the flat baseline; linear: one unit at a time, top to bottom, per "
+     "level, sweeps to a fixpoint (the thesis's gold standard)."},
+    {WH_CLI_REDUCE, "ddmin", 0, "chunked|classic",
+     "The ddmin walk inside a level: chunked (default) or classic."},
+    {WH_CLI_REDUCE, "jobs", 'j', "N|auto",
+     "Slots (parallel candidate builds) of the embedded run, 1 to 1024, or auto for one per "
+     "online core. Default 1."},
+    {WH_CLI_REDUCE, "out", 0, "DIR",
+     "Where run folders go (default ./whittle-runs); DIR/latest links to the newest."},
+    {WH_CLI_REDUCE | WH_CLI_COORD, "cache", 0, "SPEC",
+     "The verdict cache: empty for the embedded one (in $WHITTLE_CACHE_DIR, else "
+     "~/.cache/whittle), a folder, or redis://[user[:password]@]HOST:PORT/DB."},
+    {WH_CLI_REDUCE, "match", 0, "full|message|type",
+     "How much of the failure must stay the same: full (default: kind, message and location), "
+     "message (no location) or type (the kind only)."},
+    {WH_CLI_REDUCE, "build-timeout", 0, "S", "Seconds a --build may take (up to 604800)."},
+    {WH_CLI_REDUCE, "test-timeout", 0, "S", "Seconds a --run may take (up to 604800)."},
+    {WH_CLI_REDUCE, "setup-timeout", 0, "S", "Seconds a --setup may take (up to 604800)."},
+    {WH_CLI_REDUCE, "failure-regex", 0, "RE",
+     "console framework: a PCRE2 pattern with named groups test, file, line, message, kind that "
+     "finds failures in the output."},
+    {WH_CLI_REDUCE, "pass-regex", 0, "RE",
+     "console framework: a pattern whose match means the test passed."},
+    {WH_CLI_REDUCE, "message-continuation", 0, "RE",
+     "console framework: lines matching RE after a failure continue its message."},
+    {WH_CLI_REDUCE, "pass-on-exit0", 0, NULL,
+     "plain and console frameworks: an exit 0 with no failure in the output is a pass."},
+    {WH_CLI_REDUCE, "repeat", 0, "K",
+     "Runs the original and each candidate K times (1 to 1000); a candidate is kept only when "
+     "every run preserves the failure."},
+    {WH_CLI_REDUCE, "flaky-ok", 0, "R",
+     "With --repeat, accepts a candidate when R of the K runs (1 to 1000) preserve the failure."},
+    {WH_CLI_REDUCE, "reference", 0, "DIR|GIT-REV",
+     "A version without the bug (a folder or a git revision of the project): checks that the "
+     "reduced test still passes there (the fault is kept)."},
+    {WH_CLI_REDUCE, "keep-fault", 0, NULL,
+     "With --reference, a candidate is kept only if it also passes on the reference (the "
+     "default with --reference)."},
+    {WH_CLI_REDUCE, "no-keep-fault", 0, NULL,
+     "With --reference, only reports whether the fault is kept."},
+    {WH_CLI_REDUCE, "speculate", 0, NULL,
+     "Starts candidates beyond the current one on idle slots (the default)."},
+    {WH_CLI_REDUCE, "no-speculate", 0, NULL, "Evaluates one candidate round at a time."},
+    {WH_CLI_REDUCE, "precheck", 0, "on|off|audit",
+     "Predicts candidates that cannot build with libclang and skips them: on (default), off, "
+     "or audit (build them anyway and count disagreements)."},
+    {WH_CLI_REDUCE, "ignore", 0, "GLOB",
+     "Leaves files matching GLOB (a name anywhere, or a path from the project root when it "
+     "holds '/') out of the job's identity, so they do not miss the cache; may be given more "
+     "than once."},
+    {WH_CLI_REDUCE, "verbose", 'v', NULL, "Prints every candidate (repeat for more)."},
+
+    /* inspect (and reduce) */
+    {WH_CLI_INSPECT, "list", 0, NULL, "Lists the test functions of FILE instead of a tree."},
+    {WH_CLI_INSPECT, "json", 0, NULL, "Prints JSON instead of text."},
+    {WH_CLI_INSPECT | WH_CLI_REDUCE, "compdb", 'p', "BUILD_DIR",
+     "Takes the test file's compile flags from BUILD_DIR/compile_commands.json (flags after -- "
+     "win over it)."},
+    {WH_CLI_INSPECT | WH_CLI_REDUCE, "allow-parse-errors", 0, NULL,
+     "Parses a test file with errors anyway and warns: statements libclang could not parse are "
+     "missing from the tree."},
+
+
+    /* cluster clients */
+    {S_CLIENT, "cluster", 0, "ENDPOINT",
+     "The coordinator, tcp://HOST:PORT; reduce sends its job there instead of running it here."},
+    {S_CLIENT | WH_CLI_NODE, "secret-key", 0, "FILE",
+     "This side's CURVE secret key (from whittle keygen); also $WHITTLE_SECRET_KEY."},
+    {S_CLIENT | WH_CLI_NODE, "server-key", 0, "FILE",
+     "The coordinator's public key; also $WHITTLE_SERVER_KEY."},
+    {S_CLIENT | WH_CLI_NODE, "insecure", 0, NULL,
+     "Connects without CURVE keys (accepted on loopback only)."},
+
+    /* keygen */
+    {WH_CLI_KEYGEN, "out", 0, "PREFIX", "Writes PREFIX.secret (mode 0600) and PREFIX.public."},
+
+    /* suite */
+    {WH_CLI_SUITE, "kills", 0, "FILE", "The kill matrix (kills.csv from whittle mutate)."},
+    {WH_CLI_SUITE, "method", 0, "ilp|diff|fast|all",
+     "ilp: the exact smallest set cover (GLPK); diff: greedy by difference; fast: FAST++ "
+     "similarity sampling; all (default): each of them."},
+    {WH_CLI_SUITE, "potential", 0, NULL, "Counts potential kills as well as definite ones."},
+    {WH_CLI_SUITE, "seed", 0, "N", "The random seed of fast (1 to 2147483647, default 1)."},
+    {WH_CLI_SUITE, "out", 0, "FILE", "Also writes the results as JSON to FILE."},
+
+    /* mutate */
+    {WH_CLI_MUTATE, "source", 0, "GLOB",
+     "The library sources to mutate, a glob under the project ('src/*.c')."},
+    {WH_CLI_MUTATE, "tests-file", 0, "FILE",
+     "The test file whose tests (the names inspect --list finds) judge each mutant."},
+    {WH_CLI_MUTATE, "ops", 0, "LIST",
+     "Mutation operators, comma-separated: ROR, AOR, LCR, IN, RV (default all)."},
+    {WH_CLI_MUTATE, "max", 0, "N", "At most N mutants (1 to 1000000)."},
+    {WH_CLI_MUTATE, "repeat", 0, "K", "Runs every test K times per mutant (1 to 100)."},
+    {WH_CLI_MUTATE, "jobs", 'j', "N", "Slots (workspace copies) run in parallel (1 to 256)."},
+    {WH_CLI_MUTATE, "out", 0, "DIR", "The output folder (default bench-run)."},
+
+    /* whittle-coordinator */
+    {WH_CLI_COORD, "bind", 0, "ENDPOINT",
+     "Where nodes and clients connect (default tcp://0.0.0.0:7700)."},
+    {WH_CLI_COORD, "secret-key", 0, "FILE",
+     "The coordinator's CURVE secret key: turns CURVE on (with --nodes and --clients)."},
+    {WH_CLI_COORD, "nodes", 0, "DIR", "The public keys of the nodes allowed in."},
+    {WH_CLI_COORD, "clients", 0, "DIR", "The public keys of the clients allowed in."},
+    {WH_CLI_COORD, "insecure", 0, NULL,
+     "Runs without CURVE (accepted on a loopback --bind only)."},
+    {WH_CLI_COORD, "runs", 0, "DIR",
+     "Where every submitted job's run folder goes (default ./whittle-runs); a client's --out "
+     "names at most a relative folder under it."},
+    {WH_CLI_COORD, "metrics", 0, "[HOST:]PORT",
+     "Serves Prometheus text at /metrics and the probes /healthz and /readyz (PORT alone: on "
+     "127.0.0.1)."},
+    {WH_CLI_COORD | WH_CLI_NODE, "heartbeat", 0, "MS",
+     "Heartbeat interval in milliseconds (10 to 600000, default 1000)."},
+    {WH_CLI_COORD | WH_CLI_NODE, "verbose", 'v', NULL, "Logs more (info level)."},
+
+    /* whittle-node */
+    {WH_CLI_NODE, "connect", 0, "ENDPOINT", "The coordinator, tcp://HOST:PORT."},
+    {WH_CLI_NODE, "slots", 0, "N", "Slot threads, each with its warm workspace (1 to 1024, default 1)."},
+    {WH_CLI_NODE, "workdir", 0, "DIR", "Where workspaces go (default /var/lib/whittle)."},
+    {WH_CLI_NODE, "id", 0, "NAME", "This node's name in status (default HOST-PID)."},
+    {WH_CLI_NODE, "max-disk", 0, "SIZE",
+     "Evicts the least recently used idle workspaces past SIZE (like 20G; K, M, G, T)."},
+    {WH_CLI_NODE, "run-as", 0, "USER",
+     "Started as root, runs every job's setup, build and test as USER (default nobody), never "
+     "as root; HOME is WORKDIR/home-USER."},
+    {WH_CLI_NODE, "sandbox", 0, "bwrap|none",
+     "bwrap also confines each job command with bubblewrap: system folders read-only, a "
+     "private /tmp, its workspace, loopback-only network. Default none."},
+    {0, NULL, 0, NULL, NULL},
+};
