@@ -668,6 +668,37 @@ static void s_cand_mark(wh_buf_t *b, const s_row_t *r, double scale, int y)
                      "rx=\"2\"/></g>", vc, x + bw, y + 4, w - bw > 1 ? w - bw : 1, S_TL_LANE - 8);
 }
 
+/* The stretches without candidates, shaded and named: before the first
+ * (the original's run and the warm-up) and after the last (the verify
+ * run, and the reference check). */
+static void s_phases(wh_buf_t *b, const s_run_t *run, uint64_t tmax, double scale, int y0, int h)
+{
+    uint64_t first = tmax, last = 0;
+    for (int i = 0; i < run->nrows; i++) {
+        const s_row_t *r = &run->rows[i];
+        uint64_t d = r->build_ms + r->test_ms, st = r->end_ms > d ? r->end_ms - d : 0;
+        first = st < first ? st : first;
+        last = r->end_ms > last ? r->end_ms : last;
+    }
+    const struct {
+        uint64_t from, to;
+        const char *what;
+    } ph[2] = {{0, first, "original run, warm-up"}, {last, tmax, "verify"}};
+    for (int k = 0; k < 2; k++) {
+        double x = S_TL_LEFT + (double)ph[k].from * scale;
+        double w = (double)(ph[k].to - ph[k].from) * scale;
+        if (ph[k].to <= ph[k].from || w < 3)
+            continue;
+        wh_buf_printf(b, "<g class=\"phase\"><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
+                         "height=\"%d\" fill=\"#d0d7de\" fill-opacity=\"0.45\"/>", x, y0, w, h);
+        if (w > 90)
+            wh_buf_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
+                             "style=\"fill:#424a53;font-style:italic\">%s</text>",
+                          x + w / 2, y0 + h / 2 + 4, ph[k].what);
+        wh_buf_puts(b, "</g>");
+    }
+}
+
 static void s_timeline(wh_buf_t *b, const s_run_t *run)
 {
     wh_buf_puts(b, "<section id=\"timeline\"><h2>Timeline of candidates per slot</h2>");
@@ -710,6 +741,7 @@ static void s_timeline(wh_buf_t *b, const s_run_t *run)
                 s_cand_mark(b, &run->rows[i], scale, y);
         wh_buf_puts(b, "</g>");
     }
+    s_phases(b, run, tmax, scale, top, h); /* over the empty lanes */
     wh_buf_puts(b, "</svg><div class=\"legend\"><span><span class=\"sw buildsw\"></span>build"
                    "</span><span><span class=\"sw Preserved\"></span>run: Preserved</span>"
                    "<span><span class=\"sw TestPassed\"></span>TestPassed</span><span><span "

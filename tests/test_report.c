@@ -104,6 +104,11 @@ static void test_sections_and_figures(void)
     CHECK_EQ_INT(s_count(h, "<g class=\"cand cached\""), 1);
     CHECK_EQ_INT(s_count(h, "<g class=\"cand predicted\""), 1);
     CHECK_EQ_INT(s_count(h, "build 143 ms, run 18 ms"), 1);
+    /* shaded before the first candidate (started 695 ms in) and after the
+     * last verdict (950 ms) up to the run's 2000 ms */
+    CHECK_EQ_INT(s_count(h, "<g class=\"phase\">"), 2);
+    CHECK_EQ_INT(s_count(h, ">original run, warm-up</text>"), 1);
+    CHECK_EQ_INT(s_count(h, ">verify</text>"), 1);
     /* the tree: sweeps from the candidates' rows */
     CHECK_EQ_INT(s_count(h, "data-removed-by=\"3\" data-sweep=\"1\""), 1);
     CHECK_EQ_INT(s_count(h, "data-removed-by=\"4\" data-sweep=\"2\""), 1);

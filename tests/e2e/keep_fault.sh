@@ -42,6 +42,8 @@ check_eq "reference: fault_kept" "$(json "$R2/summary.json" .fault_kept)" true
 check_eq "reference: fault.keep_fault" "$(json "$R2/summary.json" .fault.keep_fault)" true
 check_eq "reference: verified" "$(json "$R2/summary.json" .verified)" true
 check_eq "reference: verdicts dropped" "$(json "$R2/summary.json" .verdicts_dropped)" 0
+check_eq "report.html: fault kept" "$(sed -n 's:.*id="fault-pill">\([^<]*\)<.*:\1:p' "$R2/report.html")" "fault kept"
+check_eq "report.html: the reference" "$(sed -n 's:.*id="fault-ref">\([^<]*\)<.*:\1:p' "$R2/report.html")" "$F"
 grep -q "^Fault check: fault kept: the reduced test passes on the reference" "$T/o2" \
     && pass "console: fault kept" || { cat "$T/o2"; fail "console does not say the fault was kept"; }
 grep -q "^Verified: the reduced test fails the same way when built and run afresh" "$T/o2" \
@@ -70,6 +72,7 @@ check_eq "reduced test on the clean version: exit status" "$(cat "$T/check-tally
 "$WHITTLE" reduce "${args[@]}" --reference "$F" --no-keep-fault --out "$T/report" > "$T/o3" 2>&1 || { cat "$T/o3"; fail "run with --no-keep-fault"; }
 R3=$(run_dir "$T/report")
 check_eq "--no-keep-fault: fault_kept" "$(json "$R3/summary.json" .fault_kept)" false
+check_eq "report.html: FAULT LOST" "$(sed -n 's:.*id="fault-pill">\([^<]*\)<.*:\1:p' "$R3/report.html")" "FAULT LOST"
 check_eq "--no-keep-fault: reduced test" "$(awk '/^static void test_total/,/^}/' "$R3/reduced.c")" "$want_lost"
 grep -q "^Fault check: FAULT LOST" "$T/o3" && pass "console: FAULT LOST" || fail "console does not say the fault is lost"
 "$WHITTLE" reduce "${args[@]}" --reference "$F" --keep-fault --no-keep-fault --out "$T/bad" > "$T/o4" 2>&1
