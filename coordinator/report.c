@@ -668,6 +668,30 @@ static void s_cand_mark(wh_buf_t *b, const s_row_t *r, double scale, int y)
                      "rx=\"2\"/></g>", vc, x + bw, y + 4, w - bw > 1 ? w - bw : 1, S_TL_LANE - 8);
 }
 
+/* Lane k at height y: its label (cut, all of it in the tooltip) and its
+ * candidates. */
+static void s_lane(wh_buf_t *b, const s_run_t *run, const char **lanes, int nl, int k,
+                   double scale, int y)
+{
+    wh_buf_puts(b, "<g class=\"slot\" data-slot=\"");
+    s_esc(b, lanes[k]);
+    wh_buf_printf(b, "\"><rect class=\"lane\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
+                     "opacity=\"%s\"/><text x=\"%d\" y=\"%d\" text-anchor=\"end\"><title>",
+                  S_TL_LEFT, y + 1, S_TL_W - S_TL_LEFT, S_TL_LANE - 2, k % 2 ? "0.5" : "1",
+                  S_TL_LEFT - 8, y + S_TL_LANE / 2 + 4);
+    s_esc(b, lanes[k]);
+    wh_buf_puts(b, "</title>");
+    size_t len = strlen(lanes[k]), cut = len > S_TL_LABEL ? S_TL_LABEL - 1 : len;
+    while (cut < len && cut > 0 && ((unsigned char)lanes[k][cut] & 0xC0) == 0x80)
+        cut--; /* not inside a UTF-8 sequence */
+    s_esc_n(b, lanes[k], cut);
+    wh_buf_puts(b, len > S_TL_LABEL ? "&#8230;</text>" : "</text>");
+    for (int i = 0; i < run->nrows; i++)
+        if (s_lane_of(&run->rows[i], lanes, nl) == k)
+            s_cand_mark(b, &run->rows[i], scale, y);
+    wh_buf_puts(b, "</g>");
+}
+
 /* The stretches without candidates, shaded and named: before the first
  * (the original's run and the warm-up) and after the last (the verify
  * run, and the reference check). */
@@ -720,27 +744,8 @@ static void s_timeline(wh_buf_t *b, const s_run_t *run)
                      "role=\"img\" aria-label=\"candidates per slot over time\">",
                   S_TL_W, top + h + 22);
     s_axis(b, tmax, scale, top, h);
-    for (int k = 0; k < nl; k++) {
-        int y = top + k * S_TL_LANE;
-        wh_buf_puts(b, "<g class=\"slot\" data-slot=\"");
-        s_esc(b, lanes[k]);
-        wh_buf_printf(b, "\"><rect class=\"lane\" x=\"%d\" y=\"%d\" width=\"%d\" height=\"%d\" "
-                         "opacity=\"%s\"/><text x=\"%d\" y=\"%d\" text-anchor=\"end\">",
-                      S_TL_LEFT, y + 1, S_TL_W - S_TL_LEFT, S_TL_LANE - 2, k % 2 ? "0.5" : "1",
-                      S_TL_LEFT - 8, y + S_TL_LANE / 2 + 4);
-        wh_buf_puts(b, "<title>");
-        s_esc(b, lanes[k]);
-        wh_buf_puts(b, "</title>");
-        size_t len = strlen(lanes[k]), cut = len > S_TL_LABEL ? S_TL_LABEL - 1 : len;
-        while (cut < len && cut > 0 && ((unsigned char)lanes[k][cut] & 0xC0) == 0x80)
-            cut--; /* not inside a UTF-8 sequence */
-        s_esc_n(b, lanes[k], cut);
-        wh_buf_puts(b, len > S_TL_LABEL ? "&#8230;</text>" : "</text>");
-        for (int i = 0; i < run->nrows; i++)
-            if (s_lane_of(&run->rows[i], lanes, nl) == k)
-                s_cand_mark(b, &run->rows[i], scale, y);
-        wh_buf_puts(b, "</g>");
-    }
+    for (int k = 0; k < nl; k++)
+        s_lane(b, run, lanes, nl, k, scale, top + k * S_TL_LANE);
     s_phases(b, run, tmax, scale, top, h); /* over the empty lanes */
     wh_buf_puts(b, "</svg><div class=\"legend\"><span><span class=\"sw buildsw\"></span>build"
                    "</span><span><span class=\"sw Preserved\"></span>run: Preserved</span>"
@@ -751,7 +756,12 @@ static void s_timeline(wh_buf_t *b, const s_run_t *run)
                    "when its round was decided</span></div>");
     wh_buf_printf(b, "<p class=\"sub\" style=\"margin:8px 0 0\">%d candidates in %d lanes; a "
                      "bar ends when its verdict came and is as long as the slot's build and "
-                     "test.</p></section>\n", run->nrows, nl);
+                     "test.", run->nrows, nl);
+    long long extra = run->sum ? s_jint(run->sum, "extra") : 0;
+    if (extra > 0)
+        wh_buf_printf(b, " %lld more were judged in parallel (after a round's winner, or ahead "
+                         "of their round) and are not drawn.", extra);
+    wh_buf_puts(b, "</p></section>\n");
     free(lanes);
 }
 

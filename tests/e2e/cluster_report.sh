@@ -16,7 +16,7 @@ EP="tcp://127.0.0.1:$port"
 K="$T/keys"; mkdir -p "$K/nodes" "$K/clients"
 for k in coord nodes/n1 nodes/n2 clients/cli; do "$WHITTLE" keygen --out "$K/$k" > /dev/null || fail "keygen $k"; done
 export WHITTLE_SECRET_KEY="$K/clients/cli.secret" WHITTLE_SERVER_KEY="$K/coord.public"
-"$B/coordinator/whittle-coordinator" --bind "$EP" --cache memory: \
+"$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache memory: \
     --secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients" > "$T/coord.log" 2>&1 &
 PIDS+=($!)
 for n in 1 2; do
@@ -33,7 +33,7 @@ P="$T/cart"; cp -r "$FIX/cart" "$P"
 cat > "$T/failures.json" <<JSON
 [ {"project": "$P", "file": "tests/test_cart.c", "test": "test_added_item_is_in_cart",
    "setup": "cmake -S . -B build -G Ninja >/dev/null && cmake --build build", "build": "cmake --build build",
-   "run": "build/test_cart", "framework": "cmocka", "out": "$T/out"} ]
+   "run": "build/test_cart", "framework": "cmocka", "out": "out"} ]
 JSON
 "$WHITTLE" submit --cluster "$EP" "$T/failures.json" > "$T/submit.out" 2>&1 || { cat "$T/submit.out"; fail "submit"; }
 R=$(run_dir "$T/out")

@@ -25,4 +25,14 @@ D="$T/report.dom"
 check_eq "page: sweeps of the removed units" "$(grep -o 'data-sweep="[0-9]*"' "$D" | grep -v '"0"' | sort | tr '\n' ' ')" \
     'data-sweep="1" data-sweep="1" data-sweep="2" '
 check_eq "page: fault not checked (no reference)" "$(sed -n 's:.*id="fault-pill">\([^<]*\)<.*:\1:p' "$D")" "fault not checked"
+# A run that stops (the original passes) still gets its page: what it
+# recorded, and the end of run.log with the reason.
+"$WHITTLE" reduce --project "$P" --file tests/test_cart.c --test test_empty_cart_has_no_items \
+    --setup "cmake -S . -B build -G Ninja >/dev/null && cmake --build build" --build "cmake --build build" \
+    --run "build/test_cart" --framework cmocka --jobs 1 --out "$T/stopped" --cache memory: > "$T/stopped.out" 2>&1
+check_eq "a passing original stops the run: exit status" "$?" 3
+S=$(run_dir "$T/stopped")
+check_eq "stopped run: page status" "$(sed -n 's:.*id="status">\([^<]*\)<.*:\1:p' "$S/report.html")" "did not finish"
+grep -qF "error: original test passes: test_empty_cart_has_no_items in tests/test_cart.c" "$S/report.html" \
+    && pass "stopped run: the page shows run.log's error line" || fail "stopped run: no error line in the page"
 finish
