@@ -9,9 +9,23 @@
 #include <string.h>
 #include <zmq.h>
 
+#include "budget.h"
 #include "wh_common.h"
 
 #define S_MAX_LOST 3
+/* "Busy" answers (a slot refusing a candidate): each holds the slot back
+ * (100 ms, doubling to 2 s); 6 in a row take it out of rotation. */
+static const wh_budget_rule_t s_busy_rule = {100, 2000, 6};
+/* Busy answers one candidate may meet before it is an InfraError (more
+ * than one slot's streak, so that a lone busy slot is named as out of
+ * rotation rather than blamed on the candidate). */
+#define S_MAX_BUSY 8
+/* Losses of one slot in a row (declared dead, then back): from the second
+ * on, each holds it back when it rejoins (1 s, doubling to 30 s; a single
+ * network cut costs nothing); the 5th takes it out of rotation. A slot
+ * away for 10 minutes starts over. */
+static const wh_budget_rule_t s_loss_rule = {500, 30000, 5};
+#define S_LOSS_FORGET_MS (10u * 60u * 1000u)
 /* Tries of one candidate that may end in an infrastructure fault. */
 #define S_MAX_TAINT 3
 /* Infrastructure faults in a row that take a slot out of rotation. */
@@ -32,6 +46,7 @@ typedef struct s_task {
     int verify;            /* judged by a slot other than avoid (see pool.h) */
     char *avoid;           /* slot name, or NULL */
     int lost;              /* slots that died while holding it */
+    int busy;              /* "busy" answers it met */
     int tainted;           /* tries that ended in an infrastructure fault */
     char **tried_slot;     /* ... on these slots (names) */
     char **tried_node;     /* ... of these nodes */
@@ -76,6 +91,8 @@ struct s_slot {
     int ncold;
     int streak;            /* infrastructure faults in a row */
     char *out_why;         /* out of rotation, and why; NULL when in */
+    wh_budget_t busy;      /* "busy" answers in a row */
+    uint64_t hold_until;   /* no work before this (busy or loss backoff; monotonic ms) */
     s_slot_t *next;
 };
 
@@ -91,6 +108,7 @@ struct wh_pool {
     wh_pool_other_fn other;
     void *other_ctx;
     uint64_t dispatched, requeued, dead;
+    wh_losses_t *losses;   /* losses by slot name, across reconnects */
     uint64_t infra_faults;
     uint64_t judged;
     wh_pool_node_stat_t *nstat; /* per node ever seen; node names owned */
@@ -251,6 +269,11 @@ wh_pool_t *wh_pool_new_auth(void *zctx, const char *bind, unsigned hb_ms, const 
     }
     p->zctx = zctx;
     p->hb_ms = hb_ms ? hb_ms : 1000;
+    if (!(p->losses = wh_losses_new())) {
+        free(p);
+        *err = strdup("out of memory");
+        return NULL;
+    }
     p->auth = auth;
     p->sock = zmq_socket(zctx, ZMQ_ROUTER);
     if (!p->sock)
@@ -297,6 +320,7 @@ void wh_pool_destroy(wh_pool_t **pp)
     }
     if (p->sock)
         zmq_close(p->sock);
+    wh_losses_destroy(&p->losses);
     free(p->endpoint);
     for (int i = 0; i < p->n_nstat; i++)
         free((char *)p->nstat[i].node);
@@ -743,6 +767,100 @@ static void s_fail_stranded(wh_pool_t *p)
     }
 }
 
+/* ---- busy and lost slots: retry budgets with backoff (budget.h) ---- */
+
+/* Slot s answered t "busy" (code WH_EPROTO): not a verdict. The slot gets
+ * no work until its backoff ends and leaves rotation after s_busy_rule.max
+ * such answers in a row; t goes back to the front of its queue, or is an
+ * InfraError once it met S_MAX_BUSY of them. Frees or requeues t. */
+static void s_on_busy(wh_pool_t *p, s_slot_t *s, s_task_t *t)
+{
+    unsigned delay = wh_budget_delay(&s->busy, &s_busy_rule);
+    int spent = wh_budget_fail(&s->busy, &s_busy_rule, wh_now_ms());
+    s->hold_until = s->busy.until_ms;
+    p->infra_faults++;
+    wh_info("slot %s answered busy (job %.12s cand %llu; %d in a row): no work for it for %u ms",
+            s->name, t->job_id, (unsigned long long)t->cand_id, s->busy.n, delay);
+    s_note(t, WH_POOL_NOTE_FAULT, s->name, "slot busy");
+    if (spent && !s->out_why) {
+        s->out_why = wh_strdup_printf("answered busy %d times in a row", s->busy.n);
+        wh_warn("slot %s taken out of rotation: %s", s->name, s->out_why ? s->out_why : "busy");
+        s_note(t, WH_POOL_NOTE_OUT, s->name, s->out_why ? s->out_why : "answered busy");
+    }
+    if (!t->job || t->cancelled) {
+        s_task_free(t);
+        return;
+    }
+    if (++t->busy >= S_MAX_BUSY) {
+        char *msg = wh_strdup_printf("answered busy %d times (last by %s)", t->busy, s->name);
+        s_fail_task(t, msg ? msg : "answered busy", WH_ETAINT);
+        free(msg);
+        s_task_free(t);
+        return;
+    }
+    p->requeued++;
+    s_enqueue_front(t->job, t);
+}
+
+/* The name a slot keeps across reconnects: its key's name and slot number
+ * when authenticated, else its routing id without the per-connection
+ * suffix (node/slot). malloc'ed, or NULL. */
+static char *s_loss_key(const s_slot_t *s)
+{
+    const char *slash = strrchr(s->name, '/');
+    if ((s->key && *s->key) || !slash)
+        return strdup(s->name);
+    return strndup(s->name, (size_t)(slash - s->name));
+}
+
+/* Slot s is being declared dead: one more loss in its budget. */
+static void s_on_lost(wh_pool_t *p, const s_slot_t *s)
+{
+    char *k = s_loss_key(s);
+    wh_budget_t *b = k ? wh_losses_get(p->losses, k) : NULL;
+    if (b)
+        wh_budget_fail(b, &s_loss_rule, wh_now_ms());
+    free(k);
+}
+
+/* A slot (re)joins: a slot lost before waits out its backoff, and one lost
+ * s_loss_rule.max times in a row stays out of rotation. */
+static void s_apply_losses(wh_pool_t *p, s_slot_t *s)
+{
+    char *k = s_loss_key(s);
+    wh_budget_t *b = k ? wh_losses_get(p->losses, k) : NULL;
+    free(k);
+    uint64_t now = wh_now_ms();
+    if (!b || !b->n)
+        return;
+    if (now > b->until_ms + S_LOSS_FORGET_MS) {
+        wh_budget_reset(b);
+        return;
+    }
+    if (b->n >= 2)
+        s->hold_until = b->until_ms;
+    if (b->n >= s_loss_rule.max) {
+        s->out_why = wh_strdup_printf("lost %d times in a row (disconnects)", b->n);
+        p->infra_faults++;
+        wh_warn("slot %s taken out of rotation: %s", s->name, s->out_why ? s->out_why : "lost");
+    } else if (b->n >= 2 && b->until_ms > now) {
+        wh_info("slot %s is back after %d losses in a row: no work for it for %llu ms", s->name,
+                b->n, (unsigned long long)(b->until_ms - now));
+    }
+}
+
+/* Slot s judged a candidate: its busy and loss budgets start over. */
+static void s_on_judged(wh_pool_t *p, s_slot_t *s)
+{
+    wh_budget_reset(&s->busy);
+    s->hold_until = 0;
+    char *k = s_loss_key(s);
+    wh_budget_t *b = k ? wh_losses_get(p->losses, k) : NULL;
+    if (b)
+        wh_budget_reset(b);
+    free(k);
+}
+
 /* ---- eager warm-up ---- */
 
 static int s_in_list(char *const *list, int n, const char *id)
@@ -881,8 +999,9 @@ static s_job_t *s_pick_job(wh_pool_t *p, s_slot_t *s)
 
 static void s_dispatch(wh_pool_t *p)
 {
+    uint64_t now = wh_now_ms();
     for (s_slot_t *s = p->slots; s; s = s->next) {
-        if (s->task || s->phantom || s->out_why || s->warming)
+        if (s->task || s->phantom || s->out_why || s->warming || now < s->hold_until)
             continue;
         s_job_t *j = s_pick_job(p, s);
         if (!j) {
@@ -958,6 +1077,7 @@ static s_slot_t *s_slot_add(wh_pool_t *p, const void *ident, size_t len, const c
         pp = &(*pp)->next;
     *pp = s;
     wh_info("node slot %s joined (routing id %.*s)", s->name, (int)len, (const char *)ident);
+    s_apply_losses(p, s);
     return s;
 }
 
@@ -1050,11 +1170,9 @@ static void s_handle(wh_pool_t *p, const uint8_t *ident, size_t ilen, const char
         t->slot = NULL;
         if (t->job)
             t->job->running--;
-        if (m->code == WH_EPROTO && t->job && !t->cancelled) {
-            /* The slot refused the candidate (it was busy): not a verdict.
-             * Give the candidate to someone else. */
-            p->requeued++;
-            s_enqueue_front(t->job, t);
+        if (m->code == WH_EPROTO) {
+            /* The slot refused the candidate (it was busy): not a verdict. */
+            s_on_busy(p, s, t);
             break;
         }
         if (m->code == WH_ETAINT) {
@@ -1062,6 +1180,7 @@ static void s_handle(wh_pool_t *p, const uint8_t *ident, size_t ilen, const char
                 break;
         } else if (m->code != WH_ECANCEL) {
             s->streak = 0;
+            s_on_judged(p, s);
         }
         if (t->job && !t->cancelled)
             t->job->fn(t->job->ctx, t->cand_id, m, s->name);
@@ -1122,6 +1241,7 @@ int wh_pool_poll(wh_pool_t *p, int timeout_ms)
     for (s_slot_t *s = p->slots, *nx; s; s = nx) {
         nx = s->next;
         if (now - s->last_rx > 3u * p->hb_ms) {
+            s_on_lost(p, s);
             s_slot_remove(p, s, "missed 3 heartbeats; declared dead");
             continue;
         }

@@ -122,6 +122,15 @@ int main(int argc, char **argv)
         o.test_lie = 1;
         fprintf(stderr, "whittle-node: WH_TEST_LIE=preserved: this node LIES (test only)\n");
     }
+    /* TEST ONLY: a node whose slots always say busy (tests/e2e/busy_node.sh). */
+    const char *busy = getenv("WH_TEST_BUSY");
+    if (busy && *busy) {
+        if (strcmp(busy, "always") != 0)
+            return s_die("WH_TEST_BUSY (test only) must be 'always', not", busy);
+        o.test_busy = 1;
+        fprintf(stderr, "whittle-node: WH_TEST_BUSY=always: this node answers busy to every "
+                        "candidate (test only)\n");
+    }
     signal(SIGPIPE, SIG_IGN);
     struct sigaction sa = {0};
     sa.sa_handler = s_on_signal;

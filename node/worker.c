@@ -43,6 +43,7 @@ struct wh_node {
     int has_keys;
     int nslots;
     int test_lie;           /* see wh_node_opts_t: test only */
+    int test_busy;          /* see wh_node_opts_t: test only */
     s_slot_t *slots;
     atomic_int stop;
     atomic_uint_fast64_t evaluated;
@@ -854,6 +855,12 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
     s->cancel = 0;
 
     const wh_framework_t *fw = NULL;
+    if (n->test_busy) {
+        /* TEST ONLY: a slot that is always busy (see wh_node_opts_t). */
+        v.code = WH_EPROTO;
+        detail = strdup("slot busy");
+        goto reply;
+    }
     if ((detail = s_spec_refusal(m, &fw, &v.code)))
         goto reply;
     const char *project = m->on_reference ? j->reference : j->project;
@@ -1151,6 +1158,7 @@ wh_node_t *wh_node_start(void *zctx, const wh_node_opts_t *o, char **err)
     }
     n->nslots = o->slots > 0 ? o->slots : 1;
     n->test_lie = o->test_lie;
+    n->test_busy = o->test_busy;
     pthread_mutex_init(&n->disk_mu, NULL);
     if (!n->endpoint || !n->node_id || !n->workdir)
         goto nomem;

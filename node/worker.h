@@ -37,6 +37,9 @@ typedef struct {
     int test_lie;             /* TEST ONLY (whittle-node with WH_TEST_LIE=preserved): answer
                                  Preserved to every candidate without judging it, to test
                                  that the verify step finds a lying node out */
+    int test_busy;            /* TEST ONLY (whittle-node with WH_TEST_BUSY=always): answer
+                                 "slot busy" to every candidate, to test the coordinator's
+                                 busy budget */
 } wh_node_opts_t;
 
 typedef struct wh_node wh_node_t;

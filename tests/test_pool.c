@@ -337,6 +337,63 @@ static void test_taint_budget(void)
     zmq_ctx_term(zctx);
 }
 
+/* A slot lost again and again (issue 10): the first loss costs nothing,
+ * from the second on the slot is held back when it comes back (1 s after
+ * the second), the fifth in a row takes it out of rotation. Its candidate,
+ * lost 3 times, is an InfraError. */
+static void test_lost_slot_budget(void)
+{
+    void *zctx = zmq_ctx_new();
+    char *err = NULL;
+    wh_pool_t *p = wh_pool_new(zctx, "tcp://127.0.0.1:*", 100, &err);
+    CHECK(p != NULL);
+    s_got_t got = {0};
+    wh_job_spec_t spec = {0};
+    spec.job_id = "job-l";
+    spec.project = "/p";
+    spec.test_file = "t.c";
+    spec.test = "t";
+    spec.run_cmd = "true";
+    CHECK_EQ_INT(wh_pool_add_job(p, &spec, s_on_verdict, &got), 0);
+    void *a = s_slot(zctx, wh_pool_endpoint(p), "a");
+    void *slots[1] = {a};
+    uint64_t busy[1] = {0}, ev[1] = {0};
+    wh_pool_stats_t st;
+    s_pump(p, 100, slots, busy, 1, ev);
+    for (int loss = 1; loss <= 5; loss++) {
+        if (loss == 1) {
+            CHECK_EQ_INT(wh_pool_submit(p, "job-l", 1, "x", 1, 0), 0);
+            s_pump(p, 100, slots, busy, 1, ev);
+            CHECK_EQ_INT(ev[0], 1);
+        }
+        slots[0] = NULL; /* silent: declared dead after 3 heartbeats */
+        s_pump(p, 450, slots, busy, 1, ev);
+        wh_pool_stats(p, &st);
+        CHECK_EQ_INT(st.slots, 0);
+        slots[0] = a;
+        busy[0] = ev[0] = 0; /* back, idle */
+        s_pump(p, 100, slots, busy, 1, ev);
+        wh_pool_stats(p, &st);
+        CHECK_EQ_INT(st.slots, 1);
+        CHECK_EQ_INT(st.out_of_rotation, loss >= 5);
+        if (loss == 1) {
+            CHECK_EQ_INT(ev[0], 1); /* no hold after one loss */
+        } else if (loss == 2) {
+            CHECK_EQ_INT(ev[0], 0); /* held back ... */
+            s_pump(p, 1000, slots, busy, 1, ev);
+            CHECK_EQ_INT(ev[0], 1); /* ... for 1 s */
+        } else {
+            CHECK_EQ_INT(ev[0], 0);
+        }
+    }
+    CHECK_EQ_INT(got.n, 1);
+    CHECK_EQ_INT(got.cand[0], 1);
+    CHECK_EQ_INT(got.v[0], WH_V_INFRA_ERROR);
+    zmq_close(a);
+    wh_pool_destroy(&p);
+    zmq_ctx_term(zctx);
+}
+
 static void test_dead_slot_requeue_and_return(void)
 {
     void *zctx = zmq_ctx_new();
@@ -698,6 +755,7 @@ static void test_lazy_render(void)
 int main(void)
 {
     RUN_TEST(test_dead_slot_requeue_and_return);
+    RUN_TEST(test_lost_slot_budget);
     RUN_TEST(test_three_losses_is_infra_error);
     RUN_TEST(test_jobs_take_turns);
     RUN_TEST(test_taint_goes_to_another_node);
