@@ -16,8 +16,7 @@
 const wh_cli_cmd_t wh_cli_cmds[] = {
     {WH_CLI_MAIN, "whittle", NULL, "COMMAND [OPTION...]", 0, 0,
      "Reduces a failing C/C++ unit test to the statements that still make it fail. "
-     "Commands: inspect, reduce, submit, status, keygen, suite, group, mutate, help; "
-     "`whittle help COMMAND` explains one."},
+     "`whittle help COMMAND` explains a command and every option it takes."},
     {WH_CLI_INSPECT, "whittle", "inspect",
      "FILE (--test NAME | --list) [-p BUILD_DIR] [--json] [--allow-parse-errors] [-- FLAGS...]", 1, 1,
      "Prints the statement tree of one test function (or lists the test functions) of a test "
@@ -153,12 +152,11 @@ const wh_cli_opt_t wh_cli_opts[] = {
     /* cluster clients */
     {S_CLIENT, "cluster", 0, "ENDPOINT",
      "The coordinator, tcp://HOST:PORT; reduce sends its job there instead of running it here."},
-    {S_CLIENT | WH_CLI_NODE, "secret-key", 0, "FILE",
-     "This side's CURVE secret key (from whittle keygen); also $WHITTLE_SECRET_KEY."},
-    {S_CLIENT | WH_CLI_NODE, "server-key", 0, "FILE",
-     "The coordinator's public key; also $WHITTLE_SERVER_KEY."},
-    {S_CLIENT | WH_CLI_NODE, "insecure", 0, NULL,
-     "Connects without CURVE keys (accepted on loopback only)."},
+    {S_CLIENT, "secret-key", 0, "FILE",
+     "This client's CURVE secret key (from whittle keygen); also $WHITTLE_SECRET_KEY."},
+    {S_CLIENT, "server-key", 0, "FILE", "The coordinator's public key; also $WHITTLE_SERVER_KEY."},
+    {S_CLIENT, "insecure", 0, NULL,
+     "Connects without CURVE keys (accepted on a loopback --cluster only)."},
 
     /* keygen */
     {WH_CLI_KEYGEN, "out", 0, "PREFIX", "Writes PREFIX.secret (mode 0600) and PREFIX.public."},
@@ -205,6 +203,11 @@ const wh_cli_opt_t wh_cli_opts[] = {
 
     /* whittle-node */
     {WH_CLI_NODE, "connect", 0, "ENDPOINT", "The coordinator, tcp://HOST:PORT."},
+    {WH_CLI_NODE, "secret-key", 0, "FILE",
+     "This node's CURVE secret key (from whittle keygen); also $WHITTLE_SECRET_KEY."},
+    {WH_CLI_NODE, "server-key", 0, "FILE", "The coordinator's public key; also $WHITTLE_SERVER_KEY."},
+    {WH_CLI_NODE, "insecure", 0, NULL,
+     "Connects without CURVE keys (accepted on a loopback --connect only)."},
     {WH_CLI_NODE, "slots", 0, "N", "Slot threads, each with its warm workspace (1 to 1024, default 1)."},
     {WH_CLI_NODE, "workdir", 0, "DIR", "Where workspaces go (default /var/lib/whittle)."},
     {WH_CLI_NODE, "id", 0, "NAME", "This node's name in status (default HOST-PID)."},
