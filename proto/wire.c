@@ -44,6 +44,11 @@ void wh_job_spec_clear(wh_job_spec_t *j)
     free(j->pass_regex);
     free(j->message_continuation);
     free(j->reference);
+    free(j->git_url);
+    free(j->git_rev);
+    free(j->git_subdir);
+    free(j->git_reference);
+    free(j->git_patch);
     for (int i = 0; i < j->n_exclude && j->exclude; i++)
         free(j->exclude[i]);
     free(j->exclude);
@@ -95,6 +100,21 @@ int wh_job_spec_copy(wh_job_spec_t *dst, const wh_job_spec_t *src)
     t.pass_regex = s_dup(src->pass_regex, &bad);
     t.message_continuation = s_dup(src->message_continuation, &bad);
     t.reference = s_dup(src->reference, &bad);
+    t.git_url = s_dup(src->git_url, &bad);
+    t.git_rev = s_dup(src->git_rev, &bad);
+    t.git_subdir = s_dup(src->git_subdir, &bad);
+    t.git_reference = s_dup(src->git_reference, &bad);
+    t.git_patch = NULL;
+    t.git_patch_len = 0;
+    if (src->git_patch) {
+        if (!(t.git_patch = malloc(src->git_patch_len + 1)))
+            bad = 1;
+        else {
+            memcpy(t.git_patch, src->git_patch, src->git_patch_len);
+            t.git_patch[src->git_patch_len] = 0;
+            t.git_patch_len = src->git_patch_len;
+        }
+    }
     t.exclude = NULL;
     t.n_exclude = 0;
     if (src->n_exclude > 0 && src->exclude) {
@@ -152,7 +172,9 @@ static int s_job_out(Whittle__JobSpec *o, const wh_job_spec_t *j)
         !s_str_ok(j->test_file) || !s_str_ok(j->test) || !s_str_ok(j->setup_cmd) ||
         !s_str_ok(j->build_cmd) || !s_str_ok(j->run_cmd) || !s_str_ok(j->framework) ||
         !s_str_ok(j->failure_regex) || !s_str_ok(j->pass_regex) || !s_str_ok(j->reference) ||
-        !s_str_ok(j->message_continuation))
+        !s_str_ok(j->message_continuation) || !s_str_ok(j->git_url) || !s_str_ok(j->git_rev) ||
+        !s_str_ok(j->git_subdir) || !s_str_ok(j->git_reference) ||
+        j->git_patch_len > WH_WIRE_MAX_PATCH)
         return WH_ETOOBIG;
     if (j->n_exclude < 0 || (j->n_exclude > 0 && !j->exclude))
         return WH_EINVAL;
@@ -190,6 +212,15 @@ static int s_job_out(Whittle__JobSpec *o, const wh_job_spec_t *j)
     o->message_continuation = S_W(j->message_continuation);
     o->has_pass_on_exit0 = 1;
     o->pass_on_exit0 = j->pass_on_exit0 != 0;
+    o->git_url = S_W(j->git_url);
+    o->git_rev = S_W(j->git_rev);
+    o->git_subdir = S_W(j->git_subdir);
+    o->git_reference = S_W(j->git_reference);
+    if (j->git_patch) {
+        o->has_git_patch = 1;
+        o->git_patch.data = j->git_patch;
+        o->git_patch.len = j->git_patch_len;
+    }
     o->n_exclude = (size_t)j->n_exclude;
     o->exclude = j->exclude;
     return 0;
@@ -683,6 +714,12 @@ static void s_job_in(s_dec_t *d, wh_job_spec_t *j, const Whittle__JobSpec *o)
     j->keep_fault = o->keep_fault != 0;
     j->message_continuation = s_str_in(d, o->message_continuation, "job.message_continuation");
     j->pass_on_exit0 = o->pass_on_exit0 != 0;
+    j->git_url = s_str_in(d, o->git_url, "job.git_url");
+    j->git_rev = s_str_in(d, o->git_rev, "job.git_rev");
+    j->git_subdir = s_str_in(d, o->git_subdir, "job.git_subdir");
+    j->git_reference = s_str_in(d, o->git_reference, "job.git_reference");
+    j->git_patch = s_bytes_in(d, o->has_git_patch, &o->git_patch, WH_WIRE_MAX_PATCH,
+                              "job.git_patch", &j->git_patch_len);
     if (o->n_exclude > WH_WIRE_MAX_EXCLUDE) {
         s_fail(d, WH_ETOOBIG, "job.exclude has %zu entries (cap %d)", o->n_exclude,
                WH_WIRE_MAX_EXCLUDE);

@@ -23,6 +23,7 @@
 #define WH_WIRE_MAX_FRAME (16u << 20)     /* whole envelope */
 #define WH_WIRE_MAX_CONTENT (8u << 20)    /* candidate test file */
 #define WH_WIRE_MAX_REPORT (4u << 20)     /* a report sent back */
+#define WH_WIRE_MAX_PATCH (1u << 20)      /* a git snapshot's uncommitted changes */
 #define WH_WIRE_MAX_STRING (64u << 10)    /* any other string field */
 #define WH_WIRE_MAX_IDENT 256
 
@@ -63,6 +64,13 @@ typedef struct {
     int keep_fault;        /* Preserved also requires passing on the reference */
     char *message_continuation; /* console preset */
     int pass_on_exit0;     /* console readers: exit 0 without a failure is a pass */
+    /* A project that travels as a git snapshot (common/wh_snapshot.h): the
+     * node checks out git_rev of git_url, applies git_patch, and uses
+     * git_subdir of it as the project (and git_reference, exported, as the
+     * reference) instead of the paths above. NULL url: no snapshot. */
+    char *git_url, *git_rev, *git_subdir, *git_reference;
+    uint8_t *git_patch;
+    size_t git_patch_len;
 } wh_job_spec_t;
 
 typedef struct {
