@@ -136,6 +136,13 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "Leaves files matching GLOB (a name anywhere, or a path from the project root when it "
      "holds '/') out of the job's identity, so they do not miss the cache; may be given more "
      "than once."},
+    {WH_CLI_REDUCE, "snapshot", 0, "git|none",
+     "With --cluster: git sends the project as a git snapshot (a commit the remote has plus a "
+     "patch of the uncommitted changes to tracked files), so the coordinator and the nodes "
+     "need no shared filesystem; none (default) sends its path."},
+    {WH_CLI_REDUCE, "git-url", 0, "URL",
+     "With --snapshot git: where the coordinator and the nodes fetch the commit (default: the "
+     "project's origin remote)."},
     {WH_CLI_REDUCE, "verbose", 'v', NULL, "Prints every candidate (repeat for more)."},
 
     /* inspect (and reduce) */

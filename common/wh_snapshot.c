@@ -227,17 +227,16 @@ static int s_archive(const char *mirror, const char *rev, const char *dir)
     return rc;
 }
 
-/* Applies patch to the files of dir (not a repository: the mirror is only
- * the git dir that makes `git apply` take dir as its work tree). */
+/* Applies patch to the files of dir, which is not a repository: git runs
+ * in dir with the mirror as its explicit git dir, so it neither looks for
+ * a repository above dir nor takes paths relative to one. */
 static int s_apply(const char *mirror, const char *dir, const char *patch_path)
 {
     char *gd = wh_strdup_printf("--git-dir=%s", mirror);
-    char *wt = wh_strdup_printf("--work-tree=%s", dir);
-    const char *argv[] = {"git", gd, wt, "apply", "--binary", "--whitespace=nowarn", patch_path,
-                          NULL};
-    int rc = gd && wt && wh_spawn_run(argv, NULL, NULL, 0) == 0 ? 0 : -1;
+    const char *argv[] = {"git", "-C", dir, gd, "apply", "--binary", "--whitespace=nowarn",
+                          patch_path, NULL};
+    int rc = gd && wh_spawn_run(argv, NULL, NULL, 0) == 0 ? 0 : -1;
     free(gd);
-    free(wt);
     return rc;
 }
 
@@ -282,9 +281,13 @@ out:
 static int s_tree(const char *root, const char *url, const char *rev, const uint8_t *patch,
                   size_t plen, const char *name, const char *subdir, char **out, char **err)
 {
-    char *dir = wh_strdup_printf("%s/trees/%s", root, name);
-    if (!dir)
+    char *aroot = wh_abspath(root); /* git runs with -C: every path absolute */
+    char *dir = aroot ? wh_strdup_printf("%s/trees/%s", aroot, name) : NULL;
+    if (!dir) {
+        free(aroot);
         return s_fail(err, NULL);
+    }
+    root = aroot;
     int rc = 0;
     if (!wh_is_dir(dir)) {
         int fd = s_lock(root, err);
@@ -310,6 +313,7 @@ static int s_tree(const char *root, const char *url, const char *rev, const uint
         }
     }
     free(dir);
+    free(aroot);
     return rc;
 }
 

@@ -61,6 +61,10 @@ int wh_cache_drop(wh_cache_t *c, const char *key);
  * (read at open) changes that interval. Connect and command timeouts are
  * 1 s. Redis key layout: see the top of cache.c. */
 const char *wh_cache_describe(const wh_cache_t *c);
+/* The default folder: $WHITTLE_CACHE_DIR, $XDG_CACHE_HOME/whittle or
+ * ~/.cache/whittle (malloc'ed; NULL when none can be named). The
+ * coordinator keeps its snapshots under it too. */
+char *wh_cache_default_dir(void);
 /* spec with any password in a redis:// URL replaced by "***" (malloc'ed;
  * NULL for NULL): what may be printed or written to a run record. */
 char *wh_cache_spec_masked(const char *spec);

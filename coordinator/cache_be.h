@@ -40,9 +40,6 @@ int wh_cache_storable(wh_verdict_t v);
 int wh_cache_key_parse_n(const char *hex, uint8_t out[WH_CACHE_KEY_BYTES]);
 /* 64 lower-case hex chars and a terminator. */
 void wh_cache_key_hex(const uint8_t key[WH_CACHE_KEY_BYTES], char out[2 * WH_CACHE_KEY_BYTES + 1]);
-/* The default folder: $WHITTLE_CACHE_DIR, $XDG_CACHE_HOME/whittle or
- * ~/.cache/whittle (malloc'ed; NULL when none can be named). */
-char *wh_cache_default_dir(void);
 
 /* The memory and embedded back end (cache_embedded.c). */
 typedef struct wh_cache_emb wh_cache_emb_t;

@@ -22,6 +22,7 @@
 #include "cache.h"
 #include "cli.h"
 #include "job.h"
+#include "jobsnap.h"
 #include "metrics.h"
 #include "pool.h"
 #include "reduce.h"
@@ -85,10 +86,27 @@ static void s_reply_final(s_self_t *self, const void *ident, size_t ilen, uint64
     wh_pool_reply(self->pool, ident, ilen, &m);
 }
 
+/* A job whose project is a git snapshot is checked out here first (under
+ * the cache folder's snapshots/), then validated like any other. */
+static int s_prepare_snapshot(wh_job_t *j, char **err)
+{
+    char *base = wh_cache_default_dir();
+    char *root = base ? wh_path_join(base, "snapshots") : NULL;
+    int rc = root ? wh_job_snapshot_local(j, root, err) : -1;
+    if (!root && !*err)
+        *err = strdup("no folder for snapshots: set WHITTLE_CACHE_DIR or HOME");
+    free(base);
+    free(root);
+    if (rc == 0 && (rc = wh_job_validate(j, err)) == 0)
+        wh_job_guess_includes(j);
+    return rc;
+}
+
 static void *s_prepare_main(void *arg)
 {
     s_pending_t *pd = arg;
-    pd->r = wh_reduction_prepare(&pd->job, 1, &pd->err);
+    if (!pd->job.git_url || s_prepare_snapshot(&pd->job, &pd->err) == 0)
+        pd->r = wh_reduction_prepare(&pd->job, 1, &pd->err);
     atomic_store(&pd->done, 1);
     return NULL;
 }
@@ -132,9 +150,9 @@ static void s_on_other(void *ctx, const void *ident, size_t ilen, wh_msg_t *m)
     if (!o)
         err = strdup("submitted job is not valid JSON");
     else if (wh_job_from_json(&pd->job, o, &err) == 0 &&
-             wh_job_place_runs(&pd->job, self->runs, &err) == 0 &&
+             wh_job_place_runs(&pd->job, self->runs, &err) == 0 && !pd->job.git_url &&
              wh_job_validate(&pd->job, &err) == 0)
-        wh_job_guess_includes(&pd->job);
+        wh_job_guess_includes(&pd->job); /* a snapshot: on the preparing thread */
     json_decref(o);
     memcpy(pd->ident, ident, ilen);
     pd->ident_len = ilen;

@@ -16,6 +16,7 @@
 #include "framework.h"
 #include "fw_detect.h"
 #include "wh_spawn.h"
+#include "jobsnap.h"
 #include "wire.h"
 
 /* A test file travels whole in every candidate message. */
@@ -56,6 +57,7 @@ void wh_job_clear(wh_job_t *j)
     for (int i = 0; i < j->nignore; i++)
         free(j->ignore[i]);
     free(j->ignore);
+    wh_job_git_clear(j);
     memset(j, 0, sizeof *j);
 }
 
@@ -87,6 +89,7 @@ int wh_job_copy(wh_job_t *d, const wh_job_t *src)
     d->nignore = 0;
     for (int i = 0; i < src->nignore && !bad; i++)
         bad |= wh_job_add_ignore(d, src->ignore[i]) != 0;
+    bad |= wh_job_git_copy(d, src) != 0;
     if (bad) {
         wh_job_clear(d);
         return WH_ENOMEM;
@@ -286,7 +289,8 @@ int wh_job_validate(wh_job_t *j, char **err)
     if (j->flaky_ok < 0 || (j->flaky_ok && j->flaky_ok > (j->repeat > 1 ? j->repeat : 1)))
         return s_fail(err, wh_strdup_printf("--flaky-ok %d must be between 1 and --repeat (%d)",
                                             j->flaky_ok, j->repeat > 1 ? j->repeat : 1));
-    if (j->reference) {
+    /* A snapshot's reference is a commit id the coordinator exports. */
+    if (j->reference && !(j->git_url && !wh_is_dir(j->reference))) {
         int rc = s_resolve_reference(j, err);
         if (rc)
             return rc;
@@ -443,7 +447,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         "compdb", "jobs", "cache", "failure_regex", "pass_regex", "message_continuation",
         "pass_on_exit0", "repeat", "flaky_ok",
         "reference", "keep_fault", "no_keep_fault", "speculate", "allow_parse_errors", "precheck",
-        "ignore", NULL};
+        "ignore", "git", NULL};
     json_object_foreach(o, k, v) {
         int ok = 0;
         for (int i = 0; known[i]; i++)
@@ -468,6 +472,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
     rc = rc ? rc : s_get_str(o, "pass_regex", &j->pass_regex, err);
     rc = rc ? rc : s_get_str(o, "message_continuation", &j->message_continuation, err);
     rc = rc ? rc : s_get_str(o, "reference", &j->reference, err);
+    rc = rc ? rc : wh_job_git_from_json(j, json_object_get(o, "git"), err);
     rc = rc ? rc : s_get_ms(o, "build_timeout", &j->build_timeout_ms, err);
     rc = rc ? rc : s_get_ms(o, "test_timeout", &j->test_timeout_ms, err);
     rc = rc ? rc : s_get_ms(o, "setup_timeout", &j->setup_timeout_ms, err);
@@ -588,6 +593,7 @@ char *wh_job_to_json(const wh_job_t *j)
     S("message_continuation", j->message_continuation);
     S("reference", j->reference);
 #undef S
+    wh_job_git_to_json(j, o);
     if (j->repeat)
         json_object_set_new(o, "repeat", json_integer(j->repeat));
     if (j->flaky_ok)

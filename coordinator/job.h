@@ -48,6 +48,11 @@ typedef struct {
     char **ignore;        /* --ignore GLOB (repeatable): left out of the job identity */
     int nignore;
     int verbose;
+    int snapshot;         /* --snapshot git: the client makes one (reduce --cluster) */
+    /* The project as a git snapshot (jobsnap.h; NULL git_url: a path). */
+    char *git_url, *git_rev, *git_subdir, *git_reference;
+    uint8_t *git_patch;
+    size_t git_patch_len;
 } wh_job_t;
 
 void wh_job_init(wh_job_t *j);

@@ -1928,6 +1928,13 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     spec.repeat = (uint32_t)r->job.repeat;
     spec.flaky_ok = (uint32_t)r->job.flaky_ok;
     spec.reference = r->job.reference;
+    /* A snapshot: nodes check it out themselves (the paths above are ours). */
+    spec.git_url = r->job.git_url;
+    spec.git_rev = r->job.git_rev;
+    spec.git_subdir = r->job.git_subdir;
+    spec.git_reference = r->job.git_reference;
+    spec.git_patch = r->job.git_patch;
+    spec.git_patch_len = r->job.git_patch_len;
     spec.keep_fault = r->job.keep_fault;
     char *ex[1] = {r->job.out};
     spec.exclude = ex;

@@ -19,6 +19,7 @@
 #include "cli.h"
 #include "framework.h"
 #include "job.h"
+#include "jobsnap.h"
 #include "pool.h"
 #include "reduce.h"
 #include "group.h"
@@ -368,6 +369,18 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
                 return s_die(1, "out of memory");
             continue;
         }
+        if (wh_cli_is(&c, "snapshot")) {
+            if (strcmp(c.arg, "git") && strcmp(c.arg, "none"))
+                return s_die(2, "--snapshot wants git or none, not '%s'", c.arg);
+            j->snapshot = !strcmp(c.arg, "git");
+            continue;
+        }
+        if (wh_cli_is(&c, "git-url")) {
+            free(j->git_url);
+            j->git_url = strdup(c.arg);
+            j->snapshot = 1;
+            continue;
+        }
         if (s_reduce_string(&c, j) || s_auth_take(&c) || s_reduce_flag(&c, j))
             continue;
         int took = s_reduce_choice(&c, j);
@@ -617,6 +630,22 @@ static int s_reduce(int argc, char **argv)
     /* A cluster keeps run folders under its own --runs folder: --out goes
      * there as typed (a relative name), never resolved here. */
     char *typed_out = cluster && j.out ? strdup(j.out) : NULL;
+    if (j.snapshot && !cluster) {
+        code = s_die(2, "--snapshot git is for --cluster (the embedded run reads the project itself)");
+        goto out;
+    }
+    if (j.snapshot) {
+        char *url = j.git_url; /* --git-url, or NULL: the origin remote */
+        j.git_url = NULL;
+        int rc = wh_job_snapshot_make(&j, url, &err);
+        free(url);
+        if (rc) {
+            code = s_die(2, "%s", err);
+            goto out;
+        }
+        printf("snapshot: %s at %.12s + %zu bytes of changes\n", j.git_url, j.git_rev,
+               j.git_patch_len);
+    }
     if (wh_job_validate(&j, &err)) {
         code = s_die(2, "%s", err);
         free(typed_out);

@@ -21,6 +21,7 @@
 #include "framework.h"
 #include "oracle.h"
 #include "runner.h"
+#include "snapfetch.h"
 #include "taint.h"
 #include "wh_common.h"
 #include "warmup.h"
@@ -1077,6 +1078,37 @@ static int s_taint_run(s_runs_t *x, wh_eval_result_t *er, const wh_fp_t *ref)
 
 /* ---- slot thread ---- */
 
+static void s_tick_hb(void *arg)
+{
+    s_heartbeat_if_due(arg);
+}
+
+/* Points a job that travels as a git snapshot at this node's checkout of
+ * it. When this node cannot get it (no route to the URL, a bad patch) the
+ * candidate or warm-up is answered with an infrastructure fault, so the
+ * coordinator tries another node. 0, or -1 when answered. */
+static int s_localize(s_slot_t *s, wh_msg_t *m)
+{
+    char *err = NULL;
+    if (wh_snapfetch(s->node->workdir, &m->job, s_tick_hb, s, &err) == 0)
+        return 0;
+    wh_warn("slot %d: snapshot of %s: %s", s->index, m->job.git_url, err);
+    if (m->type == WH_MSG_WARM) {
+        s_send_warmed(s, m->job.job_id, 0, WH_ETAINT, NULL, err, 1);
+    } else {
+        wh_msg_t v = {0};
+        v.type = WH_MSG_VERDICT;
+        v.job.job_id = m->job.job_id;
+        v.cand_id = m->cand_id;
+        v.verdict = WH_V_INFRA_ERROR;
+        v.code = WH_ETAINT;
+        v.detail = err;
+        s_send(s, &v);
+    }
+    free(err);
+    return -1;
+}
+
 static void *s_slot_main(void *arg)
 {
     s_slot_t *s = arg;
@@ -1097,7 +1129,10 @@ static void *s_slot_main(void *arg)
             if (rc == 0) {
                 s->last_rx = wh_now_ms();
                 s->backoff_ms = 1000;
-                if (m.type == WH_MSG_EVALUATE)
+                if ((m.type == WH_MSG_EVALUATE || m.type == WH_MSG_WARM) && m.job.git_url &&
+                    s_localize(s, &m) != 0)
+                    ; /* answered: this node cannot get the snapshot */
+                else if (m.type == WH_MSG_EVALUATE)
                     s_evaluate(s, &m);
                 else if (m.type == WH_MSG_WARM)
                     s_warm(s, &m);

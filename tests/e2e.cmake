@@ -26,3 +26,9 @@ foreach(t node_runas submit_guard)
     ENVIRONMENT "WH_SOURCE_DIR=${PROJECT_SOURCE_DIR};WH_BINARY_DIR=${PROJECT_BINARY_DIR}"
     TIMEOUT 900 LABELS e2e SKIP_RETURN_CODE 77)
 endforeach()
+
+# No shared filesystem: git snapshots into mount namespaces that hide the project.
+add_test(NAME e2e_snapshot COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/snapshot.sh)
+set_tests_properties(e2e_snapshot PROPERTIES
+  ENVIRONMENT "WH_SOURCE_DIR=${PROJECT_SOURCE_DIR};WH_BINARY_DIR=${PROJECT_BINARY_DIR}"
+  TIMEOUT 600 LABELS e2e SKIP_RETURN_CODE 77)
