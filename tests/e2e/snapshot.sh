@@ -48,14 +48,14 @@ REF=$(run_dir "$T/ref")
 hide="mount -t tmpfs none '$T/client' && mount -t tmpfs none '$T/srv'"
 EP="tcp://127.0.0.1:$(free_port)"
 mkdir -p "$T/coordstate" "$T/runs"
-unshare -m sh -c "$hide && exec env WHITTLE_CACHE_DIR='$T/coordstate' '$B/coordinator/whittle-coordinator' --bind '$EP' --cache memory: --insecure -v" > "$T/coord.log" 2>&1 &
+unshare -m sh -c "$hide && exec env WHITTLE_CACHE_DIR='$T/coordstate' '$B/coordinator/whittle-coordinator' --runs '$T/runs' --bind '$EP' --cache memory: --insecure -v" > "$T/coord.log" 2>&1 &
 PIDS+=($!)
 unshare -m sh -c "$hide && exec '$B/node/whittle-node' --connect '$EP' --slots 2 --workdir '$T/node' --id n1 --insecure" > "$T/node.log" 2>&1 &
 PIDS+=($!)
 for _ in $(seq 1 50); do "$WHITTLE" status --cluster "$EP" --insecure 2>/dev/null | grep -q "slots: 2" && break; sleep 0.1; done
 unshare -m sh -c "$hide && test ! -e '$P/Makefile'" && pass "the namespaces hide the project" || fail "project visible in the namespace"
 
-"$WHITTLE" reduce --cluster "$EP" --insecure --snapshot git "${args[@]}" --out "$T/runs/s1" > "$T/s1.out" 2>&1 || { cat "$T/s1.out"; tail -20 "$T/coord.log"; fail "snapshot run"; }
+"$WHITTLE" reduce --cluster "$EP" --insecure --snapshot git "${args[@]}" --out s1 > "$T/s1.out" 2>&1 || { cat "$T/s1.out"; tail -20 "$T/coord.log"; fail "snapshot run"; }
 grep -q "^snapshot: $URL at [0-9a-f]\{12\} + [1-9][0-9]* bytes of changes$" "$T/s1.out" && pass "client says what travels" || fail "no snapshot line: $(head -3 "$T/s1.out")"
 R=$(run_dir "$T/runs/s1")
 check_eq "snapshot run: reduced test" "$(cat "$R/reduced.c" 2>/dev/null)" "$(cat "$REF/reduced.c")"
@@ -70,7 +70,7 @@ check_eq "node's tree holds the uncommitted change" "$(sha256sum < "$tree/tests/
 # A local commit the remote does not have.
 (cd "$P" && g commit -qam "local only") || fail "local commit"
 git -C "$P" branch -q --unset-upstream 2>/dev/null
-out=$("$WHITTLE" reduce --cluster "$EP" --insecure --snapshot git "${args[@]}" --out "$T/runs/s2" 2>&1); rc=$?
+out=$("$WHITTLE" reduce --cluster "$EP" --insecure --snapshot git "${args[@]}" --out s2 2>&1); rc=$?
 [ "$rc" -ne 0 ] && pass "unpushed commit: exit $rc" || fail "unpushed commit accepted"
 sha=$(git -C "$P" rev-parse HEAD)
 echo "$out" | grep -q "commit $sha is not in $URL" && pass "unpushed commit named" || fail "message: $out"
