@@ -209,6 +209,14 @@ int wh_cli_next(wh_cli_t *c)
             c->pos[c->npos++] = optarg;
             continue;
         }
+        if (code == '?' && optopt >= S_VAL_BASE && optopt < S_VAL_BASE + c->nrows) {
+            /* A flag given "=value" (getopt_long names the flag in optopt). */
+            char nm[80];
+            snprintf(nm, sizeof nm, "--%s", c->rows[optopt - S_VAL_BASE]->name);
+            return s_exact(c, av, at, optopt - S_VAL_BASE)
+                       ? s_error(c, "%s takes no value (got '%s')", nm, av[at])
+                       : s_unknown(c, av[at]);
+        }
         if (code == '?')
             return optopt ? s_unknown(c, (char[]){'-', (char)optopt, 0}) : s_unknown(c, av[optind - 1]);
         int row = s_row_of(c, code == ':' ? optopt : code);

@@ -42,8 +42,12 @@ enum {
     WH_CLI_MAIN = 1u << 9,  /* `whittle` with no command */
     WH_CLI_COORD = 1u << 10, /* whittle-coordinator */
     WH_CLI_NODE = 1u << 11,  /* whittle-node */
-    WH_CLI_ALL = (1u << 12) - 1,
 };
+#define WH_CLI_ALL 0xffffffffu /* every command, those added later too */
+/* A new command: a bit above, a row in wh_cli_cmds (cli_table.c), its
+ * options as rows of wh_cli_opts, and a handler that walks them with
+ * wh_cli_next / wh_cli_is. e2e_cli then checks its --help, man page and
+ * completion. */
 
 /* One command of one program. */
 typedef struct {
