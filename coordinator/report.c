@@ -502,6 +502,8 @@ static void s_diff(wh_buf_t *b, const char *diff)
 
 static int s_sweep_of(const s_run_t *run, int cand)
 {
+    if (cand >= 1 && cand <= run->nrows && run->rows[cand - 1].id == cand)
+        return run->rows[cand - 1].sweep; /* rows are numbered 1.. in order */
     for (int i = 0; i < run->nrows; i++)
         if (run->rows[i].id == cand)
             return run->rows[i].sweep;
@@ -669,8 +671,8 @@ static void s_cand_mark(wh_buf_t *b, const s_row_t *r, double scale, int y)
 }
 
 /* Lane k at height y: its label (cut, all of it in the tooltip) and its
- * candidates. */
-static void s_lane(wh_buf_t *b, const s_run_t *run, const char **lanes, int nl, int k,
+ * candidates (in[i]: the lane of row i). */
+static void s_lane(wh_buf_t *b, const s_run_t *run, const char **lanes, const int *in, int k,
                    double scale, int y)
 {
     wh_buf_puts(b, "<g class=\"slot\" data-slot=\"");
@@ -687,7 +689,7 @@ static void s_lane(wh_buf_t *b, const s_run_t *run, const char **lanes, int nl, 
     s_esc_n(b, lanes[k], cut);
     wh_buf_puts(b, len > S_TL_LABEL ? "&#8230;</text>" : "</text>");
     for (int i = 0; i < run->nrows; i++)
-        if (s_lane_of(&run->rows[i], lanes, nl) == k)
+        if (in[i] == k)
             s_cand_mark(b, &run->rows[i], scale, y);
     wh_buf_puts(b, "</g>");
 }
@@ -744,8 +746,12 @@ static void s_timeline(wh_buf_t *b, const s_run_t *run)
                      "role=\"img\" aria-label=\"candidates per slot over time\">",
                   S_TL_W, top + h + 22);
     s_axis(b, tmax, scale, top, h);
-    for (int k = 0; k < nl; k++)
-        s_lane(b, run, lanes, nl, k, scale, top + k * S_TL_LANE);
+    int *in = calloc((size_t)run->nrows + 1, sizeof *in);
+    for (int i = 0; in && i < run->nrows; i++)
+        in[i] = s_lane_of(&run->rows[i], lanes, nl);
+    for (int k = 0; in && k < nl; k++)
+        s_lane(b, run, lanes, in, k, scale, top + k * S_TL_LANE);
+    free(in);
     s_phases(b, run, tmax, scale, top, h); /* over the empty lanes */
     wh_buf_puts(b, "</svg><div class=\"legend\"><span><span class=\"sw buildsw\"></span>build"
                    "</span><span><span class=\"sw Preserved\"></span>run: Preserved</span>"
