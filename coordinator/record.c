@@ -17,6 +17,7 @@ struct wh_record {
     char *dir;
     FILE *log;
     FILE *csv;
+    FILE *judged;
 };
 
 static char *s_safe_name(const char *test)
@@ -89,10 +90,13 @@ wh_record_t *wh_record_open(const char *out, const char *test, char **err)
     p = wh_path_join(r->dir, "candidates.csv");
     r->csv = fopen(p, "w");
     free(p);
+    p = wh_path_join(r->dir, "judged.csv");
+    r->judged = fopen(p, "w");
+    free(p);
     p = wh_path_join(r->dir, "reports");
     wh_mkdir_p(p);
     free(p);
-    if (!r->log || !r->csv) {
+    if (!r->log || !r->csv || !r->judged) {
         *err = wh_strdup_printf("cannot write the run record in '%s'", r->dir);
         wh_record_close(&r);
         return NULL;
@@ -100,6 +104,8 @@ wh_record_t *wh_record_open(const char *out, const char *test, char **err)
     fprintf(r->csv, "candidate,sweep,level,kept,total,verdict,cached,node,ms,report,runs,key,infra,"
             "predicted,precheck,build_ms,test_ms,end_ms\n");
     fflush(r->csv);
+    fprintf(r->judged, "eval,kind,slot,verdict,build_ms,test_ms,end_ms\n");
+    fflush(r->judged);
     return r;
 }
 
@@ -112,6 +118,8 @@ void wh_record_close(wh_record_t **rp)
         fclose(r->log);
     if (r->csv)
         fclose(r->csv);
+    if (r->judged)
+        fclose(r->judged);
     free(r->dir);
     free(r);
     *rp = NULL;
@@ -169,6 +177,16 @@ void wh_record_candidate(wh_record_t *r, const wh_cand_row_t *c)
     if (c->infra)
         fprintf(r->log, "           infra: judged after infrastructure faults: %s\n", c->infra);
     fflush(r->log);
+}
+
+void wh_record_judged(wh_record_t *r, const wh_judged_row_t *j)
+{
+    fprintf(r->judged, "%llu,%s,", (unsigned long long)j->eval, j->kind ? j->kind : "");
+    s_csv_field(r->judged, j->slot);
+    fprintf(r->judged, ",%s,%llu,%llu,%llu\n", j->verdict ? j->verdict : "",
+            (unsigned long long)j->build_ms, (unsigned long long)j->test_ms,
+            (unsigned long long)j->end_ms);
+    fflush(r->judged);
 }
 
 int wh_record_file(wh_record_t *r, const char *name, const void *data, size_t len)

@@ -1,7 +1,7 @@
 /*
  * record — the run folder (DESIGN.md, "Run record"): one folder per run
  * holding original/reduced snapshots, fingerprint.json, run.log,
- * candidates.csv, tree.json, summary.txt, summary.json and reports/ (the
+ * candidates.csv, judged.csv, tree.json, summary.txt, summary.json and reports/ (the
  * page made from them is report.h's). Everything is
  * written as it happens (run.log and candidates.csv are appended and
  * flushed per candidate), so a run that stops part-way keeps its record.
@@ -38,6 +38,18 @@ typedef struct {
     uint64_t build_ms, test_ms, end_ms;
 } wh_cand_row_t;
 
+/* One answer a slot gave during the run, for the timeline (judged.csv):
+ * candidates of the walk and those judged in parallel or ahead, and the
+ * original, verify and reference runs. Borrowed strings. */
+typedef struct {
+    uint64_t eval;       /* the task's id (reports/eNNNN.report) */
+    const char *kind;    /* "original", "candidate", "ahead", "verify", "reference" */
+    const char *slot;
+    const char *verdict; /* wh_verdict_name; "InfraError" when the slot could not
+                            judge; "fingerprinted" for an original's run */
+    uint64_t build_ms, test_ms, end_ms; /* end_ms: when it came, since the run began */
+} wh_judged_row_t;
+
 /* Creates OUT/<test>-<yyyymmdd-hhmmss>[-k]/. */
 wh_record_t *wh_record_open(const char *out, const char *test, char **err);
 void wh_record_close(wh_record_t **r);
@@ -45,6 +57,7 @@ const char *wh_record_dir(const wh_record_t *r);
 
 void wh_record_log(wh_record_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 void wh_record_candidate(wh_record_t *r, const wh_cand_row_t *row);
+void wh_record_judged(wh_record_t *r, const wh_judged_row_t *j);
 /* Writes name (relative to the run folder; folders created) atomically. */
 int wh_record_file(wh_record_t *r, const char *name, const void *data, size_t len);
 

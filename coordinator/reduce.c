@@ -1561,9 +1561,31 @@ static void s_on_candidate(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, co
     }
 }
 
+/* judged.csv: every answer a slot gave, whatever it was for. */
+static void s_note_judged(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *worker)
+{
+    int ahead = 0;
+    for (int k = 0; k < r->nspec; k++)
+        ahead |= r->spec[k].id == id;
+    wh_judged_row_t j = {
+        .eval = id, .slot = worker ? worker : "-",
+        .kind = id == r->baseline_id ? "original" : id == r->refcheck_id ? "reference"
+              : id == r->verify_id   ? "verify"   : ahead               ? "ahead"
+                                                                        : "candidate",
+        .verdict = m->code ? "InfraError"
+                   : m->verdict >= 1 && m->verdict < WH_V_COUNT
+                       ? wh_verdict_name((wh_verdict_t)m->verdict)
+                       : "fingerprinted", /* the original's run gives no verdict */
+        .build_ms = m->build_ms, .test_ms = m->test_ms, .end_ms = wh_now_ms() - r->t0,
+    };
+    if (r->rec)
+        wh_record_judged(r->rec, &j);
+}
+
 static void s_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *worker)
 {
     wh_reduction_t *r = ctx;
+    s_note_judged(r, id, m, worker);
     if (r->state == S_BASELINE && id == r->baseline_id) {
         s_on_baseline(r, m);
         return;

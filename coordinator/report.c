@@ -18,20 +18,25 @@
 #define S_CAP_LOG (8u << 20)
 #define S_MAX_ROWS 200000
 
-/* One row of candidates.csv. */
+/* One row of candidates.csv or of judged.csv (eval and kind set). */
 typedef struct {
     int id, sweep, level, kept, total, cached, predicted;
     char verdict[24];
     char node[96];
-    uint64_t ms, build_ms, test_ms, end_ms;
+    char kind[16];
+    uint64_t eval, ms, build_ms, test_ms, end_ms;
 } s_row_t;
 
 typedef struct {
     const char *dir;
     json_t *sum;      /* summary.json, or NULL: the run did not finish */
     json_t *tree;     /* tree.json, or NULL */
-    s_row_t *rows;
+    s_row_t *rows;    /* candidates.csv */
     int nrows;
+    s_row_t *marks;   /* the timeline's: judged.csv and the cached and predicted
+                         candidates; without judged.csv, the candidates */
+    int nmarks;
+    int judged;       /* the marks come from judged.csv */
     char *diff;       /* reduced.diff, or NULL */
     char *log;        /* run.log, or NULL */
 } s_run_t;
@@ -79,7 +84,8 @@ static const char *s_vclass(const char *v)
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (!strcmp(v, known[i]))
             return known[i];
-    return "other";
+    /* the original's run failed with the fingerprint: the same colour */
+    return !strcmp(v, "fingerprinted") ? "Preserved" : "other";
 }
 
 /* ---- reading the folder ---- */
@@ -140,7 +146,7 @@ static int s_csv_split(char *line, char **f, int max)
 }
 
 enum { C_ID, C_SWEEP, C_LEVEL, C_KEPT, C_TOTAL, C_VERDICT, C_CACHED, C_NODE, C_MS, C_PRED,
-       C_BUILD, C_TEST, C_END, C_N };
+       C_BUILD, C_TEST, C_END, C_EVAL, C_KIND, C_SLOT, C_N };
 
 /* The column of each field by header name (-1: absent): columns may be
  * added to the file without breaking the page. */
@@ -148,7 +154,8 @@ static void s_csv_columns(char *header, int *col)
 {
     static const char *const names[C_N] = {"candidate", "sweep", "level", "kept", "total",
                                            "verdict", "cached", "node", "ms", "predicted",
-                                           "build_ms", "test_ms", "end_ms"};
+                                           "build_ms", "test_ms", "end_ms", "eval", "kind",
+                                           "slot"};
     char *f[64];
     int n = s_csv_split(header, f, 64);
     for (int c = 0; c < C_N; c++) {
@@ -174,36 +181,70 @@ static void s_row_parse(s_row_t *r, char **f, int nf, const int *col)
     r->cached = atoi(s_field(f, nf, col, C_CACHED));
     r->predicted = atoi(s_field(f, nf, col, C_PRED));
     snprintf(r->verdict, sizeof r->verdict, "%s", s_field(f, nf, col, C_VERDICT));
-    snprintf(r->node, sizeof r->node, "%s", s_field(f, nf, col, C_NODE));
+    snprintf(r->node, sizeof r->node, "%s",
+             col[C_NODE] >= 0 ? s_field(f, nf, col, C_NODE) : s_field(f, nf, col, C_SLOT));
+    snprintf(r->kind, sizeof r->kind, "%s", s_field(f, nf, col, C_KIND));
+    r->eval = strtoull(s_field(f, nf, col, C_EVAL), NULL, 10);
     r->ms = strtoull(s_field(f, nf, col, C_MS), NULL, 10);
     r->build_ms = strtoull(s_field(f, nf, col, C_BUILD), NULL, 10);
     r->test_ms = strtoull(s_field(f, nf, col, C_TEST), NULL, 10);
     r->end_ms = strtoull(s_field(f, nf, col, C_END), NULL, 10);
 }
 
-static void s_read_rows(s_run_t *run)
+/* The rows of CSV file name (columns by header name); *n gets the count. */
+static s_row_t *s_read_rows(const char *dir, const char *name, int *n)
 {
-    char *csv = s_read(run->dir, "candidates.csv", S_CAP_CSV);
+    s_row_t *rows = NULL;
+    *n = 0;
+    char *csv = s_read(dir, name, S_CAP_CSV);
     if (!csv)
-        return;
+        return NULL;
     int col[C_N], cap = 0;
     char *save = NULL;
     char *line = strtok_r(csv, "\n", &save);
     if (line)
         s_csv_columns(line, col);
-    while (line && (line = strtok_r(NULL, "\n", &save)) && run->nrows < S_MAX_ROWS) {
+    while (line && (line = strtok_r(NULL, "\n", &save)) && *n < S_MAX_ROWS) {
         char *f[64];
         int nf = s_csv_split(line, f, 64);
-        if (run->nrows == cap) {
+        if (*n == cap) {
             cap = cap ? 2 * cap : 64;
-            s_row_t *nr = realloc(run->rows, (size_t)cap * sizeof *nr);
+            s_row_t *nr = realloc(rows, (size_t)cap * sizeof *nr);
             if (!nr)
                 break;
-            run->rows = nr;
+            rows = nr;
         }
-        s_row_parse(&run->rows[run->nrows++], f, nf, col);
+        s_row_parse(&rows[(*n)++], f, nf, col);
     }
     free(csv);
+    return rows;
+}
+
+/* The timeline's marks: every answer of a slot (judged.csv) and the
+ * candidates no slot judged (cached, predicted); the candidates alone for
+ * a folder without judged.csv. */
+static void s_read_marks(s_run_t *run)
+{
+    int nj = 0;
+    s_row_t *j = s_read_rows(run->dir, "judged.csv", &nj);
+    if (!j) {
+        run->marks = run->nrows ? malloc((size_t)run->nrows * sizeof *run->marks) : NULL;
+        if (run->marks)
+            memcpy(run->marks, run->rows, (size_t)run->nrows * sizeof *run->marks);
+        run->nmarks = run->marks ? run->nrows : 0;
+        return;
+    }
+    s_row_t *m = realloc(j, ((size_t)nj + (size_t)run->nrows + 1) * sizeof *m);
+    if (!m) {
+        free(j);
+        return;
+    }
+    for (int i = 0; i < run->nrows; i++)
+        if (run->rows[i].cached || run->rows[i].predicted)
+            m[nj++] = run->rows[i];
+    run->marks = m;
+    run->nmarks = nj;
+    run->judged = 1;
 }
 
 static void s_run_free(s_run_t *run)
@@ -211,6 +252,7 @@ static void s_run_free(s_run_t *run)
     json_decref(run->sum);
     json_decref(run->tree);
     free(run->rows);
+    free(run->marks);
     free(run->diff);
     free(run->log);
 }
@@ -258,6 +300,7 @@ static const char s_css[] =
     "svg .DifferentFailure{fill:var(--diff)}svg .BuildFailed{fill:var(--bf)}"
     "svg .TestMissing{fill:var(--miss)}svg .InfraError,svg .other{fill:var(--infra)}"
     "svg path{stroke:#fff;stroke-width:1}"
+    "svg g.run rect{stroke:#24292f;stroke-width:1.5}"
     "table.diff{border-collapse:collapse;width:100%;font-family:ui-monospace,Menlo,Consolas,"
     "'DejaVu Sans Mono',monospace;font-size:12.5px}"
     "table.diff td{padding:0 8px;white-space:pre-wrap;word-break:break-all}"
@@ -566,16 +609,16 @@ static void s_tree(wh_buf_t *b, const s_run_t *run)
 #define S_TL_W 1140     /* drawing width (the viewBox's) */
 #define S_TL_LEFT 150   /* lane labels */
 #define S_TL_LABEL 20   /* characters of a lane's name shown (all of it in its tooltip) */
-#define S_TL_LANE 24
+#define S_TL_LANE 30
 
 /* The lanes: every slot that judged a candidate, sorted, then "cache" and
  * "precheck" when some candidate was answered there. */
 static int s_lanes(const s_run_t *run, const char ***out)
 {
-    const char **l = calloc((size_t)run->nrows + 3, sizeof *l);
+    const char **l = calloc((size_t)run->nmarks + 3, sizeof *l);
     int n = 0, cached = 0, pred = 0;
-    for (int i = 0; l && i < run->nrows; i++) {
-        const s_row_t *r = &run->rows[i];
+    for (int i = 0; l && i < run->nmarks; i++) {
+        const s_row_t *r = &run->marks[i];
         if (r->cached) {
             cached = 1;
             continue;
@@ -641,23 +684,43 @@ static void s_axis(wh_buf_t *b, uint64_t tmax, double scale, int y0, int h)
 /* One candidate: a judged one is its build (light) then its run, coloured
  * by verdict; a cached or predicted one is a diamond where its round was
  * decided. The <title> is the tooltip. */
-static void s_cand_mark(wh_buf_t *b, const s_row_t *r, double scale, int y)
+/* The tooltip of a mark. */
+static void s_mark_title(wh_buf_t *b, const s_row_t *r)
 {
-    double end = S_TL_LEFT + (double)r->end_ms * scale;
-    const char *vc = s_vclass(r->verdict);
-    wh_buf_printf(b, "<g class=\"cand %s\" data-cand=\"%d\"><title>cand %d &#183; sweep %d level "
-                     "%d &#183; keep %d/%d &#183; ", r->cached ? "cached" : r->predicted ? "predicted"
-                                                                                      : "built",
-                  r->id, r->id, r->sweep, r->level, r->kept, r->total);
+    wh_buf_puts(b, "<title>");
+    if (r->kind[0]) {
+        wh_buf_printf(b, "e%04llu &#183; ", (unsigned long long)r->eval);
+        s_esc(b, r->kind);
+    } else {
+        wh_buf_printf(b, "cand %d &#183; sweep %d level %d &#183; keep %d/%d", r->id, r->sweep,
+                      r->level, r->kept, r->total);
+    }
+    wh_buf_puts(b, " &#183; ");
     s_esc(b, r->verdict);
     if (!r->cached && !r->predicted)
         wh_buf_printf(b, " &#183; build %llu ms, run %llu ms", (unsigned long long)r->build_ms,
                       (unsigned long long)r->test_ms);
     wh_buf_puts(b, r->cached ? " &#183; from the cache" : r->predicted ? " &#183; predicted, not built" : "");
     wh_buf_puts(b, "</title>");
+}
+
+/* One mark: a slot's answer is its build (light) then its run, coloured by
+ * verdict (outlined for the original, verify and reference runs); a cached
+ * or predicted candidate is a diamond where its round was decided. */
+static void s_cand_mark(wh_buf_t *b, const s_row_t *r, double scale, int y)
+{
+    double end = S_TL_LEFT + (double)r->end_ms * scale;
+    const char *vc = s_vclass(r->verdict);
+    int walk = !r->kind[0] || !strcmp(r->kind, "candidate") || !strcmp(r->kind, "ahead");
+    wh_buf_printf(b, "<g class=\"cand %s%s\" data-cand=\"%d\" data-kind=\"",
+                  r->cached ? "cached" : r->predicted ? "predicted" : "built", walk ? "" : " run",
+                  r->id);
+    s_esc(b, r->kind[0] ? r->kind : "candidate");
+    wh_buf_puts(b, "\">");
+    s_mark_title(b, r);
     if (r->cached || r->predicted) {
-        wh_buf_printf(b, "<path class=\"%s\" d=\"M%.1f %d l6 7 l-6 7 l-6 -7 z\"/></g>", vc, end,
-                      y + 5);
+        wh_buf_printf(b, "<path class=\"%s\" d=\"M%.1f %d l7 8 l-7 8 l-7 -8 z\"/></g>", vc, end,
+                      y + S_TL_LANE / 2 - 8);
         return;
     }
     uint64_t dur = r->build_ms + r->test_ms;
@@ -688,9 +751,9 @@ static void s_lane(wh_buf_t *b, const s_run_t *run, const char **lanes, const in
         cut--; /* not inside a UTF-8 sequence */
     s_esc_n(b, lanes[k], cut);
     wh_buf_puts(b, len > S_TL_LABEL ? "&#8230;</text>" : "</text>");
-    for (int i = 0; i < run->nrows; i++)
+    for (int i = 0; i < run->nmarks; i++)
         if (in[i] == k)
-            s_cand_mark(b, &run->rows[i], scale, y);
+            s_cand_mark(b, &run->marks[i], scale, y);
     wh_buf_puts(b, "</g>");
 }
 
@@ -700,8 +763,8 @@ static void s_lane(wh_buf_t *b, const s_run_t *run, const char **lanes, const in
 static void s_phases(wh_buf_t *b, const s_run_t *run, uint64_t tmax, double scale, int y0, int h)
 {
     uint64_t first = tmax, last = 0;
-    for (int i = 0; i < run->nrows; i++) {
-        const s_row_t *r = &run->rows[i];
+    for (int i = 0; i < run->nmarks; i++) {
+        const s_row_t *r = &run->marks[i];
         uint64_t d = r->build_ms + r->test_ms, st = r->end_ms > d ? r->end_ms - d : 0;
         first = st < first ? st : first;
         last = r->end_ms > last ? r->end_ms : last;
@@ -709,7 +772,8 @@ static void s_phases(wh_buf_t *b, const s_run_t *run, uint64_t tmax, double scal
     const struct {
         uint64_t from, to;
         const char *what;
-    } ph[2] = {{0, first, "original run, warm-up"}, {last, tmax, "verify"}};
+    } ph[2] = {{0, first, run->judged ? "warm-up" : "original run, warm-up"},
+               {last, tmax, run->judged ? "" : "verify"}};
     for (int k = 0; k < 2; k++) {
         double x = S_TL_LEFT + (double)ph[k].from * scale;
         double w = (double)(ph[k].to - ph[k].from) * scale;
@@ -717,7 +781,7 @@ static void s_phases(wh_buf_t *b, const s_run_t *run, uint64_t tmax, double scal
             continue;
         wh_buf_printf(b, "<g class=\"phase\"><rect x=\"%.1f\" y=\"%d\" width=\"%.1f\" "
                          "height=\"%d\" fill=\"#d0d7de\" fill-opacity=\"0.45\"/>", x, y0, w, h);
-        if (w > 90)
+        if (w > 90 && *ph[k].what)
             wh_buf_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\" "
                              "style=\"fill:#424a53;font-style:italic\">%s</text>",
                           x + w / 2, y0 + h / 2 + 4, ph[k].what);
@@ -736,9 +800,9 @@ static void s_timeline(wh_buf_t *b, const s_run_t *run)
         return;
     }
     uint64_t tmax = run->sum ? (uint64_t)s_jint(run->sum, "wall_ms") : 0;
-    for (int i = 0; i < run->nrows; i++)
-        if (run->rows[i].end_ms > tmax)
-            tmax = run->rows[i].end_ms;
+    for (int i = 0; i < run->nmarks; i++)
+        if (run->marks[i].end_ms > tmax)
+            tmax = run->marks[i].end_ms;
     tmax = tmax ? tmax : 1;
     double scale = (double)(S_TL_W - S_TL_LEFT - 12) / (double)tmax;
     int h = nl * S_TL_LANE, top = 4;
@@ -746,9 +810,9 @@ static void s_timeline(wh_buf_t *b, const s_run_t *run)
                      "role=\"img\" aria-label=\"candidates per slot over time\">",
                   S_TL_W, top + h + 22);
     s_axis(b, tmax, scale, top, h);
-    int *in = calloc((size_t)run->nrows + 1, sizeof *in);
-    for (int i = 0; in && i < run->nrows; i++)
-        in[i] = s_lane_of(&run->rows[i], lanes, nl);
+    int *in = calloc((size_t)run->nmarks + 1, sizeof *in);
+    for (int i = 0; in && i < run->nmarks; i++)
+        in[i] = s_lane_of(&run->marks[i], lanes, nl);
     for (int k = 0; in && k < nl; k++)
         s_lane(b, run, lanes, in, k, scale, top + k * S_TL_LANE);
     free(in);
@@ -759,12 +823,16 @@ static void s_timeline(wh_buf_t *b, const s_run_t *run)
                    "class=\"sw DifferentFailure\"></span>DifferentFailure</span><span><span "
                    "class=\"sw BuildFailed\"></span>BuildFailed</span><span><span class=\"sw "
                    "InfraError\"></span>InfraError</span><span>&#9670; cached or predicted: "
-                   "when its round was decided</span></div>");
-    wh_buf_printf(b, "<p class=\"sub\" style=\"margin:8px 0 0\">%d candidates in %d lanes; a "
+                   "when its round was decided</span>");
+    if (run->judged)
+        wh_buf_puts(b, "<span><span class=\"sw\" style=\"border:1.5px solid #24292f\"></span>"
+                       "the original, verify and reference runs</span>");
+    wh_buf_puts(b, "</div>");
+    wh_buf_printf(b, "<p class=\"sub\" style=\"margin:8px 0 0\">%d marks in %d lanes; a "
                      "bar ends when its verdict came and is as long as the slot's build and "
-                     "test.", run->nrows, nl);
+                     "test.", run->nmarks, nl);
     long long extra = run->sum ? s_jint(run->sum, "extra") : 0;
-    if (extra > 0)
+    if (extra > 0 && !run->judged)
         wh_buf_printf(b, " %lld more were judged in parallel (after a round's winner, or ahead "
                          "of their round) and are not drawn.", extra);
     wh_buf_puts(b, "</p></section>\n");
@@ -796,7 +864,8 @@ char *wh_report_html(const char *dir, char **err)
     run.tree = s_read_json(dir, "tree.json");
     run.diff = s_read(dir, "reduced.diff", S_CAP_DIFF);
     run.log = run.sum ? NULL : s_read(dir, "run.log", S_CAP_LOG);
-    s_read_rows(&run);
+    run.rows = s_read_rows(dir, "candidates.csv", &run.nrows);
+    s_read_marks(&run);
     if (!run.sum && !run.log && !run.nrows) {
         *err = wh_strdup_printf("'%s' is not a run folder: no summary.json, run.log or "
                                 "candidates.csv", dir);

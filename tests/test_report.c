@@ -144,6 +144,34 @@ static void test_escaping_and_self_contained(void)
     free(err);
 }
 
+/* With judged.csv the lanes hold every answer of a slot: the original,
+ * the walk's candidates, those judged ahead, the verify run. */
+static void test_judged_timeline(void)
+{
+    s_put("judged.csv", "eval,kind,slot,verdict,build_ms,test_ms,end_ms\n"
+                        "1,original,n<1>/0,InfraError,300,20,600\n"
+                        "2,candidate,n<1>/0,TestPassed,116,15,826\n"
+                        "3,candidate,n<1>/1,Preserved,143,18,900\n"
+                        "7,ahead,\"n<1>/1\",BuildFailed,40,0,940\n"
+                        "9,verify,n<1>/1,Preserved,150,17,1200\n");
+    char *err = NULL;
+    char *h = wh_report_html(s_dir, &err);
+    CHECK(h != NULL);
+    if (!h)
+        return;
+    CHECK_EQ_INT(s_count(h, "<g class=\"slot\""), 4);
+    CHECK_EQ_INT(s_count(h, "data-slot=\"n&lt;1&gt;/1\""), 1);
+    CHECK_EQ_INT(s_count(h, "<g class=\"cand "), 7); /* 5 answers, 1 cached, 1 predicted */
+    CHECK_EQ_INT(s_count(h, "<g class=\"cand built run\""), 2);
+    CHECK_EQ_INT(s_count(h, "data-kind=\"ahead\""), 1);
+    CHECK_EQ_INT(s_count(h, "e0009 &#183; verify &#183; Preserved &#183; build 150 ms, run 17 ms"), 1);
+    /* before the original (started 280 ms in): warm-up; the verify is drawn */
+    CHECK_EQ_INT(s_count(h, ">warm-up</text>"), 1);
+    CHECK_EQ_INT(s_count(h, ">verify</text>"), 0);
+    free(h);
+    free(err);
+}
+
 static void test_unfinished_run(void)
 {
     char *p = wh_path_join(s_dir, "summary.json");
@@ -186,6 +214,7 @@ int main(void)
     CHECK(mkdtemp(s_dir) != NULL);
     RUN_TEST(test_sections_and_figures);
     RUN_TEST(test_escaping_and_self_contained);
+    RUN_TEST(test_judged_timeline);
     RUN_TEST(test_unfinished_run);
     RUN_TEST(test_not_a_run_folder);
     wh_rm_rf(s_dir);

@@ -1,8 +1,9 @@
 # Checks a run folder's report.html in a real browser (sourced by the
 # report e2e tests after lib.sh). Headless Chromium loads the page: its DOM
 # must show the six measures of summary.json, every line the diff removes
-# or adds, one SVG lane per slot (plus cache and precheck lanes when used)
-# and one mark per candidate of candidates.csv; a 1280x2000 screenshot goes
+# or adds, one SVG lane per slot of judged.csv (plus cache and precheck
+# lanes when used) and one mark per answer of a slot and per cached or
+# predicted candidate of candidates.csv; a 1280x2000 screenshot goes
 # to build/tests/artifacts/NAME.png.
 ART="$WH_BINARY_DIR/tests/artifacts"
 chromium_run() { # what... (options and the URL)
@@ -32,12 +33,14 @@ check_report_page() { # run-folder name
     check_eq "$name: added lines of the diff" "$(dom_rows "$dom" add)" "$(grep '^+' "$R/reduced.diff" | grep -v '^+++ ')"
     # lanes and marks from candidates.csv (columns by name)
     local want
-    want=$(python3 - "$R/candidates.csv" <<'PY'
+    want=$(python3 - "$R/candidates.csv" "$R/judged.csv" <<'PY'
 import csv, sys
 rows = list(csv.DictReader(open(sys.argv[1])))
-slots = {r["node"] for r in rows if r["cached"] == "0" and r["predicted"] == "0"}
-lanes = len(slots) + any(r["cached"] != "0" for r in rows) + any(r["predicted"] != "0" and r["cached"] == "0" for r in rows)
-print(lanes, len(rows))
+judged = list(csv.DictReader(open(sys.argv[2])))
+cached = [r for r in rows if r["cached"] != "0"]
+predicted = [r for r in rows if r["predicted"] != "0" and r["cached"] == "0"]
+lanes = len({j["slot"] for j in judged}) + bool(cached) + bool(predicted)
+print(lanes, len(judged) + len(cached) + len(predicted))
 PY
 )
     check_eq "$name: SVG lanes and candidate marks" "$(grep -o '<g class="slot"' "$dom" | wc -l) $(grep -o '<g class="cand ' "$dom" | wc -l)" "$want"

@@ -24,6 +24,9 @@ check_report_page "$R" report
 D="$T/report.dom"
 check_eq "page: sweeps of the removed units" "$(grep -o 'data-sweep="[0-9]*"' "$D" | grep -v '"0"' | sort | tr '\n' ' ')" \
     'data-sweep="1" data-sweep="1" data-sweep="2" '
+check_eq "page: the original's run and the verify run are drawn" \
+    "$(grep -o 'data-kind="original"' "$D" | wc -l) $(grep -o 'data-kind="verify"' "$D" | wc -l)" "1 1"
+check_eq "judged.csv: the original was fingerprinted" "$(awk -F, '$2 == "original" { print $4 }' "$R/judged.csv")" "fingerprinted"
 check_eq "page: fault not checked (no reference)" "$(sed -n 's:.*id="fault-pill">\([^<]*\)<.*:\1:p' "$D")" "fault not checked"
 # A run that stops (the original passes) still gets its page: what it
 # recorded, and the end of run.log with the reason.
