@@ -15,8 +15,13 @@
 #   Every peer authenticates with CURVE keys (whittle keygen); the coordinator
 #   gets the Redis password from WHITTLE_REDIS_PASSWORD.
 #
-# The filesystem is shared, so --project paths and run folders are the same
-# for every "host". The cart fixture is reduced through the cluster; once
+# No shared project: the client's projects are git clones under T/client,
+# their remote is served by `git daemon` in the client's namespace, and the
+# coordinator and the nodes run in mount namespaces of their own where
+# T/client and the git server's folder T/srv are hidden under empty tmpfs
+# mounts; jobs go with --snapshot git and every "host" fetches
+# git://CLIENT/…. (Run folders, the cache and the build-log shims stay on the
+# shared filesystem.) The cart fixture is reduced through the cluster; once
 # candidates.csv has >= 8 rows and a node1 slot is busy, node1 is SIGKILLed.
 # Checks:
 #  - same reduced.c and candidates.csv columns 1-6 as an embedded reference
@@ -53,7 +58,7 @@ FIX="$WH_SOURCE_DIR/tests/fixtures"
 
 skip() { echo "skipped: $*" >&2; exit 77; }
 [ "$(id -u)" = 0 ] || skip "not root"
-for tool in ip redis-server redis-cli cmake ninja jq make timeout; do
+for tool in ip redis-server redis-cli cmake ninja jq make timeout git unshare nsenter; do
     command -v "$tool" >/dev/null || skip "$tool not installed"
 done
 
@@ -151,7 +156,22 @@ pass "namespaces ${CREATED_NS[*]} on $NET.0/24"
 
 # ---- the fixture and the reference run (embedded, one slot, no cache) ----
 wh_write_shims "$T/shim"
-P="$T/cart"; cp -r "$FIX/cart" "$P"
+g() { git -c user.name=t -c user.email=t@example.invalid -c init.defaultBranch=main "$@"; }
+mkdir -p "$T/srv" "$T/client"
+publish() { # fixture name: a clone under T/client pushed to T/srv/NAME.git
+    g init -q --bare "$T/srv/$2.git" && g clone -q "$T/srv/$2.git" "$T/client/$2" 2>/dev/null \
+        && cp -r "$FIX/$1/." "$T/client/$2/" \
+        && (cd "$T/client/$2" && g add -A && g commit -qm "$2" && g push -q origin main 2>/dev/null) \
+        && git -C "$T/client/$2" remote set-url origin "git://$IP_CL/$2.git" || die "publish $2"
+}
+publish cart cart
+publish headers headers
+ip netns exec "$NS_CL" git daemon --reuseaddr --listen="$IP_CL" --base-path="$T/srv" --export-all "$T/srv" \
+    > "$T/gitd.log" 2>&1 &
+PIDS+=($!)
+# what the coordinator and the nodes run under: the projects are not there
+HIDE="mount -t tmpfs none '$T/client' && mount -t tmpfs none '$T/srv' && exec \"\$@\""
+P="$T/client/cart"
 args=(--project "$P" --file tests/test_cart.c --test test_added_item_is_in_cart
       --setup "cmake -S . -B build -G Ninja >/dev/null && cmake --build build"
       --build "cmake --build build" --run "build/test_cart" --framework cmocka)
@@ -175,13 +195,13 @@ ip netns exec "$NS_RE" redis-server --bind "$IP_RE" --port 6390 --save '' --appe
 PIDS+=($!)
 wait_for 20 "redis answers across the bridge" \
     sh -c "ip netns exec $NS_CL redis-cli --no-auth-warning -a $RPASS -h $IP_RE -p 6390 ping 2>/dev/null | grep -q PONG" || exit 1
-WHITTLE_REDIS_PASSWORD="$RPASS" ip netns exec "$NS_CO" "$COORD" --runs "$T" --bind "$EP" --cache "redis://$IP_RE:6390/0" -v \
+WHITTLE_REDIS_PASSWORD="$RPASS" ip netns exec "$NS_CO" unshare -m sh -c "$HIDE" sh "$COORD" --runs "$T" --bind "$EP" --cache "redis://$IP_RE:6390/0" -v \
     --secret-key "$KEYS/coord.secret" --nodes "$KEYS/nodes" --clients "$KEYS/clients" > "$T/coord.log" 2>&1 &
 COORD_PID=$!; PIDS+=("$COORD_PID")
 : > "$T/evals.log"; chmod 666 "$T/evals.log" # the shims of the nodes' builds append as nobody
 start_node() { # n tag [env…]
     local n=$1 tag=$2; shift 2
-    ip netns exec "wh-node$n-$S" env PATH="$T/shim:$PATH" WH_EVAL_LOG="$T/evals.log" WH_NODE_TAG="$tag" "$@" \
+    ip netns exec "wh-node$n-$S" unshare -m sh -c "$HIDE" sh env PATH="$T/shim:$PATH" WH_EVAL_LOG="$T/evals.log" WH_NODE_TAG="$tag" "$@" \
         "$NODE" --connect "$EP" --slots 2 --workdir "$T/node$n" --id "node$n" -v \
         --secret-key "$KEYS/nodes/node$n.secret" --server-key "$KEYS/coord.public" \
         > "$T/$tag.log" 2>&1 &
@@ -196,7 +216,12 @@ wait_for 30 "4 slots joined (2 per node)" sh -c "[ \$(ip netns exec $NS_CL '$WHI
     || exit 1
 [ "$(cat /proc/$N1_PID/comm 2>/dev/null)" = whittle-node ] || die "pid $N1_PID is not node1's whittle-node"
 
-ip netns exec "$NS_CL" timeout 300 "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "cl" \
+for pid in "$COORD_PID" "$N1_PID" "$N2_PID"; do
+    nsenter -t "$pid" -m test ! -e "$P/CMakeLists.txt" && nsenter -t "$pid" -m test ! -e "$T/srv/cart.git" \
+        && pass "$(cat /proc/$pid/comm) (pid $pid) cannot see the project or the git server's folder" \
+        || fail "pid $pid sees the project"
+done
+ip netns exec "$NS_CL" timeout 300 "$WHITTLE" reduce --cluster "$EP" --snapshot git "${args[@]}" --out "cl" \
     > "$T/client.out" 2>&1 &
 CLIENT=$!; PIDS+=("$CLIENT")
 
@@ -340,8 +365,8 @@ kill -TERM "$N2_PID"
 wait "$N2_PID" 2>/dev/null
 wait_for 15 "only node1's slots left" \
     sh -c "ip netns exec $NS_CL '$WHITTLE' status --cluster $EP 2>/dev/null | grep -q 'nodes: 1  slots: 2 '"
-H="$T/headers"; cp -r "$FIX/headers" "$H"
-bg_wait ip netns exec "$NS_CL" timeout 300 "$WHITTLE" reduce --cluster "$EP" --project "$H" --file tests/test_request.c \
+H="$T/client/headers"
+bg_wait ip netns exec "$NS_CL" timeout 300 "$WHITTLE" reduce --cluster "$EP" --snapshot git --project "$H" --file tests/test_request.c \
     --test test_should_read_headers --setup "make -s" --build "make -s" --run "./test_request" \
     --framework cmocka --out "h" > "$T/headers.out" 2>&1 || { cat "$T/headers.out" >&2; fail "headers run on the restarted node1"; }
 RH=$(run_dir "$T/h")
