@@ -143,7 +143,13 @@ const wh_cli_opt_t wh_cli_opts[] = {
     {WH_CLI_REDUCE, "git-url", 0, "URL",
      "With --snapshot git: where the coordinator and the nodes fetch the commit (default: the "
      "project's origin remote)."},
-    {WH_CLI_REDUCE, "verbose", 'v', NULL, "Prints every candidate (repeat for more)."},
+    {WH_CLI_REDUCE, "verbose", 'v', NULL,
+     "Prints a [cand_NNN] line for every candidate (repeat for more)."},
+    {WH_CLI_REDUCE | WH_CLI_SUBMIT, "quiet", 'q', NULL,
+     "Prints only the result and errors: no status line, no progress lines. Without it a "
+     "terminal shows one live status line (sweep, level, round, units left, builds, cache "
+     "hits, ETA); other output gets plain Progress: lines (every $WHITTLE_PROGRESS_SECS "
+     "seconds, default 10, and at each new level)."},
 
     /* inspect (and reduce) */
     {WH_CLI_INSPECT, "list", 0, NULL, "Lists the test functions of FILE instead of a tree."},

@@ -210,6 +210,9 @@ static void s_start_prepared(s_self_t *self)
     }
 }
 
+/* How often a running job's client gets its status line. */
+#define S_PROGRESS_MS 1000
+
 /* The diff goes to the client with the final text, whose field is capped
  * (WH_WIRE_MAX_STRING): a longer one is only named. */
 #define S_DIFF_MAX (48u << 10)
@@ -234,15 +237,20 @@ static void s_reap(s_self_t *self)
         s_active_t *a = *pp;
         wh_reduction_poll(a->r);
         if (!wh_reduction_done(a->r)) {
-            if (now - a->last_progress >= 2000) {
-                wh_buf_t b = WH_BUF_INIT;
+            if (now - a->last_progress >= S_PROGRESS_MS) {
+                wh_buf_t b = WH_BUF_INIT, line = WH_BUF_INIT;
                 wh_reduction_progress(a->r, &b);
+                wh_progress_t st;
+                wh_reduction_status_now(a->r, &st);
+                wh_progress_format(&st, &line);
                 wh_msg_t p = {0};
                 p.type = WH_MSG_PROGRESS;
                 p.cand_id = a->client_tag;
                 p.detail = b.buf;
+                p.status = line.buf;
                 wh_pool_reply(self->pool, a->ident, a->ident_len, &p);
                 wh_buf_free(&b);
+                wh_buf_free(&line);
                 a->last_progress = now;
             }
             pp = &a->next;

@@ -89,6 +89,9 @@ static int s_loop(s_run_t *s, void *zctx, wh_pool_t *pool, char **err)
         }
         wh_pool_poll(pool, 100);
         s_reap(s);
+        for (size_t i = 0; s->o->tick && i < s->n; i++)
+            if (s->r[i] && !wh_reduction_done(s->r[i]))
+                s->o->tick(s->o->arg, i, s->r[i]);
     }
     wh_node_stop(&node);
     if (workdir && code == 0 && s->all_ok && !getenv("WHITTLE_KEEP_WORK"))

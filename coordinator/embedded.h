@@ -30,6 +30,10 @@ typedef struct {
     void (*failed)(void *arg, size_t i, const char *err);
     void (*finished)(void *arg, size_t i, wh_reduction_t *r);
     void *arg;
+    /* Called on every turn of the loop (about 10 times a second) for each
+     * job still running, on the loop's thread: the place to draw progress.
+     * May be NULL. */
+    void (*tick)(void *arg, size_t i, wh_reduction_t *r);
 } wh_embedded_opts_t;
 
 /* Runs jobs[0, n) to the end. Returns 0 when the pool, cache and node came

@@ -765,3 +765,109 @@ int wh_round_winner(const wh_verdict_t *v, int n, int *winner)
     *winner = -1;
     return 1;
 }
+
+/* ---- rounds left (for the progress line's ETA) ---- */
+
+static int s_windows(int k)
+{
+    return k <= 0 ? 0 : (k + WH_ENGINE_WINDOW - 1) / WH_ENGINE_WINDOW;
+}
+
+/* Rounds of chunk passes over m units after one of size chunk ended
+ * (gone: what that pass removed; fresh: the pass was the prune), then the
+ * one-at-a-time stage, when nothing is removed: s_chunks_next's path. */
+static int s_chunked_rest(int m, int chunk, int gone, int fresh)
+{
+    int r = 0;
+    if (fresh || gone || chunk > S_CHUNK_STOP) {
+        for (;;) {
+            chunk = (chunk + 1) / 2;
+            if (chunk <= 1)
+                break;
+            if (m > chunk) {
+                r += s_windows((m + chunk - 1) / chunk);
+                if (chunk <= S_CHUNK_STOP)
+                    break;
+            }
+        }
+    }
+    return r + s_windows(m);
+}
+
+/* Classic ddmin rounds over m units from granularity gran on, when no
+ * candidate is Preserved: gran doubles until it reaches m. */
+static int s_ddmin_rest(int m, int gran)
+{
+    int r = 1;
+    while (gran < m) {
+        gran = gran * 2 < m ? gran * 2 : m;
+        r++;
+    }
+    return r;
+}
+
+/* Rounds of a level of m alive units the walk comes to afresh. */
+static int s_level_rounds(const wh_engine_t *e, int level, int m)
+{
+    if (m == 0)
+        return 0;
+    if (e->algo == WH_ALGO_LINEAR)
+        return s_windows(m);
+    if (e->walk == WH_WALK_CLASSIC)
+        return (e->algo == WH_ALGO_HDD ? 1 : 0) + (m > 1 ? s_ddmin_rest(m, 2) : 0);
+    if (e->clean_at[level] == e->accepts)
+        return 0;
+    if (e->clean_at[level] >= 0 || m == 1)
+        return s_windows(m);
+    return (level > 0 ? 1 : 0) + s_chunked_rest(m, m, 0, 1);
+}
+
+/* Rounds left in the current level, this round included. */
+static int s_current_rounds(const wh_engine_t *e)
+{
+    if (e->algo == WH_ALGO_LINEAR)
+        return s_windows(e->nc - e->cursor);
+    if (e->walk == WH_WALK_CLASSIC)
+        return e->phase == S_PRUNE ? 1 + (e->nc > 1 ? s_ddmin_rest(e->nc, 2) : 0)
+                                   : s_ddmin_rest(e->nc, e->gran);
+    switch (e->phase) {
+    case S_PRUNE:
+        return 1 + s_chunked_rest(e->nc, e->nc, 0, 1);
+    case S_CHUNKS:
+        return s_windows(e->pass_k - e->pass_next) +
+               s_chunked_rest(e->nc - e->pass_gone, e->chunk, e->pass_gone, 0);
+    default:
+        return s_windows(e->nc - e->clean);
+    }
+}
+
+int wh_engine_rounds_left(const wh_engine_t *e)
+{
+    if (!e || e->phase == S_DONE || e->err)
+        return 0;
+    int maxd = 0;
+    for (int u = 0; u < e->n; u++)
+        maxd = e->depth[u] > maxd ? e->depth[u] : maxd;
+    int *alive = calloc((size_t)maxd + 1, sizeof *alive);
+    if (!alive)
+        return 0;
+    for (int u = 0; u < e->n; u++)
+        alive[e->depth[u]] += !e->removed[u];
+    int r = s_current_rounds(e);
+    int last = e->algo == WH_ALGO_DD ? 0 : maxd;
+    for (int l = e->level + 1; l <= last && alive[l]; l++)
+        r += s_level_rounds(e, l, alive[l]);
+    /* A sweep that removed something is followed by one more: the chunked
+     * walk revisits only the levels left before the last removal; the
+     * others walk every level again. */
+    if (e->sweep_accepts > 0) {
+        for (int l = 0; l <= last && alive[l]; l++) {
+            if (e->walk == WH_WALK_CHUNKED && e->algo == WH_ALGO_HDD)
+                r += l < e->level && e->clean_at[l] != e->accepts ? s_windows(alive[l]) : 0;
+            else
+                r += s_level_rounds(e, l, alive[l]);
+        }
+    }
+    free(alive);
+    return r;
+}

@@ -129,6 +129,11 @@ int wh_engine_units(const wh_engine_t *e);    /* n given to wh_engine_new */
 int wh_engine_sweeps(const wh_engine_t *e);
 int wh_engine_rounds(const wh_engine_t *e);   /* rounds resolved so far */
 int wh_engine_accepts(const wh_engine_t *e);  /* accepted candidates so far */
+/* The rounds still to come (the current one included) if no further
+ * candidate is Preserved: the rest of this level and sweep, and the sweep
+ * that must follow one that removed something. Each later removal adds
+ * rounds, so the walk usually needs more; 0 when done. For an ETA. */
+int wh_engine_rounds_left(const wh_engine_t *e);
 
 /* Given the verdicts of a round so far (WH_V_NONE = not yet known), decides
  * whether the round can resolve: returns 1 and sets *winner to the first

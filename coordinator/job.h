@@ -47,7 +47,8 @@ typedef struct {
     int precheck;         /* --precheck: wh_precheck_mode_t (default on); not in the identity */
     char **ignore;        /* --ignore GLOB (repeatable): left out of the job identity */
     int nignore;
-    int verbose;
+    int verbose;          /* -v: the per-candidate [cand_NNN] lines */
+    int quiet;            /* -q: only the result and errors on the console */
     int snapshot;         /* --snapshot git: the client makes one (reduce --cluster) */
     /* The project as a git snapshot (jobsnap.h; NULL git_url: a path). */
     char *git_url, *git_rev, *git_subdir, *git_reference;

@@ -29,6 +29,7 @@
 #include "identity.h"
 #include "engine.h"
 #include "precheck.h"
+#include "progress.h"
 #include "record.h"
 #include "report.h"
 #include "udiff.h"
@@ -66,6 +67,9 @@ enum { S_BASELINE, S_ROUNDS, S_DONE, S_FAILED, S_REFCHECK, S_VERIFY };
  * restarts after wrong verdicts before it refuses to report. */
 #define S_VERIFY_TRIES 3
 #define S_MAX_RESTARTS 3
+
+/* Built candidates whose times the ETA's median is taken over. */
+#define S_MS_RING 256
 
 struct wh_reduction {
     wh_job_t job;
@@ -136,6 +140,8 @@ struct wh_reduction {
     /* counters */
     int candidates, evaluated, cached, extra, cancelled, predicted;
     int building_rounds; /* rounds with a canonical candidate really judged */
+    uint64_t ms_ring[S_MS_RING]; /* times of the last built candidates, for the ETA */
+    int n_ms;
     int verdicts[WH_V_COUNT];
     uint64_t t0, wall_ms;
     char *result_text;
@@ -152,6 +158,7 @@ static void s_out(wh_reduction_t *r, const char *fmt, ...)
 {
     if (r->quiet)
         return;
+    wh_progress_erase();
     va_list ap;
     va_start(ap, fmt);
     vprintf(fmt, ap);
@@ -804,6 +811,12 @@ static void s_header(wh_reduction_t *r)
     }
 }
 
+/* Keeps a built candidate's time for the ETA's median. */
+static void s_note_ms(wh_reduction_t *r, uint64_t ms)
+{
+    r->ms_ring[r->n_ms++ % S_MS_RING] = ms;
+}
+
 /* Records the canonical candidates 0..upto (inclusive) and the extras. */
 static void s_record_round(wh_reduction_t *r, int winner)
 {
@@ -819,6 +832,7 @@ static void s_record_round(wh_reduction_t *r, int winner)
                 s_audit(r, c, 0);
                 r->extra++;
                 r->evaluated++;
+                s_note_ms(r, c->ms);
                 wh_record_log(r->rec, "           extra: a candidate after the winner was judged "
                               "in parallel: %s (cached for later)", wh_verdict_name(c->v));
             } else if (c->rep == i && c->submitted && c->v == WH_V_NONE) {
@@ -837,6 +851,7 @@ static void s_record_round(wh_reduction_t *r, int winner)
             r->predicted++;
         else {
             r->evaluated++;
+            s_note_ms(r, rep->ms);
             built = 1;
         }
         r->verdicts[rep->v]++;
@@ -866,8 +881,9 @@ static void s_record_round(wh_reduction_t *r, int winner)
             .end_ms = cached || predicted || !rep->end_ms ? now : rep->end_ms,
         };
         wh_record_candidate(r->rec, &row);
-        s_out(r, "[cand_%03d] keep %d/%d -> %s%s\n", id, rd->kept[i], rd->total,
-              wh_verdict_name(rep->v), cached ? "  (cached)" : predicted ? "  (predicted)" : "");
+        if (r->job.verbose)
+            s_out(r, "[cand_%03d] keep %d/%d -> %s%s\n", id, rd->kept[i], rd->total,
+                  wh_verdict_name(rep->v), cached ? "  (cached)" : predicted ? "  (predicted)" : "");
         free(removed);
     }
     r->building_rounds += built;
@@ -2106,6 +2122,33 @@ void wh_reduction_progress(const wh_reduction_t *r, wh_buf_t *b)
                   "%d cached)", r->tree ? r->tree->test : "?", r->job.file, st[r->state],
                   r->last_sweep < 0 ? 0 : r->last_sweep, r->last_level < 0 ? 0 : r->last_level,
                   r->candidates, r->evaluated, r->predicted, r->cached);
+}
+
+void wh_reduction_status_now(const wh_reduction_t *r, wh_progress_t *p)
+{
+    memset(p, 0, sizeof *p);
+    static const char *const phase[] = {"fingerprinting the original", NULL, "done", "failed",
+                                        "checking the fault on the reference",
+                                        "verifying the reduced test"};
+    p->phase = phase[r->state];
+    const wh_round_t *rd = r->round;
+    p->sweep = rd ? rd->sweep : r->last_sweep < 0 ? 0 : r->last_sweep;
+    p->level = rd ? rd->level : r->last_level < 0 ? 0 : r->last_level;
+    if (r->engine) {
+        p->units = wh_engine_units(r->engine);
+        const uint8_t *rem = wh_engine_removed(r->engine);
+        for (int u = 0; u < p->units; u++)
+            p->units_left += !rem[u];
+        p->round = wh_engine_rounds(r->engine) + !wh_engine_done(r->engine);
+        p->rounds_left = wh_engine_rounds_left(r->engine);
+    }
+    p->built = r->evaluated;
+    p->predicted = r->predicted;
+    p->cached = r->cached;
+    int n = r->n_ms < S_MS_RING ? r->n_ms : S_MS_RING;
+    uint64_t v[S_MS_RING];
+    memcpy(v, r->ms_ring, (size_t)n * sizeof *v);
+    p->median_ms = wh_progress_median(v, n);
 }
 
 void wh_reduction_abort(wh_reduction_t *r, const char *why)

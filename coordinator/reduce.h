@@ -16,6 +16,7 @@
 #include "cache.h"
 #include "job.h"
 #include "pool.h"
+#include "progress.h"
 
 typedef struct wh_reduction wh_reduction_t;
 
@@ -56,6 +57,9 @@ const char *wh_reduction_diff(const wh_reduction_t *r);
 const char *wh_reduction_closing(const wh_reduction_t *r);
 /* "sweep 2 level 1: 34 candidates" — one line of progress. */
 void wh_reduction_progress(const wh_reduction_t *r, wh_buf_t *b);
+/* The status line's figures now (progress.h), for the console or a
+ * remote client. */
+void wh_reduction_status_now(const wh_reduction_t *r, wh_progress_t *p);
 /* Aborts: cancels everything, keeps the record written so far. */
 void wh_reduction_abort(wh_reduction_t *r, const char *why);
 const char *wh_reduction_job_id(const wh_reduction_t *r);

@@ -21,6 +21,7 @@
 #include "job.h"
 #include "jobsnap.h"
 #include "pool.h"
+#include "progress.h"
 #include "reduce.h"
 #include "group.h"
 #include "mutate.h"
@@ -54,6 +55,7 @@ static int s_die(int code, const char *fmt, ...) __attribute__((format(printf, 2
 static int s_die(int code, const char *fmt, ...)
 {
     va_list ap;
+    wh_progress_erase();
     va_start(ap, fmt);
     fputs("whittle: error: ", stderr);
     vfprintf(stderr, fmt, ap);
@@ -346,6 +348,8 @@ static int s_reduce_flag(const wh_cli_t *c, wh_job_t *j)
         j->allow_parse_errors = 1;
     else if (wh_cli_is(c, "verbose"))
         j->verbose++;
+    else if (wh_cli_is(c, "quiet"))
+        j->quiet = 1;
     else
         return 0;
     return 1;
@@ -411,8 +415,18 @@ typedef struct {
 
 static void s_one_started(void *arg, size_t i, wh_reduction_t *r)
 {
+    (void)i;
+    if (!((s_one_t *)arg)->job->quiet)
+        printf("Run folder: %s\n", wh_reduction_dir(r));
+}
+
+/* The live status line (plain lines when stdout is not a terminal). */
+static void s_one_tick(void *arg, size_t i, wh_reduction_t *r)
+{
     (void)arg, (void)i;
-    printf("Run folder: %s\n", wh_reduction_dir(r));
+    wh_progress_t p;
+    wh_reduction_status_now(r, &p);
+    wh_progress_update(&p);
 }
 
 static void s_one_failed(void *arg, size_t i, const char *err)
@@ -425,6 +439,7 @@ static void s_one_finished(void *arg, size_t i, wh_reduction_t *r)
 {
     s_one_t *one = arg;
     (void)i;
+    wh_progress_end();
     const char *msg = NULL;
     int st = wh_reduction_status(r, &msg);
     if (st) {
@@ -435,17 +450,24 @@ static void s_one_finished(void *arg, size_t i, wh_reduction_t *r)
                wh_reduction_result_text(r) ? wh_reduction_result_text(r) : "");
         if (*wh_reduction_diff(r))
             printf("Diff (%s/reduced.diff):\n%s", wh_reduction_dir(r), wh_reduction_diff(r));
-        printf("Report: %s/report.html\n", wh_reduction_dir(r));
+        if (!one->job->quiet)
+            printf("Report: %s/report.html\n", wh_reduction_dir(r));
     }
 }
 
 static int s_reduce_embedded(wh_job_t *j)
 {
     s_one_t one = {j, 0};
-    wh_embedded_opts_t o = {j->jobs, j->cache, 0, &s_interrupted,
-                            s_one_started, s_one_failed, s_one_finished, &one};
+    wh_embedded_opts_t o = {j->jobs, j->cache, j->quiet, &s_interrupted,
+                            s_one_started, s_one_failed, s_one_finished, &one, s_one_tick};
     char *err = NULL;
+    /* Plain lines (stdout not a terminal): at each new level, else every
+     * WHITTLE_PROGRESS_SECS seconds (default 10). */
+    const char *ps = getenv("WHITTLE_PROGRESS_SECS");
+    unsigned period = ps && atoi(ps) > 0 ? (unsigned)atoi(ps) * 1000u : 10000u;
+    wh_progress_begin(wh_progress_mode_auto(j->quiet), period);
     int code = wh_embedded_run(j, 1, &o, &err);
+    wh_progress_end();
     if (code)
         s_die(code, "%s", err ? err : "cannot start the embedded pool");
     free(err);
@@ -518,7 +540,24 @@ zerr:
 
 /* Sends every job and waits for each job's final PROGRESS. Prints progress
  * lines as they come. Returns the worst exit status. */
-static int s_cluster_run(const char *endpoint, char **jobs_json, int n)
+/* Draws a running job's status line from the coordinator; in plain mode a
+ * line whenever the sweep or level changes (else every period). */
+static void s_remote_status(uint64_t tag, const char *status)
+{
+    static char last[128];
+    const char *cut = strstr(status, " round ");
+    size_t k = cut ? (size_t)(cut - status) : strlen(status);
+    char head[128];
+    snprintf(head, sizeof head, "%llu %.*s", (unsigned long long)tag, (int)k, status);
+    int changed = strcmp(head, last) != 0;
+    snprintf(last, sizeof last, "%s", head);
+    char *line = wh_strdup_printf("[job %llu] %s", (unsigned long long)tag, status);
+    if (line)
+        wh_progress_update_line(line, changed);
+    free(line);
+}
+
+static int s_cluster_run(const char *endpoint, char **jobs_json, int n, int quiet)
 {
     void *zctx = zmq_ctx_new();
     char *err = NULL;
@@ -540,6 +579,9 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, int n)
     }
     int left = n, worst = 0;
     uint64_t last = wh_now_ms();
+    const char *ps = getenv("WHITTLE_PROGRESS_SECS");
+    wh_progress_begin(wh_progress_mode_auto(quiet),
+                      ps && atoi(ps) > 0 ? (unsigned)atoi(ps) * 1000u : 10000u);
     while (left > 0 && !s_interrupted) {
         zmq_pollitem_t it = {s, 0, ZMQ_POLLIN, 0};
         int rc = zmq_poll(&it, 1, 500);
@@ -549,6 +591,7 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, int n)
                 last = wh_now_ms();
                 if (m.type == WH_MSG_PROGRESS) {
                     if (m.final) {
+                        wh_progress_erase();
                         left--;
                         if (m.code) {
                             fprintf(stderr, "whittle: error: job %llu: %s\n",
@@ -558,7 +601,10 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, int n)
                         } else {
                             printf("%s", m.detail ? m.detail : "");
                         }
-                    } else if (m.detail) {
+                    } else if (m.status) {
+                        s_remote_status(m.cand_id, m.status);
+                    } else if (m.detail && !quiet) {
+                        wh_progress_erase();
                         printf("[job %llu] %s\n", (unsigned long long)m.cand_id, m.detail);
                     }
                     fflush(stdout);
@@ -579,6 +625,7 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, int n)
             break;
         }
     }
+    wh_progress_end();
     zmq_close(s);
     if (mon)
         zmq_close(mon);
@@ -591,13 +638,16 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, int n)
 static int s_load_config(int argc, char **argv, wh_job_t *j)
 {
     const char *path = NULL;
+    int quiet = 0;
     wh_cli_t c;
     int rc;
     wh_cli_begin(&c, "whittle", "reduce", argc, argv);
     c.epilog = s_frameworks_line();
-    while ((rc = wh_cli_next(&c)) > 0)
+    while ((rc = wh_cli_next(&c)) > 0) {
         if (wh_cli_is(&c, "config"))
             path = c.arg;
+        quiet |= wh_cli_is(&c, "quiet");
+    }
     if (rc < 0)
         return c.exit ? c.exit : -1;
     if (!path && wh_is_file("whittle.json"))
@@ -610,7 +660,8 @@ static int s_load_config(int argc, char **argv, wh_job_t *j)
         free(err);
         return code;
     }
-    printf("config: %s\n", path);
+    if (!quiet)
+        printf("config: %s\n", path);
     return 0;
 }
 
@@ -655,7 +706,7 @@ static int s_reduce(int argc, char **argv)
         free(j.out);
         j.out = typed_out;
     }
-    if (!fw_given)
+    if (!fw_given && !j.quiet)
         printf("framework: %s (%s; --framework to choose another)\n", j.framework,
                strcmp(j.framework, "junit") ? "from the test file's includes"
                                            : "default: no known framework header included");
@@ -680,7 +731,7 @@ static int s_reduce(int argc, char **argv)
             goto out;
         }
         char *js = wh_job_to_json(&j);
-        code = s_cluster_run(cluster, &js, 1);
+        code = s_cluster_run(cluster, &js, 1, j.quiet);
         free(js);
     }
 out:
@@ -693,12 +744,16 @@ out:
 static int s_submit(int argc, char **argv)
 {
     const char *cluster = NULL, *file = NULL;
+    int quiet = 0;
     wh_cli_t c;
     int rc;
     wh_cli_begin(&c, "whittle", "submit", argc, argv);
-    while ((rc = wh_cli_next(&c)) > 0)
+    while ((rc = wh_cli_next(&c)) > 0) {
         if (!s_auth_take(&c) && wh_cli_is(&c, "cluster"))
             cluster = c.arg;
+        else if (wh_cli_is(&c, "quiet"))
+            quiet = 1;
+    }
     if (rc < 0)
         return c.exit;
     file = c.npos ? c.pos[0] : NULL;
@@ -735,7 +790,7 @@ static int s_submit(int argc, char **argv)
     }
     json_decref(root);
     if (!code)
-        code = s_cluster_run(cluster, jobs, n);
+        code = s_cluster_run(cluster, jobs, n, quiet);
     for (int i = 0; i < n; i++)
         free(jobs[i]);
     free(jobs);

@@ -65,6 +65,7 @@ void wh_msg_clear(wh_msg_t *m)
     wh_fp_clear(&m->ref);
     wh_fp_clear(&m->observed);
     free(m->detail);
+    free(m->status);
     free(m->report);
     free(m->json);
     wh_compile_cmd_clear(&m->compile);
@@ -450,10 +451,11 @@ static int s_enc_status(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b
 
 static int s_enc_progress(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
 {
-    if (!s_str_ok(m->detail))
+    if (!s_str_ok(m->detail) || !s_str_ok(m->status))
         return WH_ETOOBIG;
     whittle__progress__init(&b->prog);
     b->prog.detail = S_W(m->detail);
+    b->prog.status = S_W(m->status);
     b->prog.has_final = b->prog.has_code = 1;
     b->prog.final = m->final != 0;
     b->prog.code = m->code;
@@ -840,6 +842,7 @@ static void s_env_in(s_dec_t *d, wh_msg_t *m, const Whittle__Envelope *e)
         break;
     case WH_MSG_PROGRESS:
         m->detail = s_str_in(d, e->progress->detail, "progress.detail");
+        m->status = s_str_in(d, e->progress->status, "progress.status");
         m->final = e->progress->final != 0;
         m->code = e->progress->code;
         m->cand_id = e->progress->tag;

@@ -104,6 +104,7 @@ typedef struct {
     char *json;
     int final;               /* PROGRESS: last message of a job; WARMED: answers a WARM */
     int32_t code;            /* PROGRESS: exit status when final */
+    char *status;            /* PROGRESS: the job's status line (progress.h), or NULL */
     uint32_t warm_ms;        /* WARMED: time spent preparing (setup + clone, no waiting) */
     uint32_t clone_ms;       /* WARMED: of which the clone */
     int cloned;              /* WARMED: cloned from the node's set-up copy */
@@ -123,7 +124,7 @@ typedef struct {
  *   SUBMIT     json, cand_id (the client's tag)
  *   STATUS_REQ (nothing)
  *   STATUS     detail
- *   PROGRESS   detail, final, code, cand_id (the SUBMIT's tag)
+ *   PROGRESS   detail, final, code, cand_id (the SUBMIT's tag), status
  *   WARM       job
  *   WARMED     job.job_id, code, detail, warm_ms, clone_ms, cloned, on_reference,
  *              setups, final

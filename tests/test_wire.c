@@ -64,7 +64,8 @@ static int s_msg_eq(const wh_msg_t *a, const wh_msg_t *b)
            a->baseline == b->baseline && a->on_reference == b->on_reference &&
            a->fresh == b->fresh && s_fp_eq(&a->ref, &b->ref) && a->verdict == b->verdict &&
            a->test_status == b->test_status && s_fp_eq(&a->observed, &b->observed) &&
-           s_streq0(a->detail, b->detail) && a->build_ms == b->build_ms &&
+           s_streq0(a->detail, b->detail) && s_streq0(a->status, b->status) &&
+           a->build_ms == b->build_ms &&
            a->test_ms == b->test_ms &&
            s_bytes_eq(a->report, a->report_len, b->report, b->report_len) &&
            s_streq0(a->json, b->json) && a->final == b->final && a->code == b->code &&
@@ -212,6 +213,14 @@ static void test_roundtrip_all_types(void)
     m.final = 1;
     m.code = -3;
     CHECK(s_roundtrip(&m));
+
+    /* A running job's Progress carries its status line. */
+    m.final = 0;
+    m.code = 0;
+    m.status = "sweep 2 level 1 round 14 | 23/57 units left | 31 built, 4 predicted, 12 cached | "
+               "ETA 1m05s";
+    CHECK(s_roundtrip(&m));
+    m.status = NULL;
 
     memset(&m, 0, sizeof m);
     m.type = WH_MSG_WARM;
