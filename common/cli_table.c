@@ -8,7 +8,7 @@
  */
 #include "cli.h"
 
-#define S_CLIENT (WH_CLI_REDUCE | WH_CLI_SUBMIT | WH_CLI_STATUS)
+#define S_CLIENT (WH_CLI_REDUCE | WH_CLI_SUBMIT | WH_CLI_STATUS | WH_CLI_MUTATE)
 #define S_WHITTLE                                                                        \
     (WH_CLI_INSPECT | WH_CLI_REDUCE | WH_CLI_SUBMIT | WH_CLI_STATUS | WH_CLI_KEYGEN |    \
      WH_CLI_SUITE | WH_CLI_MUTATE | WH_CLI_GROUP | WH_CLI_HELP | WH_CLI_MAIN)
@@ -44,7 +44,8 @@ const wh_cli_cmd_t wh_cli_cmds[] = {
     {WH_CLI_MUTATE, "whittle", "mutate",
      "--project DIR --source GLOB --tests-file FILE --run CMD --framework NAME [OPTION...]", 0, 0,
      "Seeds mutants into the sources matched by --source, runs every test of --tests-file "
-     "against each and writes the kill matrix (kills.csv) to --out."},
+     "against each and writes the kill matrix (kills.csv) to --out; with --reduce, reduces "
+     "every kill."},
     {WH_CLI_HELP, "whittle", "help", "[COMMAND]", 1, 0,
      "Explains a command and every option it takes."},
     {WH_CLI_COORD, "whittle-coordinator", NULL,
@@ -164,7 +165,8 @@ const wh_cli_opt_t wh_cli_opts[] = {
 
     /* cluster clients */
     {S_CLIENT, "cluster", 0, "ENDPOINT",
-     "The coordinator, tcp://HOST:PORT; reduce sends its job there instead of running it here."},
+     "The coordinator, tcp://HOST:PORT; reduce sends its job there instead of running it here; "
+     "mutate sends its kill runs and reductions there."},
     {S_CLIENT, "secret-key", 0, "FILE",
      "This client's CURVE secret key (from whittle keygen); also $WHITTLE_SECRET_KEY."},
     {S_CLIENT, "server-key", 0, "FILE", "The coordinator's public key; also $WHITTLE_SERVER_KEY."},
@@ -194,6 +196,10 @@ const wh_cli_opt_t wh_cli_opts[] = {
     {WH_CLI_MUTATE, "repeat", 0, "K", "Runs every test K times per mutant (1 to 100)."},
     {WH_CLI_MUTATE, "jobs", 'j', "N", "Slots (workspace copies) run in parallel (1 to 256)."},
     {WH_CLI_MUTATE, "out", 0, "DIR", "The output folder (default bench-run)."},
+    {WH_CLI_MUTATE, "reduce", 0, NULL,
+     "Then reduces every definite (mutant, test) kill with the default walk and with "
+     "--algorithm linear, the clean project as --reference, and writes bench.json and "
+     "bench.txt (the thesis's measures, builds, fault kept, precision and recall)."},
 
     /* whittle-coordinator */
     {WH_CLI_COORD, "bind", 0, "ENDPOINT",

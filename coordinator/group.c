@@ -105,13 +105,15 @@ static int s_cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The reduced test of a run folder: "reduced.<ext>" but not reduced.lines.*. */
+/* The reduced test of a run folder: "reduced.<ext>" but not reduced.lines.*
+ * nor the run record's reduced.diff. */
 static char *s_reduced_path(const char *dir)
 {
     DIR *d = opendir(dir);
     char *p = NULL;
     for (struct dirent *e; d && !p && (e = readdir(d));)
-        if (!strncmp(e->d_name, "reduced.", 8) && strncmp(e->d_name, "reduced.lines", 13))
+        if (!strncmp(e->d_name, "reduced.", 8) && strncmp(e->d_name, "reduced.lines", 13) &&
+            strcmp(e->d_name, "reduced.diff"))
             p = wh_path_join(dir, e->d_name);
     if (d)
         closedir(d);

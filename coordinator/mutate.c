@@ -7,6 +7,7 @@
 #include "mutate.h"
 
 #include "cli.h"
+#include "farm.h"
 #include "framework.h"
 #include "mutagen.h"
 #include "oracle.h"
@@ -26,6 +27,10 @@ typedef struct {
     const char *project, *sources, *tests_file, *setup, *build, *run, *framework, *out;
     unsigned ops;
     long max, repeat, jobs;
+    int reduce;          /* --reduce: reduce every definite (mutant, test) kill */
+    const char *cluster; /* --cluster: kill runs and reductions through a coordinator */
+    const char *keys[8]; /* the cluster client's key options, passed on */
+    int n_keys;
 } s_opts_t;
 
 typedef struct {
@@ -66,6 +71,7 @@ static int s_parse(int argc, char **argv, s_opts_t *o)
         {"tests-file", offsetof(s_opts_t, tests_file)}, {"setup", offsetof(s_opts_t, setup)},
         {"build", offsetof(s_opts_t, build)}, {"run", offsetof(s_opts_t, run)},
         {"framework", offsetof(s_opts_t, framework)}, {"out", offsetof(s_opts_t, out)},
+        {"cluster", offsetof(s_opts_t, cluster)},
     };
     char epilog[1024];
     snprintf(epilog, sizeof epilog, "\nframeworks: %s\n", wh_framework_names());
@@ -81,7 +87,17 @@ static int s_parse(int argc, char **argv, s_opts_t *o)
                 *(const char **)((char *)o + strs[k].off) = v;
         if (took)
             continue;
-        if (wh_cli_is(&c, "ops")) {
+        if (wh_cli_is(&c, "reduce")) {
+            o->reduce = 1;
+        } else if (wh_cli_is(&c, "insecure") && o->n_keys < 7) {
+            o->keys[o->n_keys++] = "--insecure";
+        } else if (wh_cli_is(&c, "secret-key") && o->n_keys < 6) {
+            o->keys[o->n_keys++] = "--secret-key";
+            o->keys[o->n_keys++] = v;
+        } else if (wh_cli_is(&c, "server-key") && o->n_keys < 6) {
+            o->keys[o->n_keys++] = "--server-key";
+            o->keys[o->n_keys++] = v;
+        } else if (wh_cli_is(&c, "ops")) {
             if (!(o->ops = wh_mutagen_parse_ops(v)))
                 return s_usage("unknown operator in --ops (ROR,AOR,LCR,IN,RV):", v);
         } else if (wh_cli_is(&c, "max")) {
@@ -188,19 +204,13 @@ static char *s_workspace(s_ctx_t *c, int slot, const s_mut_t *m, const char **st
     const char *excl[] = {c->out, NULL};
     wh_rm_rf(ws);
     *status = "infra_error";
-    if (wh_workspace_copy(c->root, ws, excl, &err) < 0) {
+    if (m) {
+        wh_farm_mutant_t fm = {"mutant", m->m.op, m->file, m->m.off, m->m.len, m->m.after};
+        if (wh_farm_mutant_copy(c->root, c->out, &fm, ws) < 0)
+            goto fail;
+    } else if (wh_workspace_copy(c->root, ws, excl, &err) < 0) {
         fprintf(stderr, "whittle: error: %s\n", err ? err : "cannot copy the project");
         goto fail;
-    }
-    if (m) {
-        char *path = wh_path_join(ws, m->file), *text = NULL;
-        size_t len = 0;
-        int ok = wh_read_file(path, 16u << 20, &text, &len) == 0 && m->m.off + m->m.len <= len;
-        char *mut = ok ? wh_strdup_printf("%.*s%s%s", (int)m->m.off, text, m->m.after, text + m->m.off + m->m.len) : NULL;
-        ok = mut && wh_write_file(path, mut, strlen(mut)) == 0;
-        free(path), free(text), free(mut);
-        if (!ok)
-            goto fail;
     }
     if (c->o->setup && *c->o->setup) {
         char *log = wh_strdup_printf("%s/ws/slot%d.setup.log", c->out, slot);
@@ -252,6 +262,19 @@ static void *s_slot(void *arg)
     return NULL;
 }
 
+/* The kill runs on --jobs local slots. */
+static void s_local_kills(s_ctx_t *c)
+{
+    pthread_t th[256];
+    void *args[256][2];
+    for (long s = 0; s < c->o->jobs; s++) {
+        args[s][0] = c, args[s][1] = (void *)s;
+        pthread_create(&th[s], NULL, s_slot, args[s]);
+    }
+    for (long s = 0; s < c->o->jobs; s++)
+        pthread_join(th[s], NULL);
+}
+
 static const char *s_cell(const s_ctx_t *c, const s_mut_t *m, int t)
 {
     return !m->fails[t] ? "survived" : m->fails[t] == c->o->repeat ? "definite" : "potential";
@@ -297,9 +320,107 @@ static void s_summary(const s_ctx_t *c, uint64_t ms)
             def += !strcmp(s_cell(c, &c->muts[i], t), "definite"), pot += !strcmp(s_cell(c, &c->muts[i], t), "potential");
     }
     printf("%zu mutants: %zu killed, %zu survived, %zu do not build, %zu infra errors; "
-           "%zu definite and %zu potential kills over %d tests x %ld runs; %llu ms on %ld slots\n",
-           c->n, killed, surv, nobuild, infra, def, pot, c->n_tests, c->o->repeat, (unsigned long long)ms,
-           c->o->jobs);
+           "%zu definite and %zu potential kills over %d tests x %ld runs; %llu ms on ",
+           c->n, killed, surv, nobuild, infra, def, pot, c->n_tests, c->o->repeat, (unsigned long long)ms);
+    if (c->o->cluster)
+        printf("cluster %s\n", c->o->cluster);
+    else
+        printf("%ld slots\n", c->o->jobs);
+}
+
+/* The farm's view of the mutants (ids[i] backs fm[i].id). */
+static wh_farm_mutant_t *s_farm_mutants(const s_ctx_t *c, char (**ids)[32])
+{
+    wh_farm_mutant_t *fm = calloc(c->n + 1, sizeof *fm);
+    *ids = calloc(c->n + 1, sizeof **ids);
+    if (!fm || !*ids) {
+        free(fm), free(*ids);
+        *ids = NULL;
+        return NULL;
+    }
+    for (size_t i = 0; i < c->n; i++) {
+        const s_mut_t *m = &c->muts[i];
+        snprintf((*ids)[i], sizeof (*ids)[i], "M%zu", i + 1);
+        fm[i] = (wh_farm_mutant_t){(*ids)[i], m->m.op, m->file, m->m.off, m->m.len, m->m.after};
+    }
+    return fm;
+}
+
+static wh_farm_t s_farm(const s_ctx_t *c, const wh_farm_mutant_t *fm, const wh_farm_pair_t *pairs,
+                        size_t np)
+{
+    return (wh_farm_t){.root = c->root, .out = c->out, .tests_file = c->o->tests_file,
+                       .setup = c->o->setup, .build = c->o->build, .run = c->o->run,
+                       .framework = c->o->framework, .cluster = c->o->cluster,
+                       .cluster_keys = c->o->keys, .jobs = c->o->jobs, .repeat = c->o->repeat,
+                       .hdd_done = c->o->cluster != NULL, .mutants = fm, .n_mutants = c->n,
+                       .pairs = pairs, .n_pairs = np};
+}
+
+/* --reduce: every definite kill (the test fails on every run) is reduced;
+ * a potential kill is flaky, so no reduction could keep its failure. On a
+ * cluster the default walks ran already, as the kill probes. */
+static int s_reduce(const s_ctx_t *c)
+{
+    char (*ids)[32] = NULL;
+    wh_farm_mutant_t *fm = s_farm_mutants(c, &ids);
+    wh_farm_pair_t *pairs = calloc(c->n * (size_t)c->n_tests + 1, sizeof *pairs);
+    size_t np = 0, potential = 0;
+    if (!fm || !pairs) {
+        free(fm), free(pairs), free(ids);
+        fputs("whittle: error: out of memory planning the reductions\n", stderr);
+        return 1;
+    }
+    for (size_t i = 0; i < c->n; i++) {
+        const s_mut_t *m = &c->muts[i];
+        for (int t = 0; t < c->n_tests && !strcmp(m->status, "killed"); t++) {
+            if (m->fails[t] == c->o->repeat)
+                pairs[np++] = (wh_farm_pair_t){i, c->tests[t]};
+            else if (m->fails[t])
+                potential++;
+        }
+    }
+    if (potential)
+        printf("%zu potential kills (flaky) are not reduced\n", potential);
+    wh_farm_t f = s_farm(c, fm, pairs, np);
+    int rc = wh_farm_reduce(&f);
+    free(fm), free(pairs), free(ids);
+    return rc;
+}
+
+/* --cluster: the kill runs as probe jobs through the coordinator (farm.h),
+ * every (mutant, test) pair; fills each mutant's fails and status. */
+static int s_cluster_kills(s_ctx_t *c)
+{
+    char (*ids)[32] = NULL;
+    size_t np = c->n * (size_t)c->n_tests;
+    wh_farm_mutant_t *fm = s_farm_mutants(c, &ids);
+    wh_farm_pair_t *pairs = calloc(np + 1, sizeof *pairs);
+    wh_farm_probe_t *pr = calloc(np + 1, sizeof *pr);
+    int rc = fm && pairs && pr ? 0 : 1;
+    for (size_t p = 0; rc == 0 && p < np; p++)
+        pairs[p] = (wh_farm_pair_t){p / (size_t)c->n_tests, c->tests[p % (size_t)c->n_tests]};
+    wh_farm_t f = s_farm(c, fm, pairs, np);
+    if (rc == 0)
+        rc = wh_farm_probe(&f, pr);
+    for (size_t p = 0; rc == 0 && p < np; p++) {
+        s_mut_t *m = &c->muts[p / (size_t)c->n_tests];
+        if (pr[p].status && (!m->status || !strcmp(pr[p].status, "build_failed")))
+            m->status = pr[p].status;
+        m->fails[p % (size_t)c->n_tests] = (unsigned char)pr[p].fails;
+    }
+    for (size_t i = 0; rc == 0 && i < c->n; i++) {
+        s_mut_t *m = &c->muts[i];
+        for (int t = 0; t < c->n_tests && !m->status; t++)
+            if (m->fails[t])
+                m->status = "killed";
+        if (!m->status)
+            m->status = "survived";
+    }
+    if (rc)
+        fputs("whittle: error: the kill runs could not be sent to the cluster\n", stderr);
+    free(fm), free(pairs), free(pr), free(ids);
+    return rc;
 }
 
 static void s_ctx_free(s_ctx_t *c)
@@ -367,16 +488,16 @@ int wh_mutate_cmd(int argc, char **argv)
     uint64_t t0 = wh_now_ms();
     if ((rc = s_prepare(&c)) || (rc = s_collect(&c)))
         goto out;
-    pthread_t th[256];
-    void *args[256][2];
-    for (long s = 0; s < o.jobs; s++) {
-        args[s][0] = &c, args[s][1] = (void *)s;
-        pthread_create(&th[s], NULL, s_slot, args[s]);
+    if (o.cluster) {
+        if ((rc = s_cluster_kills(&c)))
+            goto out;
+    } else {
+        s_local_kills(&c);
     }
-    for (long s = 0; s < o.jobs; s++)
-        pthread_join(th[s], NULL);
     rc = s_write(&c);
     s_summary(&c, wh_now_ms() - t0);
+    if (rc == 0 && o.reduce)
+        rc = s_reduce(&c);
 out:
     s_ctx_free(&c);
     return rc;

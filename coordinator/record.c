@@ -284,6 +284,13 @@ static void s_json_sizes(json_t *o, const wh_summary_t *s)
     json_object_set_new(o, "tree_after", json_integer(s->tree_after));
     json_object_set_new(o, "nontree_before", json_integer(s->nontree_before));
     json_object_set_new(o, "nontree_after", json_integer(s->nontree_after));
+    /* The removed statements by tree index (whittle inspect's order), so two
+     * runs of one test can be compared statement by statement. */
+    json_t *ru = json_array();
+    for (int i = 0; s->removed && i < s->before; i++)
+        if (s->removed[i])
+            json_array_append_new(ru, json_integer(i));
+    json_object_set_new(o, "removed_units", ru);
     json_object_set_new(o, "sweeps", json_integer(s->sweeps));
     json_object_set_new(o, "rounds", json_integer(s->rounds));
     json_object_set_new(o, "building_rounds", json_integer(s->building_rounds));

@@ -125,6 +125,7 @@ typedef struct {
     int verify_runs;                   /* verify tasks judged */
     int dropped;                       /* verdicts dropped as wrong */
     int restarts;                      /* walks resumed after wrong verdicts */
+    const uint8_t *removed;            /* per unit of the tree: 1 = removed (n = before) */
 } wh_summary_t;
 
 /* Writes summary.json and summary.txt. */

@@ -1714,6 +1714,7 @@ static void s_count_units(const wh_reduction_t *r, wh_summary_t *s)
         }
     }
     s->after = s->tree_after + s->nontree_after;
+    s->removed = rem;
 }
 
 static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)

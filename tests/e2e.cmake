@@ -1,5 +1,5 @@
 # End-to-end tests: the whittle binary on fixture projects.
-foreach(t cart config headers errors cluster_tcp cluster_auth metrics flaky fault twin gtest ctest warm group suite mutate precheck keep_fault liar)
+foreach(t cart config headers errors cluster_tcp cluster_auth metrics flaky fault twin gtest ctest warm group suite mutate farm_reduce precheck keep_fault liar)
   add_test(NAME e2e_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
   set_tests_properties(e2e_${t} PROPERTIES
     ENVIRONMENT "WH_SOURCE_DIR=${PROJECT_SOURCE_DIR};WH_BINARY_DIR=${PROJECT_BINARY_DIR}"
