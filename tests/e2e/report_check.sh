@@ -40,10 +40,10 @@ judged = list(csv.DictReader(open(sys.argv[2])))
 cached = [r for r in rows if r["cached"] != "0"]
 predicted = [r for r in rows if r["predicted"] != "0" and r["cached"] == "0"]
 lanes = len({j["slot"] for j in judged}) + bool(cached) + bool(predicted)
-print(lanes, len(judged) + len(cached) + len(predicted))
+print(lanes, len(judged) + len(cached) + len(predicted), len({j["slot"] for j in judged}))
 PY
 )
-    check_eq "$name: SVG lanes and candidate marks" "$(grep -o '<g class="slot"' "$dom" | wc -l) $(grep -o '<g class="cand ' "$dom" | wc -l)" "$want"
+    check_eq "$name: SVG lanes, marks, slots named in the header" "$(grep -o '<g class="slot"' "$dom" | wc -l) $(grep -o '<g class="cand ' "$dom" | wc -l) $(sed -n 's:.*id="wall">[0-9.]* s, \([0-9]*\) slots* judged<.*:\1:p' "$dom")" "$want"
     check_eq "$name: kept units in the tree" "$(grep -o 'class="unit kept"' "$dom" | wc -l)" "$(json "$R/summary.json" .statements_after)"
     mkdir -p "$ART"
     rm -f "$ART/$name.png"
