@@ -95,7 +95,8 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "Slots (parallel candidate builds) of the embedded run, 1 to 1024, or auto for one per "
      "online core. Default 1."},
     {WH_CLI_REDUCE, "out", 0, "DIR",
-     "Where run folders go (default ./whittle-runs); DIR/latest links to the newest."},
+     "Where run folders go (default ./whittle-runs); DIR/latest links to the newest. With "
+     "--cluster, a relative folder under the coordinator's --runs folder."},
     {WH_CLI_REDUCE | WH_CLI_COORD, "cache", 0, "SPEC",
      "The verdict cache: empty for the embedded one (in $WHITTLE_CACHE_DIR, else "
      "~/.cache/whittle), a folder, or redis://[user[:password]@]HOST:PORT/DB."},
@@ -237,6 +238,7 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "as root; HOME is WORKDIR/home-USER."},
     {WH_CLI_NODE, "sandbox", 0, "bwrap|none",
      "bwrap also confines each job command with bubblewrap: system folders read-only, a "
-     "private /tmp, its workspace, loopback-only network. Default none."},
+     "private /tmp, its workspace (other slots' workspaces masked), loopback-only network. "
+     "Default none."},
     {0, NULL, 0, NULL, NULL},
 };

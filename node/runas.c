@@ -39,7 +39,10 @@
 
 #define S_MAX_GROUPS 64
 #define S_MAX_DEPTH 256
+/* bwrap's own arguments, without the masks of the key folder's other
+ * entries (3 words each, at most S_MAX_MASKS of them). */
 #define S_MAX_ARGS 64
+#define S_MAX_MASKS 64
 
 struct wh_runas {
     char *user;          /* NULL: the node's own */
@@ -50,6 +53,7 @@ struct wh_runas {
     int ngroups;
     char *home;
     char *bwrap;         /* absolute path of bwrap, or NULL (no sandbox) */
+    char *ws;            /* workdir/ws/: key folders under it get their siblings masked */
     char *env_home, *env_user, *env_logname;
     const char *env[4];
 };
@@ -168,6 +172,8 @@ wh_runas_t *wh_runas_new(const char *user, wh_sandbox_t sb, const char *workdir,
         rc = rc ? rc : WH_ENOMEM;
     if (!rc && r->drop)
         rc = s_home(r, workdir, err);
+    if (!rc && !(r->ws = wh_strdup_printf("%s/ws/", workdir)))
+        rc = WH_ENOMEM;
     if (!rc && sb == WH_SANDBOX_BWRAP && !(r->bwrap = s_which("bwrap"))) {
         *err = strdup("--sandbox bwrap: bwrap is not on PATH (Debian: apt-get install bubblewrap)");
         rc = WH_EINVAL;
@@ -190,6 +196,7 @@ void wh_runas_destroy(wh_runas_t **rp)
     free(r->user);
     free(r->home);
     free(r->bwrap);
+    free(r->ws);
     free(r->env_home);
     free(r->env_user);
     free(r->env_logname);
@@ -245,9 +252,38 @@ int wh_runas_grant(const wh_runas_t *r, const char *path, int deep)
 
 /* ---- spawn ---- */
 
-/* bwrap's arguments for c (strings borrowed from r, c and keydir). */
+/* The key folder's entries a command must not see: every one but its own
+ * workspace (base), the files beside it (base.*) and the stable mount path
+ * ("at"). Folders get an empty tmpfs over them, files /dev/null: other
+ * slots' workspaces, reports and the golden copy stay out of reach.
+ * Returns how many paths it put in masks (malloc'ed) and dirs (1 = folder). */
+static int s_masks(const char *keydir, const char *base, char **masks, int *dirs)
+{
+    DIR *d = opendir(keydir);
+    int n = 0;
+    size_t bl = strlen(base);
+    for (struct dirent *e; d && n < S_MAX_MASKS && (e = readdir(d));) {
+        const char *nm = e->d_name;
+        if (!strcmp(nm, ".") || !strcmp(nm, "..") || !strcmp(nm, "at") || !strcmp(nm, base) ||
+            (!strncmp(nm, base, bl) && nm[bl] == '.'))
+            continue;
+        char *path = wh_path_join(keydir, nm);
+        struct stat st;
+        if (path && lstat(path, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
+            dirs[n] = S_ISDIR(st.st_mode);
+            masks[n++] = path;
+        } else {
+            free(path);
+        }
+    }
+    if (d)
+        closedir(d);
+    return n;
+}
+
+/* bwrap's arguments for c (strings borrowed from r, c, keydir and masks). */
 static int s_bwrap_argv(const wh_runas_t *r, const wh_runas_cmd_t *c, const char *keydir,
-                        const char **v)
+                        char *const *masks, const int *dirs, int nmasks, const char **v)
 {
     static const char *const sys[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
                                       "/libx32", "/etc", "/opt", NULL};
@@ -267,6 +303,12 @@ static int s_bwrap_argv(const wh_runas_t *r, const wh_runas_cmd_t *c, const char
         v[n++] = "--bind"; v[n++] = r->home; v[n++] = r->home;
     }
     v[n++] = "--bind"; v[n++] = keydir; v[n++] = keydir;
+    for (int i = 0; i < nmasks; i++) {
+        v[n++] = dirs[i] ? "--tmpfs" : "--ro-bind";
+        if (!dirs[i])
+            v[n++] = "/dev/null";
+        v[n++] = masks[i];
+    }
     const char *at = c->mount_at ? c->mount_at : c->cwd;
     if (c->mount_at) {
         v[n++] = "--bind"; v[n++] = c->cwd; v[n++] = c->mount_at;
@@ -323,19 +365,25 @@ int wh_runas_spawn(const wh_runas_t *r, const wh_runas_cmd_t *c, pid_t *pid)
 {
     if (!r || !c || !c->cmd || !c->cwd)
         return WH_EINVAL;
-    const char *argv[S_MAX_ARGS];
+    const char *argv[S_MAX_ARGS + 3 * S_MAX_MASKS];
+    char *masks[S_MAX_MASKS];
+    int dirs[S_MAX_MASKS], nmasks = 0;
     const char *slash = strrchr(c->cwd, '/');
     char *keydir = slash && slash != c->cwd ? strndup(c->cwd, (size_t)(slash - c->cwd))
                                             : strdup("/");
     if (!keydir)
         return WH_ENOMEM;
     if (r->bwrap) {
-        s_bwrap_argv(r, c, keydir, argv);
+        if (!strncmp(keydir, r->ws, strlen(r->ws)))
+            nmasks = s_masks(keydir, slash + 1, masks, dirs);
+        s_bwrap_argv(r, c, keydir, masks, dirs, nmasks, argv);
     } else {
         argv[0] = "/bin/sh"; argv[1] = "-c"; argv[2] = c->cmd; argv[3] = NULL;
     }
     int p[2];
     if (pipe2(p, O_CLOEXEC) < 0) {
+        for (int i = 0; i < nmasks; i++)
+            free(masks[i]);
         free(keydir);
         return -errno;
     }
@@ -349,6 +397,8 @@ int wh_runas_spawn(const wh_runas_t *r, const wh_runas_cmd_t *c, pid_t *pid)
     while (child > 0 && (n = read(p[0], &e, sizeof e)) < 0 && errno == EINTR) {
     }
     close(p[0]);
+    for (int i = 0; i < nmasks; i++)
+        free(masks[i]);
     free(keydir);
     if (child > 0 && n == (ssize_t)sizeof e) {
         while (waitpid(child, NULL, 0) < 0 && errno == EINTR) {

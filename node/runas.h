@@ -5,8 +5,10 @@
  * that user under the node's workdir, in workspaces handed over to it; with
  * `--sandbox bwrap` each command also runs in a bubblewrap sandbox that
  * sees only the system folders (read-only), a private /tmp, its own
- * workspace's key folder (the workspace, and the report and sanitizer logs
- * the node reads beside it) and a network with nothing but loopback.
+ * workspace and the files beside it in its key folder (the report and
+ * sanitizer logs the node reads; the key folder's other entries, other
+ * slots' workspaces and the golden copy, are masked) and a network with
+ * nothing but loopback.
  *
  * The coordinator, the embedded default and a node started without root
  * and without a sandbox never create one: a NULL wh_runas_t means "run as
@@ -43,8 +45,9 @@ int wh_runas_grant(const wh_runas_t *r, const char *path, int deep);
 
 /* One command to start: `/bin/sh -c cmd` in cwd, in a new session, stdin
  * /dev/null, stdout and stderr on logfd, every other descriptor closed,
- * signals at their defaults, environment env plus HOME/USER/LOGNAME of the
- * user. mount_at: as in wh_run_opts_t (cwd seen at mount_at, privately). */
+ * signals at their defaults, environment env (the caller adds
+ * wh_runas_env). mount_at: as in wh_run_opts_t (cwd seen at mount_at,
+ * privately). */
 typedef struct {
     const char *cmd;
     const char *cwd;

@@ -36,9 +36,9 @@ want='static void test_total(void)
     int total = 0;
     assert(total == 8);
 }'
-job() { # out setup
+job() { # out setup [build]
     "$WHITTLE" reduce --cluster "$EP" --insecure --project "$P" --file tests/test_tally.c \
-        --test test_total --setup "$2" --build "make -s" --run ./test_tally --framework plain \
+        --test test_total --setup "$2" --build "${3:-make -s}" --run ./test_tally --framework plain \
         --out "$1" > "$T/$1.out" 2>&1
 }
 port=$(free_port); EP="tcp://127.0.0.1:$port"
@@ -77,13 +77,21 @@ start_node "$W" "$T/boxed.log" --sandbox bwrap
 wait_slots 1
 grep -q "^whittle-node: job commands run as nobody in a bwrap sandbox (loopback-only network)$" "$T/boxed.log" \
     && pass "the node says it sandboxes" || fail "node log: $(cat "$T/boxed.log")"
-job boxed 'make -s && id -un > who && sed -n "s/^ *\([a-z0-9]*\):.*/\1/p" /proc/net/dev > ifaces' \
-    || { cat "$T/boxed.out"; fail "job on the sandboxed node"; }
+BOXED_SETUP='make -s && id -un > who && sed -n "s/^ *\([a-z0-9]*\):.*/\1/p" /proc/net/dev > ifaces'
+job boxed "$BOXED_SETUP" || { cat "$T/boxed.out"; fail "job on the sandboxed node"; }
 check_eq "sandboxed node: answer" "$(awk '/^static void test_total/,/^}/' "$(run_dir "$T/boxed")/reduced.c")" "$want"
 S=$(ls -d "$W"/ws/*/slot-0)
 check_eq "sandbox: setup ran as" "$(cat "$S/who")" nobody
 check_eq "sandbox: network interfaces" "$(cat "$S/ifaces")" lo
 check_eq "sandbox: owner of the binary" "$(stat -c %U "$S/test_tally")" nobody
+# Another entry of the key folder (as another slot's workspace would be):
+# hidden from the commands, and nothing written there reaches it.
+K=$(dirname "$S"); mkdir -m 777 "$K/planted"; echo secret > "$K/planted/secret"
+job probe "$BOXED_SETUP" 'cat ../planted/secret > saw 2>&1; echo x > ../planted/escaped; make -s' \
+    || { cat "$T/probe.out"; fail "sandbox: job probing its key folder"; }
+check_eq "sandbox: another folder beside the workspace is masked" "$(cat "$S/saw")" \
+    "cat: ../planted/secret: No such file or directory"
+check_eq "sandbox: nothing written into it" "$(ls "$K/planted")" secret
 job escape 'make -s && echo x > "'"$O"'/by-boxed"'; rc=$?
 [ "$rc" -ne 0 ] && pass "sandbox: a setup writing outside its workspace fails (exit $rc)" || fail "sandbox: the escaping setup succeeded"
 grep -q "setup failed.*exited 2" "$T/escape.out" && pass "sandbox: the client names the failed setup" || fail "sandbox: client said: $(cat "$T/escape.out")"
