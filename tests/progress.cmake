@@ -9,3 +9,6 @@ endforeach()
 
 # The status line's format and ETA, and the engine's rounds-left count.
 wh_add_test(test_progress SOURCES test_progress.c LIBS wh_coord)
+
+# --ignore globs and the snapshot ids of a folder and of a git project.
+wh_add_test(test_identity SOURCES test_identity.c LIBS wh_coord)
