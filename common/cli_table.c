@@ -134,6 +134,15 @@ const wh_cli_opt_t wh_cli_opts[] = {
     {WH_CLI_REDUCE, "precheck", 0, "on|off|audit",
      "Predicts candidates that cannot build with libclang and skips them: on (default), off, "
      "or audit (build them anyway and count disagreements)."},
+    {WH_CLI_REDUCE, "from-junit", 0, "REPORT",
+     "Reduces every failing test (failure or error) of a JUnit XML report, one job each on one "
+     "pool and cache, each with its own run folder; --test is not needed and --file may be a "
+     "glob of the test files that define them. {test} in --build and --run and $WHITTLE_TEST "
+     "name each job's test. Tests no file defines are named and skipped (exit 1). The "
+     "root-cause groups are printed at the end."},
+    {WH_CLI_REDUCE, "from-ctest", 0, "BUILD_DIR",
+     "As --from-junit, for the failing tests of the last ctest run in BUILD_DIR "
+     "(Testing/Temporary/LastTestsFailed.log, refused when older than LastTest.log)."},
     {WH_CLI_REDUCE, "ignore", 0, "GLOB",
      "Leaves files matching GLOB (a name anywhere, or a path from the project root when it "
      "holds '/') out of the job's identity, so they do not miss the cache; may be given more "

@@ -11,6 +11,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #define S_FILE_CAP (1u << 20)
 
@@ -177,6 +178,51 @@ static int s_cmp_run(const void *a, const void *b)
     return strcmp(((const s_run_t *)a)->name, ((const s_run_t *)b)->name);
 }
 
+/* Adds the run folder sub (shown as name) when it holds a summary.json;
+ * 0, or WH_E* with *err. */
+static int s_load_one(wh_group_t *g, const char *sub, const char *name, char **err)
+{
+    char *sum = wh_path_join(sub, "summary.json");
+    int has = sum && wh_is_file(sum);
+    free(sum);
+    if (!has)
+        return 0;
+    if (g->n == g->cap) {
+        size_t cap = g->cap ? g->cap * 2 : 8;
+        s_run_t *n = realloc(g->runs, cap * sizeof *n);
+        if (!n) {
+            *err = strdup("out of memory reading run folders");
+            return WH_ENOMEM;
+        }
+        g->runs = n, g->cap = cap;
+    }
+    s_run_t *r = memset(&g->runs[g->n++], 0, sizeof *r);
+    r->name = strdup(name);
+    if (s_read_key(r, sub) < 0 || s_read_stmts(r, sub) < 0) {
+        *err = wh_strdup_printf("run folder '%s' has no readable fingerprint in summary.json", sub);
+        return WH_EPARSE;
+    }
+    return 0;
+}
+
+/* 1 when dir/name is a symbolic link (whittle-runs/latest points at a run
+ * folder that is listed under its own name). */
+static int s_is_link(const char *dir, const char *name)
+{
+    char *p = wh_path_join(dir, name);
+    struct stat st;
+    int link = p && lstat(p, &st) == 0 && S_ISLNK(st.st_mode);
+    free(p);
+    return link;
+}
+
+static wh_group_t *s_sorted(wh_group_t *g)
+{
+    if (g->n)
+        qsort(g->runs, g->n, sizeof *g->runs, s_cmp_run);
+    return g;
+}
+
 wh_group_t *wh_group_load(const char *dir, char **err)
 {
     wh_group_t *g = calloc(1, sizeof *g);
@@ -186,38 +232,41 @@ wh_group_t *wh_group_load(const char *dir, char **err)
         goto fail;
     }
     for (struct dirent *e; (e = readdir(d));) {
-        char *sub = e->d_name[0] == '.' ? NULL : wh_path_join(dir, e->d_name);
-        char *sum = sub ? wh_path_join(sub, "summary.json") : NULL;
-        if (sum && wh_is_file(sum)) {
-            if (g->n == g->cap) {
-                g->cap = g->cap ? g->cap * 2 : 8;
-                s_run_t *n = realloc(g->runs, g->cap * sizeof *n);
-                if (!n) {
-                    *err = strdup("out of memory reading run folders");
-                    free(sub), free(sum);
-                    goto fail;
-                }
-                g->runs = n;
-            }
-            s_run_t *r = memset(&g->runs[g->n++], 0, sizeof *r);
-            r->name = strdup(e->d_name);
-            if (s_read_key(r, sub) < 0 || s_read_stmts(r, sub) < 0) {
-                *err = wh_strdup_printf("run folder '%s' has no readable fingerprint in summary.json", sub);
-                free(sub), free(sum);
-                goto fail;
-            }
+        if (e->d_name[0] == '.' || s_is_link(dir, e->d_name))
+            continue;
+        char *sub = wh_path_join(dir, e->d_name);
+        int rc = sub ? s_load_one(g, sub, e->d_name, err) : WH_ENOMEM;
+        free(sub);
+        if (rc) {
+            if (!*err)
+                *err = strdup("out of memory reading run folders");
+            goto fail;
         }
-        free(sub), free(sum);
     }
     closedir(d);
-    if (g->n)
-        qsort(g->runs, g->n, sizeof *g->runs, s_cmp_run);
-    return g;
+    return s_sorted(g);
 fail:
     if (d)
         closedir(d);
     wh_group_destroy(&g);
     return NULL;
+}
+
+wh_group_t *wh_group_load_dirs(const char *const *dirs, size_t n, char **err)
+{
+    wh_group_t *g = calloc(1, sizeof *g);
+    if (!g) {
+        *err = strdup("out of memory reading run folders");
+        return NULL;
+    }
+    for (size_t i = 0; i < n; i++) {
+        const char *slash = strrchr(dirs[i], '/');
+        if (s_load_one(g, dirs[i], slash && slash[1] ? slash + 1 : dirs[i], err)) {
+            wh_group_destroy(&g);
+            return NULL;
+        }
+    }
+    return s_sorted(g);
 }
 
 static size_t s_find(wh_group_t *g, size_t i)
@@ -272,6 +321,19 @@ size_t wh_group_count(const wh_group_t *g)
     return n;
 }
 
+void wh_group_describe(const wh_group_t *g, wh_buf_t *b)
+{
+    wh_buf_printf(b, "%zu runs, %zu groups\n", g->n, wh_group_count(g));
+    for (size_t i = 0, k = 0; i < g->n; i++) {
+        if (wh_group_of(g, i) != i)
+            continue;
+        wh_buf_printf(b, "group %zu: %s\n", ++k, g->runs[i].key);
+        for (size_t j = i; j < g->n; j++)
+            if (wh_group_of(g, j) == i)
+                wh_buf_printf(b, "  %s (%s)\n", g->runs[j].name, g->runs[j].test);
+    }
+}
+
 int wh_group_cmd(int argc, char **argv)
 {
     wh_cli_t c;
@@ -293,15 +355,28 @@ int wh_group_cmd(int argc, char **argv)
         return 1;
     }
     wh_group_cluster(g);
-    printf("%zu runs, %zu groups\n", g->n, wh_group_count(g));
-    for (size_t i = 0, k = 0; i < g->n; i++) {
-        if (wh_group_of(g, i) != i)
-            continue;
-        printf("group %zu: %s\n", ++k, g->runs[i].key);
-        for (size_t j = i; j < g->n; j++)
-            if (wh_group_of(g, j) == i)
-                printf("  %s (%s)\n", g->runs[j].name, g->runs[j].test);
+    wh_buf_t b = WH_BUF_INIT;
+    wh_group_describe(g, &b);
+    fputs(b.buf ? b.buf : "", stdout);
+    wh_buf_free(&b);
+    wh_group_destroy(&g);
+    return 0;
+}
+
+int wh_group_print_dirs(const char *const *dirs, size_t n, FILE *fp)
+{
+    char *err = NULL;
+    wh_group_t *g = wh_group_load_dirs(dirs, n, &err);
+    if (!g) {
+        fprintf(stderr, "whittle: warning: no groups: %s\n", err ? err : "out of memory");
+        free(err);
+        return WH_EPARSE;
     }
+    wh_group_cluster(g);
+    wh_buf_t b = WH_BUF_INIT;
+    wh_group_describe(g, &b);
+    fprintf(fp, "Groups (one root cause each): %s", b.buf ? b.buf : "\n");
+    wh_buf_free(&b);
     wh_group_destroy(&g);
     return 0;
 }

@@ -19,6 +19,8 @@ typedef struct {
 struct wh_testfind {
     s_def_t *defs;
     size_t n, cap, files;
+    wh_job_t *jobs; /* per file: the flags it was listed with */
+    char *project;
 };
 
 void wh_testfind_close(wh_testfind_t **fp)
@@ -29,6 +31,10 @@ void wh_testfind_close(wh_testfind_t **fp)
     for (size_t i = 0; i < f->n; i++)
         free(f->defs[i].file), free(f->defs[i].test);
     free(f->defs);
+    for (size_t i = 0; i < f->files; i++)
+        wh_job_clear(&f->jobs[i]);
+    free(f->jobs);
+    free(f->project);
     free(f);
     *fp = NULL;
 }
@@ -36,19 +42,32 @@ void wh_testfind_close(wh_testfind_t **fp)
 size_t wh_testfind_files(const wh_testfind_t *f) { return f->files; }
 size_t wh_testfind_tests(const wh_testfind_t *f) { return f->n; }
 
+/* Adds a definition; takes test (freed on failure). */
 static int s_add(wh_testfind_t *f, const char *file, char *test)
 {
     if (f->n == f->cap) {
         size_t cap = f->cap ? f->cap * 2 : 32;
         s_def_t *d = realloc(f->defs, cap * sizeof *d);
-        if (!d)
+        if (!d) {
+            free(test);
             return WH_ENOMEM;
+        }
         f->defs = d, f->cap = cap;
     }
     f->defs[f->n].file = strdup(file);
     f->defs[f->n].test = test;
     f->n++;
     return f->defs[f->n - 1].file ? 0 : WH_ENOMEM;
+}
+
+/* libclang's options for a file listed with job j's flags. */
+static wh_tree_opts_t s_opts(const wh_job_t *j)
+{
+    wh_tree_opts_t to = {j->compdb, (const char *const *)j->args, j->nargs, NULL,
+                         j->allow_parse_errors         ? WH_TREE_ALLOW_ERRORS
+                         : !wh_job_flags_explicit(j) ? WH_TREE_ALLOW_MISSING_HEADERS
+                                                     : 0};
+    return to;
 }
 
 /* Lists one file (rel, inside project) with the job's flags or the header
@@ -63,10 +82,7 @@ static int s_list(wh_testfind_t *f, const wh_job_t *tmpl, const char *project, c
     j.project = strdup(project);
     j.file = strdup(rel);
     wh_job_guess_includes(&j);
-    wh_tree_opts_t to = {j.compdb, (const char *const *)j.args, j.nargs, NULL,
-                         j.allow_parse_errors          ? WH_TREE_ALLOW_ERRORS
-                         : !wh_job_flags_explicit(&j) ? WH_TREE_ALLOW_MISSING_HEADERS
-                                                      : 0};
+    wh_tree_opts_t to = s_opts(&j);
     char *path = wh_path_join(project, rel);
     char **names = NULL;
     int n = 0;
@@ -78,8 +94,14 @@ static int s_list(wh_testfind_t *f, const wh_job_t *tmpl, const char *project, c
             free(names[i]);
     free(names);
     free(path);
-    wh_job_clear(&j);
-    f->files += rc == 0;
+    wh_job_t *nj = rc ? NULL : realloc(f->jobs, (f->files + 1) * sizeof *nj);
+    if (nj) {
+        f->jobs = nj;
+        f->jobs[f->files++] = j;
+    } else {
+        wh_job_clear(&j);
+        rc = rc ? rc : WH_ENOMEM;
+    }
     return rc;
 }
 
@@ -112,6 +134,8 @@ wh_testfind_t *wh_testfind_open(const wh_job_t *tmpl, const char *project, const
     if (grc == 0)
         globfree(&g);
     free(pat);
+    if (!rc && !(f->project = strdup(project)))
+        rc = WH_ENOMEM;
     if (rc)
         wh_testfind_close(&f);
     return f;
@@ -146,7 +170,26 @@ static const s_def_t *s_unique_suffix(const wh_testfind_t *f, const char *name)
     return hit;
 }
 
-int wh_testfind_case(const wh_testfind_t *f, const char *name, const char *classname,
+/* A function called name that the listing did not count as a test (any
+ * function may be reduced: a ctest harness's "fifo_order"), from the first
+ * file that defines it; remembered. */
+static const s_def_t *s_load_any(wh_testfind_t *f, const char *name)
+{
+    for (size_t i = 0; i < f->files; i++) {
+        wh_tree_opts_t to = s_opts(&f->jobs[i]);
+        char *path = wh_path_join(f->project, f->jobs[i].file), *err = NULL;
+        wh_tree_t *t = NULL;
+        int rc = path ? wh_tree_load(path, name, &to, &t, &err) : WH_ENOMEM;
+        char *test = rc ? NULL : strdup(t->test);
+        free(path), free(err);
+        wh_tree_destroy(&t);
+        if (test)
+            return s_add(f, f->jobs[i].file, test) == 0 ? &f->defs[f->n - 1] : NULL;
+    }
+    return NULL;
+}
+
+int wh_testfind_case(wh_testfind_t *f, const char *name, const char *classname,
                      const char *suite, const char **file, const char **test)
 {
     const char *groups[] = {classname, suite};
@@ -165,6 +208,8 @@ int wh_testfind_case(const wh_testfind_t *f, const char *name, const char *class
         hit = s_exact(f, name);
     if (!hit)
         hit = s_unique_suffix(f, name);
+    if (!hit)
+        hit = s_load_any(f, name);
     if (!hit)
         return WH_ENOTFOUND;
     *file = hit->file;

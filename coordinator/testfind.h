@@ -8,8 +8,9 @@
  * classname + "." + name, classname + "::" + name, suite + "." + name,
  * suite + "::" + name (gtest's "Suite.Name", Criterion's "suite::name"),
  * then name itself, then a defined "X.name" or "X::name" when exactly one
- * test across the files ends that way. The first file (in glob order) that
- * defines a match wins.
+ * test across the files ends that way, then any function called name (a
+ * ctest harness's functions need not look like tests; each file is parsed
+ * again for it). The first file (in glob order) that defines a match wins.
  */
 #ifndef WH_TESTFIND_H
 #define WH_TESTFIND_H
@@ -29,7 +30,7 @@ void wh_testfind_close(wh_testfind_t **f);
 /* Finds a case; classname and suite may be NULL or "". 0 with *file
  * (relative to the project) and *test (the name the file defines), both
  * owned by f; WH_ENOTFOUND when no file defines it. */
-int wh_testfind_case(const wh_testfind_t *f, const char *name, const char *classname,
+int wh_testfind_case(wh_testfind_t *f, const char *name, const char *classname,
                      const char *suite, const char **file, const char **test);
 
 /* Number of files listed and tests found in them. */

@@ -17,6 +17,7 @@
 #include "cache.h"
 #include "embedded.h"
 #include "cli.h"
+#include "from_cmd.h"
 #include "framework.h"
 #include "job.h"
 #include "jobsnap.h"
@@ -355,6 +356,9 @@ static int s_reduce_flag(const wh_cli_t *c, wh_job_t *j)
     return 1;
 }
 
+/* reduce --from-junit REPORT / --from-ctest BUILD_DIR (from_cmd.h). */
+static wh_from_opts_t s_from_opt;
+
 static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
 {
     wh_cli_t c;
@@ -377,6 +381,12 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
             if (strcmp(c.arg, "git") && strcmp(c.arg, "none"))
                 return s_die(2, "--snapshot wants git or none, not '%s'", c.arg);
             j->snapshot = !strcmp(c.arg, "git");
+            continue;
+        }
+        if (wh_cli_is(&c, "from-junit") || wh_cli_is(&c, "from-ctest")) {
+            /* the last one given */
+            s_from_opt.junit = wh_cli_is(&c, "from-junit") ? c.arg : NULL;
+            s_from_opt.ctest = wh_cli_is(&c, "from-ctest") ? c.arg : NULL;
             continue;
         }
         if (wh_cli_is(&c, "git-url")) {
@@ -538,6 +548,20 @@ zerr:
     return NULL;
 }
 
+/* Keeps the run folder named by a job's final text ("Run folder: DIR"). */
+static void s_note_run_folder(const char *text, char ***dirs, size_t *n)
+{
+    static const char mark[] = "Run folder: ";
+    const char *p = text ? strstr(text, mark) : NULL;
+    char **nd = p ? realloc(*dirs, (*n + 1) * sizeof *nd) : NULL;
+    if (!nd)
+        return;
+    *dirs = nd;
+    p += sizeof mark - 1;
+    if ((nd[*n] = strndup(p, strcspn(p, "\n"))))
+        (*n)++;
+}
+
 /* Sends every job and waits for each job's final PROGRESS. Prints progress
  * lines as they come. Returns the worst exit status. */
 /* Draws a running job's status line from the coordinator; in plain mode a
@@ -578,6 +602,8 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, int n, int quie
         wh_wire_send(s, &m, 0);
     }
     int left = n, worst = 0;
+    char **dirs = NULL;
+    size_t ndirs = 0;
     uint64_t last = wh_now_ms();
     const char *ps = getenv("WHITTLE_PROGRESS_SECS");
     wh_progress_begin(wh_progress_mode_auto(quiet),
@@ -600,6 +626,7 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, int n, int quie
                                 worst = m.code;
                         } else {
                             printf("%s", m.detail ? m.detail : "");
+                            s_note_run_folder(m.detail, &dirs, &ndirs);
                         }
                     } else if (m.status) {
                         s_remote_status(m.cand_id, m.status);
@@ -630,6 +657,11 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, int n, int quie
     if (mon)
         zmq_close(mon);
     zmq_ctx_term(zctx);
+    if (n > 1 && ndirs)
+        wh_group_print_dirs((const char *const *)dirs, ndirs, stdout);
+    for (size_t i = 0; i < ndirs; i++)
+        free(dirs[i]);
+    free(dirs);
     return worst;
 }
 
@@ -665,6 +697,11 @@ static int s_load_config(int argc, char **argv, wh_job_t *j)
     return 0;
 }
 
+static int s_cluster_cb(void *arg, char **jobs_json, int n)
+{
+    return s_cluster_run(arg, jobs_json, n);
+}
+
 static int s_reduce(int argc, char **argv)
 {
     wh_job_t j;
@@ -675,6 +712,13 @@ static int s_reduce(int argc, char **argv)
         code = s_parse_reduce(argc, argv, &j, &cluster);
     if (code) {
         code = code < 0 ? 0 : code; /* -1: --help or --version printed */
+        goto out;
+    }
+    if (s_from_opt.junit || s_from_opt.ctest) {
+        s_from_opt.interrupted = &s_interrupted;
+        s_from_opt.cluster_run = cluster ? s_cluster_cb : NULL;
+        s_from_opt.cluster_arg = cluster;
+        code = wh_from_cmd(&j, &s_from_opt);
         goto out;
     }
     int fw_given = j.framework != NULL;

@@ -391,10 +391,21 @@ static int s_build(const wh_eval_spec_t *s, wh_eval_result_t *out)
 {
     wh_run_result_t rr;
     if (s->build_cmd && *s->build_cmd) {
-        wh_run_opts_t bo = {s->build_cmd, s->root,        NULL,       s->build_timeout_ms,
-                            s->log_path,  s->tick,        s->tick_arg, s->mount_at,
+        /* {test} and $WHITTLE_TEST name the target here as in the run. */
+        char *cmd = wh_expand(s->build_cmd, s->test, s->report_path);
+        char *test_env = wh_strdup_printf("WHITTLE_TEST=%s", s->test ? s->test : "");
+        const char *env[] = {test_env, NULL};
+        wh_run_opts_t bo = {cmd,         s->root, env,         s->build_timeout_ms,
+                            s->log_path, s->tick, s->tick_arg, s->mount_at,
                             s->runas};
-        if (s_run_step(&bo, "build", "build", &rr, &out->build_ms, out))
+        int stop = 1;
+        if (cmd && test_env)
+            stop = s_run_step(&bo, "build", "build", &rr, &out->build_ms, out);
+        else
+            out->verdict = WH_V_INFRA_ERROR;
+        free(cmd);
+        free(test_env);
+        if (stop)
             return 1;
         if (rr.signaled) {
             /* The build's shell itself was killed from outside (the OOM

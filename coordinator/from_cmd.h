@@ -1,0 +1,34 @@
+/*
+ * from_cmd — `whittle reduce --from-junit REPORT` / `--from-ctest
+ * BUILD_DIR`: every failing test the report names is reduced as its own job
+ * (fromreport.h), all on one embedded pool, cache and node (embedded.h) or
+ * submitted to a cluster together; each gets its own run folder, and the
+ * root-cause groups of the reduced tests (group.h) are printed at the end.
+ * A failing test that no test file defines is named and skipped, and makes
+ * the exit status non-zero.
+ */
+#ifndef WH_FROM_CMD_H
+#define WH_FROM_CMD_H
+
+#include <signal.h>
+
+#include "job.h"
+
+typedef struct {
+    const char *junit;  /* --from-junit REPORT, or NULL */
+    const char *ctest;  /* --from-ctest BUILD_DIR, or NULL */
+    const volatile sig_atomic_t *interrupted;
+    /* With --cluster: submits the jobs (JSON) and waits for them, printing
+     * their results and groups; returns the worst exit status. NULL: the
+     * embedded pool. */
+    int (*cluster_run)(void *arg, char **jobs_json, int n);
+    void *cluster_arg;
+} wh_from_opts_t;
+
+/* tmpl: the flags' job (its --test is ignored, its --file may be a glob).
+ * Returns the exit status: 0 when every failing test was reduced; the
+ * worst job's status; 1 when a test was not found; 2 for a report that
+ * cannot be read. */
+int wh_from_cmd(const wh_job_t *tmpl, const wh_from_opts_t *o);
+
+#endif
