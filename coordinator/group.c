@@ -17,6 +17,7 @@
 
 typedef struct {
     char *name, *test;
+    char *file;       /* the test file, from summary.json */
     char *key;        /* kind | location | message, test name masked */
     char **stmts;     /* sorted, distinct statement lines */
     size_t n_stmts;
@@ -39,7 +40,7 @@ void wh_group_destroy(wh_group_t **gp)
     wh_group_t *g = *gp;
     for (size_t i = 0; i < g->n; i++) {
         s_run_t *r = &g->runs[i];
-        free(r->name), free(r->test), free(r->key);
+        free(r->name), free(r->test), free(r->file), free(r->key);
         for (size_t j = 0; j < r->n_stmts; j++)
             free(r->stmts[j]);
         free(r->stmts);
@@ -92,13 +93,14 @@ static int s_read_key(s_run_t *r, const char *dir)
         return WH_EPARSE;
     }
     r->test = strdup(s_str(fp, "test"));
+    r->file = strdup(s_str(o, "file"));
     char *msg = wh_fp_normalized(s_str(fp, "message"), NULL);
     char *m1 = msg ? s_mask(msg, r->test) : NULL;
     char *m2 = m1 ? s_mask(m1, s_bare(r->test)) : NULL;
     r->key = m2 ? wh_strdup_printf("%s | %s | %s", s_str(fp, "kind"), s_str(fp, "location"), m2) : NULL;
     free(msg), free(m1), free(m2);
     json_decref(o);
-    return r->test && r->key ? 0 : WH_ENOMEM;
+    return r->test && r->file && r->key ? 0 : WH_ENOMEM;
 }
 
 static int s_cmp_str(const void *a, const void *b)
@@ -106,18 +108,16 @@ static int s_cmp_str(const void *a, const void *b)
     return strcmp(*(char *const *)a, *(char *const *)b);
 }
 
-/* The reduced test of a run folder: "reduced.<ext>" but not reduced.lines.*
- * nor the run record's reduced.diff. */
-static char *s_reduced_path(const char *dir)
+/* The reduced test of a run folder: "reduced" + the test file's extension
+ * (summary.json's "file"; the folder also holds reduced.lines.<ext>,
+ * reduced.diff and more). */
+static char *s_reduced_path(const char *dir, const char *file)
 {
-    DIR *d = opendir(dir);
-    char *p = NULL;
-    for (struct dirent *e; d && !p && (e = readdir(d));)
-        if (!strncmp(e->d_name, "reduced.", 8) && strncmp(e->d_name, "reduced.lines", 13) &&
-            strcmp(e->d_name, "reduced.diff"))
-            p = wh_path_join(dir, e->d_name);
-    if (d)
-        closedir(d);
+    const char *slash = strrchr(file, '/'), *dot = strrchr(file, '.');
+    const char *ext = dot && (!slash || dot > slash) ? dot : "";
+    char *name = wh_strdup_printf("reduced%s", ext);
+    char *p = name ? wh_path_join(dir, name) : NULL;
+    free(name);
     return p;
 }
 
@@ -127,9 +127,9 @@ static char *s_reduced_path(const char *dir)
  * a reduced test has no statements. */
 static int s_read_stmts(s_run_t *r, const char *dir)
 {
-    char *p = s_reduced_path(dir), *text = NULL;
+    char *p = s_reduced_path(dir, r->file), *text = NULL;
     size_t len = 0, cap = 0;
-    int rc = p ? wh_read_file(p, S_FILE_CAP, &text, &len) : 0;
+    int rc = p && wh_is_file(p) ? wh_read_file(p, S_FILE_CAP, &text, &len) : 0;
     free(p);
     if (rc < 0 || !text)
         return rc;
