@@ -21,6 +21,7 @@
 #include "auth.h"
 #include "cache.h"
 #include "cli.h"
+#include "group.h"
 #include "job.h"
 #include "jobsnap.h"
 #include "metrics.h"
@@ -72,7 +73,48 @@ typedef struct {
     uint64_t rate_t[61], rate_n[61];  /* judged count, once a second */
     int rate_i;
     char *runs;             /* absolute --runs folder */
+    char **done_dirs; /* run folders of the jobs that finished well, oldest first */
+    size_t n_done;
 } s_self_t;
+
+/* The finished jobs `whittle status` groups (the newest ones). */
+#define S_DONE_MAX 256
+
+static void s_note_done(s_self_t *self, const char *dir)
+{
+    if (!dir)
+        return;
+    if (self->n_done == S_DONE_MAX) {
+        free(self->done_dirs[0]);
+        memmove(self->done_dirs, self->done_dirs + 1, (S_DONE_MAX - 1) * sizeof(char *));
+        self->n_done--;
+    }
+    char **d = realloc(self->done_dirs, (self->n_done + 1) * sizeof *d);
+    if (!d)
+        return;
+    self->done_dirs = d;
+    if ((d[self->n_done] = strdup(dir)))
+        self->n_done++;
+}
+
+/* "groups of finished jobs: N runs, M groups" and the groups (group.h). */
+static void s_describe_groups(const s_self_t *self, wh_buf_t *b)
+{
+    char *err = NULL;
+    wh_group_t *g = self->n_done ? wh_group_load_dirs((const char *const *)self->done_dirs,
+                                                      self->n_done, &err)
+                                 : NULL;
+    if (!g) {
+        if (err)
+            wh_buf_printf(b, "groups of finished jobs: %s\n", err);
+        free(err);
+        return;
+    }
+    wh_group_cluster(g);
+    wh_buf_puts(b, "groups of finished jobs: ");
+    wh_group_describe(g, b);
+    wh_group_destroy(&g);
+}
 
 static void s_reply_final(s_self_t *self, const void *ident, size_t ilen, uint64_t tag, int code,
                           const char *text)
@@ -128,6 +170,7 @@ static void s_on_other(void *ctx, const void *ident, size_t ilen, wh_msg_t *m)
             wh_reduction_progress(a->r, &b);
             wh_buf_puts(&b, "\n");
         }
+        s_describe_groups(self, &b);
         wh_msg_t r = {0};
         r.type = WH_MSG_STATUS;
         r.detail = b.buf ? b.buf : "";
@@ -268,10 +311,12 @@ static void s_reap(s_self_t *self)
                                            wh_reduction_dir(a->r));
         s_reply_final(self, a->ident, a->ident_len, a->client_tag, st, text);
         free(text);
-        if (st)
+        if (st) {
             self->failed++;
-        else
+        } else {
             self->finished++;
+            s_note_done(self, wh_reduction_dir(a->r));
+        }
         uint64_t cand, cached;
         wh_reduction_counts(a->r, &cand, &cached);
         self->cand_done += cand;
@@ -471,6 +516,9 @@ int main(int argc, char **argv)
         free(a);
     }
     wh_metrics_stop(&self.metrics);
+    for (size_t i = 0; i < self.n_done; i++)
+        free(self.done_dirs[i]);
+    free(self.done_dirs);
     wh_pool_destroy(&self.pool);
     wh_cache_close(&self.cache);
     wh_auth_destroy(&auth);

@@ -80,12 +80,15 @@ static int s_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o)
     return code ? code : st.worst;
 }
 
-static int s_cluster(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o)
+/* out: --out as typed (a cluster places it under its --runs folder). */
+static int s_cluster(const wh_job_t *jobs, size_t n, const char *out, const wh_from_opts_t *o)
 {
     char **js = calloc(n, sizeof *js);
     int code = js ? 0 : 4;
     for (size_t i = 0; js && i < n; i++) {
-        js[i] = wh_job_to_json(&jobs[i]);
+        wh_job_t sent = jobs[i]; /* a shallow copy, read only */
+        sent.out = (char *)out;
+        js[i] = wh_job_to_json(&sent);
         printf("[%zu/%zu] %s (%s): job %zu\n", i + 1, n, jobs[i].test, jobs[i].file, i);
     }
     if (js)
@@ -133,7 +136,7 @@ int wh_from_cmd(const wh_job_t *tmpl, const wh_from_opts_t *o)
         fprintf(stderr, "whittle: error: failing test '%s' is defined in no file matching '%s'; "
                         "skipped\n", l, tmpl->file);
     if (nj)
-        code = o->cluster_run ? s_cluster(jobs, nj, o) : s_embedded(jobs, nj, o);
+        code = o->cluster_run ? s_cluster(jobs, nj, tmpl->out, o) : s_embedded(jobs, nj, o);
     if (!code && missing.len)
         code = 1;
     for (size_t i = 0; i < nj; i++)
