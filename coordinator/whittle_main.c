@@ -697,9 +697,16 @@ static int s_load_config(int argc, char **argv, wh_job_t *j)
     return 0;
 }
 
+/* The cluster of reduce --from-junit/--from-ctest: endpoint and --quiet. */
+typedef struct {
+    const char *endpoint;
+    int quiet;
+} s_cluster_arg_t;
+
 static int s_cluster_cb(void *arg, char **jobs_json, int n)
 {
-    return s_cluster_run(arg, jobs_json, n);
+    const s_cluster_arg_t *ca = arg;
+    return s_cluster_run(ca->endpoint, jobs_json, n, ca->quiet);
 }
 
 static int s_reduce(int argc, char **argv)
@@ -717,7 +724,8 @@ static int s_reduce(int argc, char **argv)
     if (s_from_opt.junit || s_from_opt.ctest) {
         s_from_opt.interrupted = &s_interrupted;
         s_from_opt.cluster_run = cluster ? s_cluster_cb : NULL;
-        s_from_opt.cluster_arg = cluster;
+        s_cluster_arg_t ca = {cluster, j.quiet};
+        s_from_opt.cluster_arg = &ca;
         code = wh_from_cmd(&j, &s_from_opt);
         goto out;
     }
