@@ -257,20 +257,27 @@ static void s_start_prepared(s_self_t *self)
 #define S_PROGRESS_MS 1000
 
 /* The diff goes to the client with the final text, whose field is capped
- * (WH_WIRE_MAX_STRING): a longer one is only named. */
-#define S_DIFF_MAX (48u << 10)
+ * (WH_WIRE_MAX_STRING): when the whole text would not fit, the diff is only
+ * named (the rest of the text keeps 1 KiB for its own lines). */
+static int s_diff_fits(const wh_reduction_t *r)
+{
+    const char *t = wh_reduction_result_text(r), *dir = wh_reduction_dir(r);
+    size_t n = strlen(wh_reduction_diff(r)) + strlen(t ? t : "") +
+               strlen(wh_reduction_closing(r)) + 2 * strlen(dir ? dir : "") + 1024;
+    return n <= WH_WIRE_MAX_STRING;
+}
+
 static const char *s_diff_head(const wh_reduction_t *r)
 {
-    size_t n = strlen(wh_reduction_diff(r));
-    return !n ? "" : n > S_DIFF_MAX ? "Diff: too long for this message; see reduced.diff in the "
-                                      "run folder\n"
-                                    : "Diff (reduced.diff):\n";
+    return !*wh_reduction_diff(r) ? ""
+           : s_diff_fits(r)       ? "Diff (reduced.diff):\n"
+                                  : "Diff: too long for this message; see reduced.diff in the run "
+                                    "folder\n";
 }
 
 static const char *s_diff_body(const wh_reduction_t *r)
 {
-    const char *d = wh_reduction_diff(r);
-    return strlen(d) > S_DIFF_MAX ? "" : d;
+    return s_diff_fits(r) ? wh_reduction_diff(r) : "";
 }
 
 static void s_reap(s_self_t *self)

@@ -35,6 +35,24 @@ cat > "$T/failures.json" <<JSON
    "setup": "cmake -S . -B build -G Ninja >/dev/null && cmake --build build", "build": "cmake --build build",
    "run": "build/test_cart", "framework": "cmocka", "out": "out"} ]
 JSON
+# A diff longer than a message holds (four 20 KB lines removed): the client
+# is told where it is and still gets the rest of the result.
+L="$T/longproj"; cp -r "$FIX/plain_assert" "$L"
+pad=$(head -c 20000 /dev/zero | tr '\0' A)
+awk -v pad="$pad" '{ print } /^static void test_clamp_edges/ { getline; print; for (i = 1; i <= 4; i++) printf "    const char *pad%d = \"%s\"; (void)pad%d;\n", i, pad, i }' \
+    "$FIX/plain_assert/tests/test_clamp.c" > "$L/tests/test_clamp.c"
+cat > "$T/long.json" <<JSON
+[ {"project": "$L", "file": "tests/test_clamp.c", "test": "test_clamp_edges", "setup": "make -s",
+   "build": "make -s", "run": "./test_clamp", "framework": "plain", "out": "long"} ]
+JSON
+"$WHITTLE" submit --cluster "$EP" "$T/long.json" > "$T/long.out" 2>&1 || { cat "$T/long.out"; fail "submit with a long diff"; }
+RL=$(run_dir "$T/long")
+[ "$(wc -c < "$RL/reduced.diff")" -gt 65536 ] && pass "long diff: over 64 KiB" || fail "long diff: only $(wc -c < "$RL/reduced.diff") bytes"
+check_eq "long diff: the client names the file" "$(grep -c '^Diff: too long for this message; see reduced.diff in the run folder$' "$T/long.out") $(grep -c "^Report: $RL/report.html\$" "$T/long.out")" "1 1"
+cp "$L/tests/test_clamp.c" "$T/plain.c"
+patch -s "$T/plain.c" < "$RL/reduced.diff" && cmp -s "$T/plain.c" "$RL/reduced.c" \
+    && pass "long diff: patch gives reduced.c" || fail "long diff: patch does not give reduced.c"
+
 "$WHITTLE" submit --cluster "$EP" "$T/failures.json" > "$T/submit.out" 2>&1 || { cat "$T/submit.out"; fail "submit"; }
 R=$(run_dir "$T/out")
 sed -n '/^Diff (reduced.diff):$/,/^Report: /p' "$T/submit.out" | sed '1d;$d' > "$T/client.diff"
