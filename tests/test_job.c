@@ -155,10 +155,66 @@ static void test_place_runs(void)
     }
 }
 
+/* The "git" object of a snapshot job: round trip, patch bytes intact, and
+ * the refusals of a malformed one. */
+static void test_git_json(void)
+{
+    const char *src =
+        "{\"project\":\"/p\",\"file\":\"t.c\",\"test\":\"t\",\"run\":\"./t\",\"git\":{"
+        "\"url\":\"git://h/p.git\",\"rev\":\"89abcdef0123456789abcdef0123456789abcdef\","
+        "\"subdir\":\"sub\",\"reference\":\"0123456789abcdef0123456789abcdef01234567\","
+        "\"patch_b64\":\"AP8KYQ==\"}}";
+    json_t *o = json_loads(src, 0, NULL);
+    wh_job_t j;
+    wh_job_init(&j);
+    char *err = NULL;
+    CHECK_EQ_INT(wh_job_from_json(&j, o, &err), 0);
+    json_decref(o);
+    CHECK_EQ_STR(j.git_url, "git://h/p.git");
+    CHECK_EQ_STR(j.git_subdir, "sub");
+    CHECK_EQ_INT(j.git_patch_len, 4);
+    CHECK(j.git_patch && !memcmp(j.git_patch, "\x00\xff\na", 4));
+    char *s = wh_job_to_json(&j);
+    wh_job_t k;
+    wh_job_init(&k);
+    o = json_loads(s, 0, NULL);
+    CHECK_EQ_INT(wh_job_from_json(&k, o, &err), 0);
+    json_decref(o);
+    CHECK_EQ_STR(k.git_rev, j.git_rev);
+    CHECK_EQ_STR(k.git_reference, "0123456789abcdef0123456789abcdef01234567");
+    CHECK(k.git_patch_len == 4 && !memcmp(k.git_patch, j.git_patch, 4));
+    wh_job_t c;
+    CHECK_EQ_INT(wh_job_copy(&c, &k), 0);
+    CHECK(c.git_patch != k.git_patch && c.git_patch_len == 4 && !memcmp(c.git_patch, "\x00\xff\na", 4));
+    wh_job_clear(&c);
+    wh_job_clear(&k);
+    wh_job_clear(&j);
+    free(s);
+    const char *bad[][2] = {
+        {"{\"git\":{\"url\":\"u\",\"rev\":\"r\",\"extra\":1}}", "unknown field 'git.extra'"},
+        {"{\"git\":{\"url\":\"u\"}}", "field 'git' needs 'url' and 'rev'"},
+        {"{\"git\":{\"url\":\"u\",\"rev\":\"r\",\"patch_b64\":\"@@@@\"}}",
+         "field 'git.patch_b64' is not valid base64"},
+        {"{\"git\":[1]}", "field 'git' must be an object"},
+        {"{\"git\":{\"url\":7,\"rev\":\"r\"}}", "field 'git.url' must be a string"},
+    };
+    for (size_t i = 0; i < sizeof bad / sizeof bad[0]; i++) {
+        o = json_loads(bad[i][0], 0, NULL);
+        wh_job_init(&j);
+        err = NULL;
+        CHECK(wh_job_from_json(&j, o, &err) != 0);
+        CHECK_EQ_STR(err, bad[i][1]);
+        free(err);
+        wh_job_clear(&j);
+        json_decref(o);
+    }
+}
+
 int main(void)
 {
     RUN_TEST(test_validate);
     RUN_TEST(test_json_and_identity);
     RUN_TEST(test_place_runs);
+    RUN_TEST(test_git_json);
     TEST_MAIN_END();
 }
