@@ -183,7 +183,13 @@ static void s_bash_values(FILE *fp)
             if (o->shortopt)
                 fprintf(fp, " | \"%s -%c\"", key, o->shortopt);
             fputs(") ", fp);
-            s_bash_value(fp, o->arg);
+            if (!strcmp(o->name, "framework"))
+                /* The presets are the program's: ask it (the help's last line). */
+                fprintf(fp, "COMPREPLY=($(compgen -W \"$(%s help %s 2>/dev/null | sed -n "
+                            "'s/^frameworks: //p' | tr -d ,)\" -- \"$cur\"))",
+                        c->prog, c->name);
+            else
+                s_bash_value(fp, o->arg);
             fputs(" ;;\n", fp);
         }
     }

@@ -45,6 +45,7 @@ check_eq "complete command" "$(comp whittle red)" "reduce"
 check_eq "complete option" "$(comp whittle reduce --algo)" "--algorithm"
 check_eq "complete value" "$(comp whittle reduce --precheck = a)" "audit"
 check_eq "complete node option" "$(comp whittle-node --max)" "--max-disk"
+check_eq "complete framework" "$(PATH="$B/coordinator:$PATH" comp whittle reduce --framework gt)" "gtest"
 
 # No option parsed by hand: the files that read argv compare no string
 # starting with '-' (they ask the table's parser, wh_cli_is).
