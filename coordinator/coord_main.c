@@ -166,8 +166,12 @@ static void s_on_other(void *ctx, const void *ident, size_t ilen, wh_msg_t *m)
             wh_buf_printf(&b, "  job %s %s: preparing (parsing the test, hashing the project)\n",
                           pd->job.test ? pd->job.test : "?", pd->job.file ? pd->job.file : "?");
         for (s_active_t *a = self->active; a; a = a->next) {
+            wh_progress_t st;
+            wh_reduction_status_now(a->r, &st);
             wh_buf_puts(&b, "  job ");
             wh_reduction_progress(a->r, &b);
+            wh_buf_puts(&b, "\n    ");
+            wh_progress_format(&st, &b);
             wh_buf_puts(&b, "\n");
         }
         s_describe_groups(self, &b);

@@ -72,8 +72,17 @@ for _ in $(seq 1 50); do
 done
 rargs=(--project "$P" --file tests/test_calc.c --test test_basic --setup "make -s"
        --build "make -s" --run ./test_calc --framework cmocka)
-script -q -c "$(q "$WHITTLE" reduce "${rargs[@]}" --cluster "$EP" --insecure --out remote)" "$T/remote.raw" > /dev/null 2>&1 \
-    || { cat -v "$T/remote.raw"; cat "$T/coord.log"; fail "reduce --cluster on a terminal"; }
+script -q -c "$(q "$WHITTLE" reduce "${rargs[@]}" --cluster "$EP" --insecure --out remote)" "$T/remote.raw" > /dev/null 2>&1 &
+RPID=$!
+# Meanwhile `whittle status` shows the job's status line under it.
+seen=""
+for _ in $(seq 1 100); do
+    seen=$("$WHITTLE" status --cluster "$EP" --insecure 2>/dev/null | grep -E '^    (sweep [0-9]+ level [0-9]+ round [0-9]+|fingerprinting the original|verifying the reduced test) \| [0-9]+/5 units left \| ' | head -n1)
+    [ -n "$seen" ] && break
+    sleep 0.1
+done
+[ -n "$seen" ] && pass "status: the running job's status line: $seen" || fail "status: no status line for the running job"
+wait "$RPID" || { cat -v "$T/remote.raw"; cat "$T/coord.log"; fail "reduce --cluster on a terminal"; }
 lines=$(tr '\r' '\n' < "$T/remote.raw" | grep -cE "^\[job 0\] (sweep [0-9]+ level [0-9]+ round [0-9]+ \| [0-9]+/5 units left \| [0-9]+ built, [0-9]+ predicted, [0-9]+ cached \| ETA [0-9?]+s?|fingerprinting the original \| 5/5 units left \| 0 built, 0 predicted, 0 cached|verifying the reduced test \| [0-9]+/5 units left .*)${ESC}\[K")
 [ "$lines" -ge 1 ] && pass "remote: $lines live status line(s) from the coordinator" || { cat -v "$T/remote.raw"; fail "remote: no live status line"; }
 has "$T/remote.raw" "Reduced test:" && pass "remote: the result is printed" || fail "remote: no result"
