@@ -1,6 +1,7 @@
 # Reducing every failing test of a report (whittle reduce --from-junit /
 # --from-ctest) and the root-cause groups printed at the end.
 wh_add_test(test_junit_cases SOURCES test_junit_cases.c LIBS wh_oracle)
+wh_add_test(test_testfind SOURCES test_testfind.c LIBS wh_coord)
 foreach(t from_junit from_ctest cluster_groups)
   add_test(NAME e2e_${t} COMMAND bash ${CMAKE_CURRENT_SOURCE_DIR}/e2e/${t}.sh)
   set_tests_properties(e2e_${t} PROPERTIES
