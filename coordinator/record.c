@@ -216,10 +216,38 @@ void wh_record_reduced(wh_record_t *r, const char *ext, const char *lines, size_
     free(name);
 }
 
+/* s as a JSON string; bytes that are not UTF-8 (a Latin-1 file, a head
+ * cut inside a character) become '?'. */
+static json_t *s_json_text(const char *s)
+{
+    json_t *j = json_string(s ? s : "");
+    if (j)
+        return j;
+    char *c = strdup(s);
+    for (unsigned char *p = (unsigned char *)c; p && *p;) {
+        int n = *p < 0x80 ? 1 : (*p & 0xE0) == 0xC0 ? 2 : (*p & 0xF0) == 0xE0 ? 3
+                              : (*p & 0xF8) == 0xF0 ? 4 : 0;
+        int ok = n > 0;
+        for (int k = 1; ok && k < n; k++)
+            ok = (p[k] & 0xC0) == 0x80;
+        json_t *t = ok && n > 1 ? json_stringn((const char *)p, (size_t)n) : NULL;
+        ok = ok && (n == 1 || t); /* jansson also refuses overlong forms, surrogates */
+        json_decref(t);
+        if (!ok) {
+            *p++ = '?';
+            continue;
+        }
+        p += n;
+    }
+    j = c ? json_string(c) : NULL;
+    free(c);
+    return j ? j : json_string("");
+}
+
 void wh_record_tree(wh_record_t *r, const char *test, const wh_record_unit_t *u, int n)
 {
     json_t *o = json_object(), *units = json_array();
-    json_object_set_new(o, "test", json_string(test ? test : ""));
+    json_object_set_new(o, "test", s_json_text(test));
     for (int i = 0; i < n; i++) {
         json_t *e = json_object();
         json_object_set_new(e, "parent", json_integer(u[i].parent));
@@ -227,9 +255,7 @@ void wh_record_tree(wh_record_t *r, const char *test, const wh_record_unit_t *u,
         json_object_set_new(e, "tree", json_boolean(u[i].is_tree));
         json_object_set_new(e, "kind", json_string(u[i].kind ? u[i].kind : "other"));
         json_object_set_new(e, "line", json_integer(u[i].line));
-        /* a head cut inside a UTF-8 sequence is not a JSON string: "" */
-        json_t *h = json_string(u[i].head ? u[i].head : "");
-        json_object_set_new(e, "text", h ? h : json_string(""));
+        json_object_set_new(e, "text", s_json_text(u[i].head));
         json_object_set_new(e, "removed_by", json_integer(u[i].removed_by));
         json_array_append_new(units, e);
     }

@@ -11,6 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
+#include "record.h"
 #include "report.h"
 #include "wh_common.h"
 #include "wh_test.h"
@@ -199,6 +200,37 @@ static void test_unfinished_run(void)
     free(err);
 }
 
+/* tree.json keeps a head that is not UTF-8 (a Latin-1 file, a head cut
+ * inside a character) with '?' for the bad bytes, instead of dropping it. */
+static void test_tree_json_text(void)
+{
+    char *err = NULL, *out = wh_path_join(s_dir, "runs");
+    wh_record_t *r = wh_record_open(out, "t", &err);
+    CHECK(r != NULL);
+    if (!r)
+        return;
+    wh_record_unit_t u[3] = {
+        {.parent = -1, .kind = "expr", .line = 3, .head = "puts(\"caf\xe9\");"},
+        {.parent = -1, .kind = "expr", .line = 4, .head = "x(\"\xe2\x82...", .removed_by = 2},
+        {.parent = -1, .kind = "decl", .line = 5, .head = "int \xc3\xbc = 1;"},
+    };
+    wh_record_tree(r, "t", u, 3);
+    char *p = wh_path_join(wh_record_dir(r), "tree.json"), *js = NULL;
+    size_t len = 0;
+    CHECK(wh_read_file(p, 1 << 16, &js, &len) == 0);
+    if (js) {
+        CHECK_EQ_INT(s_count(js, "\"text\": \"puts(\\\"caf?\\\");\""), 1);
+        CHECK_EQ_INT(s_count(js, "\"text\": \"x(\\\"??...\""), 1);
+        CHECK_EQ_INT(s_count(js, "\"text\": \"int \\u00fc = 1;\"") +
+                         s_count(js, "\"text\": \"int \xc3\xbc = 1;\""), 1);
+        CHECK_EQ_INT(s_count(js, "\"removed_by\": 2"), 1);
+    }
+    free(js);
+    free(p);
+    free(out);
+    wh_record_close(&r);
+}
+
 static void test_not_a_run_folder(void)
 {
     char *err = NULL;
@@ -217,6 +249,7 @@ int main(void)
     RUN_TEST(test_escaping_and_self_contained);
     RUN_TEST(test_judged_timeline);
     RUN_TEST(test_unfinished_run);
+    RUN_TEST(test_tree_json_text);
     RUN_TEST(test_not_a_run_folder);
     wh_rm_rf(s_dir);
     TEST_MAIN_END();

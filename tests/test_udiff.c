@@ -61,6 +61,31 @@ static void test_no_trailing_newline(void)
     free(d);
 }
 
+/* CRLF line ends stay part of their lines, and patch(1) keeps them. */
+static void test_crlf(void)
+{
+    const char *a = "int a;\r\nint b;\r\nint c;\r\n", *b = "int a;\r\nint c;\r\n";
+    char *d = s_diff(a, b, 3);
+    CHECK_EQ_STR(d, "--- a/t.c\n+++ b/t.c\n@@ -1,3 +1,2 @@\n int a;\r\n-int b;\r\n int c;\r\n");
+    char dir[] = "/tmp/wh_udiff_crlf_XXXXXX";
+    CHECK(mkdtemp(dir) != NULL);
+    char *f = wh_strdup_printf("%s/t.c", dir), *p = wh_strdup_printf("%s/d", dir);
+    wh_write_file(f, a, strlen(a));
+    wh_write_file(p, d, strlen(d));
+    char *cmd = wh_strdup_printf("patch -s %s < %s", f, p);
+    CHECK(system(cmd) == 0);
+    char *got = NULL;
+    size_t len = 0;
+    CHECK(wh_read_file(f, 1 << 16, &got, &len) == 0);
+    CHECK_EQ_STR(got, b);
+    wh_rm_rf(dir);
+    free(got);
+    free(cmd);
+    free(f);
+    free(p);
+    free(d);
+}
+
 /* 20 numbered lines with lines `drop` (1-based, 0-terminated) removed. */
 static char *s_numbered(const int *drop)
 {
@@ -225,6 +250,7 @@ int main(void)
     RUN_TEST(test_all_removed);
     RUN_TEST(test_no_trailing_newline);
     RUN_TEST(test_hunks_and_context);
+    RUN_TEST(test_crlf);
     RUN_TEST(test_random_minimal_and_patch);
     RUN_TEST(test_large);
     TEST_MAIN_END();
