@@ -12,9 +12,11 @@
  * a clone must be seen where the setup ran: every command of a key (setup,
  * build, test) runs in a private mount namespace where its own copy is
  * bind-mounted at the key's stable path ws/<key>/at (runner.h, mount_at).
- * Where that is not permitted (no CAP_SYS_ADMIN, no unshare) or the node has
- * one slot, each slot copies the project and runs the setup itself, in place,
- * as before; WHITTLE_NO_MOUNTNS=1 forces that.
+ * A node with one slot clones too: its end-of-run verification runs in a
+ * fresh workspace, a clone of the set-up copy rather than a second setup.
+ * Where that is not permitted (no CAP_SYS_ADMIN, no unshare), each slot
+ * copies the project and runs the setup itself, in place, as before;
+ * WHITTLE_NO_MOUNTNS=1 forces that.
  *
  * Thread-safe: any slot thread may call any function.
  */
@@ -29,7 +31,7 @@ typedef struct wh_warmup wh_warmup_t;
 
 /* Probes the mount namespace once (under workdir). NULL on allocation
  * failure only. */
-wh_warmup_t *wh_warmup_new(const char *workdir, int nslots);
+wh_warmup_t *wh_warmup_new(const char *workdir);
 void wh_warmup_destroy(wh_warmup_t **w);
 /* 1 when workspaces are cloned and seen at a stable path. */
 int wh_warmup_stable(const wh_warmup_t *w);

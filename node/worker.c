@@ -1203,7 +1203,7 @@ wh_node_t *wh_node_start(void *zctx, const wh_node_opts_t *o, char **err)
         wh_node_stop(&n);
         return NULL;
     }
-    if (!(n->warm = wh_warmup_new(n->workdir, n->nslots)))
+    if (!(n->warm = wh_warmup_new(n->workdir)))
         goto nomem;
     if ((o->run_as || o->sandbox) &&
         !(n->runas = wh_runas_new(o->run_as, (wh_sandbox_t)o->sandbox, n->workdir, err))) {

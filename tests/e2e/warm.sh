@@ -36,11 +36,13 @@ run() {
 }
 
 run j1 1
-# One setup to warm up, and one for the end-of-run verification: with a
-# single slot it runs in a fresh workspace of its own (DESIGN.md "Trust").
-check_eq "j1 setups (marker: warm-up + fresh verify workspace)" "$(wc -l < "$T/j1.mark")" 2
+# One setup: with a single slot the end-of-run verification runs in a fresh
+# workspace of its own (DESIGN.md "Trust"), a clone of the set-up copy, not
+# a second setup.
+check_eq "j1 setups (marker: warm-up only; the fresh verify workspace is a clone)" "$(wc -l < "$T/j1.mark")" 1
 check_eq "j1 summary warm.setups" "$(json "$R/summary.json" .warm.setups)" 1
-check_eq "j1 summary warm.clones" "$(json "$R/summary.json" .warm.clones)" 0
+check_eq "j1 summary warm.clones" "$(json "$R/summary.json" .warm.clones)" 1
+check_eq "j1 verified afresh" "$(json "$R/summary.json" .verified)" true
 
 run j2 2
 check_eq "j2 setups (marker)" "$(wc -l < "$T/j2.mark")" 1
