@@ -81,10 +81,11 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "Run once per workspace before the first build (configure, first full build)."},
     {WH_CLI_REDUCE | WH_CLI_MUTATE, "build", 0, "CMD",
      "Run before every test run (an incremental build)."},
-    {WH_CLI_REDUCE | WH_CLI_MUTATE, "framework", 0, "NAME",
-     "The test framework preset that judges a run (junit, gtest, ctest, cmocka, check, cunit, "
-     "criterion, unity, tap, plain, console, ...). Without it, chosen from the test file's "
-     "includes."},
+    {WH_CLI_REDUCE, "framework", 0, "NAME",
+     "The test framework preset that judges a run (the frameworks listed below). Without it, "
+     "chosen from the test file's includes (and said which)."},
+    {WH_CLI_MUTATE, "framework", 0, "NAME",
+     "The test framework preset that judges each run (the frameworks listed below)."},
     {WH_CLI_REDUCE, "algorithm", 0, "hdd|dd|linear",
      "hdd (default): hierarchical delta debugging over the statement tree; dd: classic ddmin "
      "over the top level, the flat baseline; linear: one unit at a time, top to bottom, per "

@@ -12,8 +12,10 @@
  *   @SYNOPSIS PROG@             the usage lines of PROG and its commands
  *   @OPTIONS PROG@              the options of PROG itself
  *   @COMMANDS PROG@             every command of PROG: usage, summary, options
+ *   @FRAMEWORKS@                the framework presets (wh_framework_names)
  */
 #include "cli.h"
+#include "framework.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +106,11 @@ static int s_man_line(FILE *out, const char *line)
         } else {
             s_man_commands(out, prog);
         }
+        return 0;
+    }
+    if (!strncmp(line, "@FRAMEWORKS@", 12)) {
+        s_roff(out, wh_framework_names());
+        fputc('\n', out);
         return 0;
     }
     const char *v = strstr(line, "@VERSION@");

@@ -27,6 +27,10 @@ man_part() { # prog cmd
     fi
 }
 
+# whittle.1 lists the framework presets the program knows.
+fw=$("$(bin whittle)" help reduce | sed -n 's/^frameworks: //p')
+check_eq "man FRAMEWORKS" "$(sed -n '/^FRAMEWORKS/,/^$/p' "$T/man.whittle" | tr -s ' \n' ' ' | grep -oF -- "$fw")" "$fw"
+
 missing=0
 while read -r prog cmd long short; do
     c=$([ "$cmd" = - ] || echo "$cmd")
