@@ -42,6 +42,7 @@ enum {
     WH_CLI_MAIN = 1u << 9,  /* `whittle` with no command */
     WH_CLI_COORD = 1u << 10, /* whittle-coordinator */
     WH_CLI_NODE = 1u << 11,  /* whittle-node */
+    WH_CLI_CACHE = 1u << 12, /* whittle cache */
 };
 #define WH_CLI_ALL 0xffffffffu /* every command, those added later too */
 /* A new command: a bit above, a row in wh_cli_cmds (cli_table.c), its

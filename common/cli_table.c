@@ -11,7 +11,7 @@
 #define S_CLIENT (WH_CLI_REDUCE | WH_CLI_SUBMIT | WH_CLI_STATUS | WH_CLI_MUTATE)
 #define S_WHITTLE                                                                        \
     (WH_CLI_INSPECT | WH_CLI_REDUCE | WH_CLI_SUBMIT | WH_CLI_STATUS | WH_CLI_KEYGEN |    \
-     WH_CLI_SUITE | WH_CLI_MUTATE | WH_CLI_GROUP | WH_CLI_HELP | WH_CLI_MAIN)
+     WH_CLI_SUITE | WH_CLI_MUTATE | WH_CLI_GROUP | WH_CLI_HELP | WH_CLI_MAIN | WH_CLI_CACHE)
 
 const wh_cli_cmd_t wh_cli_cmds[] = {
     {WH_CLI_MAIN, "whittle", NULL, "COMMAND [OPTION...]", 0, 0,
@@ -46,6 +46,12 @@ const wh_cli_cmd_t wh_cli_cmds[] = {
      "Seeds mutants into the sources matched by --source, runs every test of --tests-file "
      "against each and writes the kill matrix (kills.csv) to --out; with --reduce, reduces "
      "every kill."},
+    {WH_CLI_CACHE, "whittle", "cache", "stats|clear|forget [--node KEYID] [--cache SPEC]", 1, 0,
+     "Looks after the verdict cache, embedded or Redis (with its embedded fallback): stats "
+     "prints what it holds (verdicts by kind, predictions, blobs, size, generation, lookups); "
+     "clear removes everything; forget --node KEYID drops the verdicts one node produced. "
+     "clear and forget bump the generation, so no embedded fallback brings back what they "
+     "removed."},
     {WH_CLI_HELP, "whittle", "help", "[COMMAND]", 1, 0,
      "Explains a command and every option it takes."},
     {WH_CLI_COORD, "whittle-coordinator", NULL,
@@ -101,6 +107,16 @@ const wh_cli_opt_t wh_cli_opts[] = {
     {WH_CLI_REDUCE | WH_CLI_COORD, "cache", 0, "SPEC",
      "The verdict cache: empty for the embedded one (in $WHITTLE_CACHE_DIR, else "
      "~/.cache/whittle), a folder, or redis://[user[:password]@]HOST:PORT/DB."},
+    {WH_CLI_REDUCE | WH_CLI_COORD, "cache-max", 0, "SIZE",
+     "Compacts the embedded cache (a Redis cache's embedded fallback too) whenever its logs "
+     "grow past SIZE (like 64M; K, M, G): rewritten atomically under its lock with the latest "
+     "verdict per key. Default: never."},
+    {WH_CLI_CACHE, "cache", 0, "SPEC",
+     "The cache to look after, as reduce --cache takes it (default: the embedded one); a "
+     "redis:// cache includes its embedded fallback."},
+    {WH_CLI_CACHE, "node", 0, "KEYID",
+     "forget: the node whose verdicts go, by its key name (the base name of its public key "
+     "file), or local (the embedded reduce and --insecure nodes)."},
     {WH_CLI_REDUCE, "match", 0, "full|message|type",
      "How much of the failure must stay the same: full (default: kind, message and location), "
      "message (no location) or type (the kind only)."},

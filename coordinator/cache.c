@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include "cache_be.h"
 
+#include <errno.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -75,6 +76,74 @@ char *wh_cache_default_dir(void)
     if (d && *d)
         return wh_path_join(d, ".cache/whittle");
     return NULL;
+}
+
+/* ---- node names and values ---- */
+
+static int s_node_char(int ch)
+{
+    return (ch >= 'a' && ch <= 'z') || (ch >= 'A' && ch <= 'Z') || (ch >= '0' && ch <= '9') ||
+           ch == '.' || ch == '_' || ch == '@' || ch == '+' || ch == '-';
+}
+
+int wh_cache_node_ok(const char *name)
+{
+    if (!name || !*name || strlen(name) > WH_CACHE_NODE_MAX)
+        return 0;
+    for (const char *p = name; *p; p++)
+        if (!s_node_char((unsigned char)*p))
+            return 0;
+    return 1;
+}
+
+void wh_cache_node_clean(const char *name, char out[WH_CACHE_NODE_MAX + 1])
+{
+    if (!name || !*name)
+        name = WH_CACHE_NODE_LOCAL;
+    size_t i = 0;
+    for (; name[i] && i < WH_CACHE_NODE_MAX; i++)
+        out[i] = s_node_char((unsigned char)name[i]) ? name[i] : '_';
+    out[i] = '\0';
+}
+
+int wh_cache_value_format(wh_verdict_t v, const char *node, char *out, size_t outsz)
+{
+    char clean[WH_CACHE_NODE_MAX + 1];
+    wh_cache_node_clean(node, clean);
+    int n = snprintf(out, outsz, "%s node=%s", wh_verdict_name(v), clean);
+    return n < 0 ? 0 : (size_t)n < outsz ? n : (int)outsz - 1;
+}
+
+int wh_cache_value_parse(const char *s, size_t n, wh_verdict_t *v,
+                         char node[WH_CACHE_NODE_MAX + 1])
+{
+    node[0] = '\0';
+    *v = WH_V_NONE;
+    size_t i = 0;
+    while (i < n && s[i] != ' ')
+        i++;
+    char name[32];
+    if (i == 0 || i >= sizeof name)
+        return WH_EINVAL;
+    memcpy(name, s, i);
+    name[i] = '\0';
+    wh_verdict_t pv = wh_verdict_parse(name);
+    if (!wh_cache_storable(pv))
+        return WH_EINVAL;
+    while (i < n) {
+        size_t start = ++i;
+        while (i < n && s[i] != ' ')
+            i++;
+        size_t tl = i - start;
+        if (tl > 5 && tl - 5 <= WH_CACHE_NODE_MAX && !strncmp(s + start, "node=", 5)) {
+            memcpy(node, s + start + 5, tl - 5);
+            node[tl - 5] = '\0';
+            if (!wh_cache_node_ok(node))
+                node[0] = '\0';
+        }
+    }
+    *v = pv;
+    return 0;
 }
 
 /* ---- public API ---- */
@@ -169,6 +238,12 @@ int wh_cache_mget_ns(wh_cache_t *c, wh_cache_ns_t ns, const char *const *keys, i
 
 int wh_cache_put_ns(wh_cache_t *c, wh_cache_ns_t ns, const char *key, wh_verdict_t v)
 {
+    return wh_cache_put_node(c, ns, key, v, NULL);
+}
+
+int wh_cache_put_node(wh_cache_t *c, wh_cache_ns_t ns, const char *key, wh_verdict_t v,
+                      const char *node)
+{
     uint8_t bin[WH_CACHE_KEY_BYTES];
     if (ns < 0 || ns >= WH_CACHE_NS)
         return WH_EINVAL;
@@ -176,7 +251,67 @@ int wh_cache_put_ns(wh_cache_t *c, wh_cache_ns_t ns, const char *key, wh_verdict
         return WH_EINVAL;
     if (!wh_cache_storable(v))
         return 0;
-    return c->ops->put(c->be, (int)ns, bin, v);
+    char clean[WH_CACHE_NODE_MAX + 1];
+    wh_cache_node_clean(node, clean);
+    return c->ops->put(c->be, (int)ns, bin, v, clean);
+}
+
+int wh_cache_stats(wh_cache_t *c, wh_cache_stats_t st[2], int *n)
+{
+    *n = 0;
+    int rc = c->ops->stats(c->be, st, 2);
+    if (rc == WH_EUNAVAIL) {
+        *n = 1;
+        return rc;
+    }
+    if (rc < 0)
+        return rc;
+    *n = rc;
+    return 0;
+}
+
+int wh_cache_clear(wh_cache_t *c, wh_cache_forgot_t *out)
+{
+    memset(out, 0, sizeof *out);
+    return c->ops->clear(c->be, out);
+}
+
+void wh_cache_set_max(wh_cache_t *c, uint64_t bytes)
+{
+    if (c->ops == &wh_cache_emb_ops)
+        wh_cache_emb_set_max(c->be, bytes);
+    else if (c->ops == &wh_cache_redis_ops)
+        wh_cache_emb_set_max(wh_cache_redis_fallback(c->be), bytes);
+}
+
+int wh_cache_parse_size(const char *s, uint64_t *bytes)
+{
+    char *end;
+    if (!s || *s < '0' || *s > '9')
+        return WH_EINVAL;
+    errno = 0;
+    unsigned long long v = strtoull(s, &end, 10);
+    unsigned shift = 0;
+    if (*end == 'K' || *end == 'k')
+        shift = 10;
+    else if (*end == 'M' || *end == 'm')
+        shift = 20;
+    else if (*end == 'G' || *end == 'g')
+        shift = 30;
+    if (shift)
+        end++;
+    if (errno || *end || v > (UINT64_MAX >> shift))
+        return WH_EINVAL;
+    *bytes = (uint64_t)v << shift;
+    return 0;
+}
+
+int wh_cache_forget_node(wh_cache_t *c, const char *node, wh_cache_forgot_t *out)
+{
+    memset(out, 0, sizeof *out);
+    if (!wh_cache_node_ok(node))
+        return WH_EINVAL;
+    return c->ops->forget(c->be, node, out);
 }
 
 int wh_cache_drop(wh_cache_t *c, const char *key)

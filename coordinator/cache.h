@@ -50,6 +50,83 @@ int wh_cache_mget_ns(wh_cache_t *c, wh_cache_ns_t ns, const char *const *keys, i
                      wh_verdict_t *out);
 int wh_cache_put_ns(wh_cache_t *c, wh_cache_ns_t ns, const char *key, wh_verdict_t v);
 
+/* Who produced a verdict: the node's key name (the base name of its
+ * public key file, "NAME" of the ZAP user id "node:NAME"), or
+ * WH_CACHE_NODE_LOCAL for the embedded reduce, insecure nodes and the
+ * coordinator's own predictions. 1 to WH_CACHE_NODE_MAX characters of
+ * [A-Za-z0-9._@+-]. */
+#define WH_CACHE_NODE_LOCAL "local"
+#define WH_CACHE_NODE_MAX 64
+/* 1 when name is a valid node name. */
+int wh_cache_node_ok(const char *name);
+/* name made valid (NULL or "" -> "local", other characters -> '_',
+ * truncated) into out. */
+void wh_cache_node_clean(const char *name, char out[WH_CACHE_NODE_MAX + 1]);
+
+/* A stored value: "<VerdictName> node=<ID>" (Redis value; an embedded log
+ * line is "<key> <value>"). wh_cache_value_format writes it into out (at
+ * most WH_CACHE_VALUE_MAX chars and a terminator) and returns its length;
+ * node is cleaned first. wh_cache_value_parse reads n bytes of s: the
+ * verdict, and the node into node ("" when the value has none: a value of
+ * an older whittle, which still reads). Tokens after the verdict other
+ * than node= are ignored. 0, or WH_EINVAL (no storable verdict). */
+#define WH_CACHE_VALUE_MAX (20 + 6 + WH_CACHE_NODE_MAX)
+int wh_cache_value_format(wh_verdict_t v, const char *node, char *out, size_t outsz);
+int wh_cache_value_parse(const char *s, size_t n, wh_verdict_t *v,
+                         char node[WH_CACHE_NODE_MAX + 1]);
+
+/* wh_cache_put_ns recording the node that produced v (NULL: local). The
+ * plain puts record WH_CACHE_NODE_LOCAL. */
+int wh_cache_put_node(wh_cache_t *c, wh_cache_ns_t ns, const char *key, wh_verdict_t v,
+                      const char *node);
+
+/* What a forget did. generation: the generation after it (Redis's with a
+ * Redis cache, else the embedded log's). */
+typedef struct {
+    long redis;       /* verdicts deleted from Redis */
+    long embedded;    /* verdicts dropped from the embedded log */
+    uint64_t generation;
+} wh_cache_forgot_t;
+
+/* Drops every verdict node produced, everywhere: Redis (SCAN, DEL) and the
+ * embedded log (a "Dropped" line each), then bumps the generation (Redis
+ * key whittle:v1:generation, an "@generation N" line in the log). A Redis
+ * back end answers a Redis miss from its embedded fallback only with
+ * verdicts stored under the current generation, so a forgotten verdict
+ * never comes back from a fallback that still holds it. 0, WH_EINVAL (bad
+ * node name), WH_EUNAVAIL (Redis down: nothing forgotten there) or another
+ * negative code; *out is filled in either case. */
+int wh_cache_forget_node(wh_cache_t *c, const char *node, wh_cache_forgot_t *out);
+
+/* What the cache holds, for `whittle cache stats`: one entry for the back
+ * end and, with Redis, one for its embedded fallback. */
+typedef struct {
+    char where[320];            /* "embedded DIR", "memory", "redis://host:port/db" */
+    long verdicts[WH_V_COUNT];  /* live verdicts by verdict */
+    long predicted;             /* live predictions */
+    long dropped;               /* forgotten verdicts still held (embedded) */
+    long blobs;
+    uint64_t bytes;             /* embedded: the logs' size; Redis: keys and values */
+    uint64_t generation;
+    long long hits, misses;     /* verdict lookups recorded (Redis); -1: not recorded */
+} wh_cache_stats_t;
+
+/* Fills st[0] (and st[1] for Redis's fallback) and sets *n. 0, or a
+ * negative code (WH_EUNAVAIL: Redis down, only the fallback in st[0]). */
+int wh_cache_stats(wh_cache_t *c, wh_cache_stats_t st[2], int *n);
+/* Removes every verdict, prediction and blob, everywhere (Redis: SCAN and
+ * DEL of whittle:v1:*, the generation kept and bumped; embedded: the logs
+ * rewritten empty under the lock), so nothing forgotten comes back from
+ * a fallback. 0, WH_EUNAVAIL (Redis down: only the fallback cleared) or
+ * another negative code; *out counts the verdicts removed. */
+int wh_cache_clear(wh_cache_t *c, wh_cache_forgot_t *out);
+/* --cache-max: the embedded logs (a Redis cache's fallback too) are
+ * compacted, atomically under the folder's lock, keeping the latest
+ * verdict per key, whenever they grow past bytes (0: never, the default). */
+void wh_cache_set_max(wh_cache_t *c, uint64_t bytes);
+/* Parses a size like 100K, 64M, 2G or 4096 (bytes). 0 or WH_EINVAL. */
+int wh_cache_parse_size(const char *s, uint64_t *bytes);
+
 /* Forgets the verdict of key everywhere it is stored (a verdict found
  * wrong: the verify step of reduce.c). Embedded: a "<key> Dropped" line in
  * the log, so other processes and later runs forget it too; Redis: DEL

@@ -23,10 +23,21 @@ struct wh_cache_ops {
      * negative code. */
     int (*get_many)(void *be, int ns, const uint8_t (*keys)[WH_CACHE_KEY_BYTES], int n,
                     wh_verdict_t *out);
-    /* v is storable (never None/InfraError); 0 or a negative code. */
-    int (*put)(void *be, int ns, const uint8_t key[WH_CACHE_KEY_BYTES], wh_verdict_t v);
+    /* v is storable (never None/InfraError), node a valid node name
+     * (wh_cache_node_ok); 0 or a negative code. */
+    int (*put)(void *be, int ns, const uint8_t key[WH_CACHE_KEY_BYTES], wh_verdict_t v,
+               const char *node);
     /* Forgets key in the verdicts key space; 0 or a negative code. */
     int (*drop)(void *be, const uint8_t key[WH_CACHE_KEY_BYTES]);
+    /* Drops every verdict node produced and bumps the generation, adding
+     * to *out's counts; 0 or a negative code. */
+    int (*forget)(void *be, const char *node, wh_cache_forgot_t *out);
+    /* Fills up to max entries of st (the back end, then its fallback);
+     * returns how many, or a negative code. */
+    int (*stats)(void *be, wh_cache_stats_t *st, int max);
+    /* Removes every verdict, prediction and blob and bumps the generation,
+     * adding to *out's counts; 0 or a negative code. */
+    int (*clear)(void *be, wh_cache_forgot_t *out);
     /* Blobs: 0 and *value (malloc'ed) on a hit, WH_ENOTFOUND on a miss. */
     int (*get_blob)(void *be, const char *key, char **value);
     int (*put_blob)(void *be, const char *key, const char *value);
@@ -49,6 +60,18 @@ wh_cache_emb_t *wh_cache_mem_open(void);
 /* Opens (creating the folder and the logs) and loads DIR's logs; NULL with
  * *err set. */
 wh_cache_emb_t *wh_cache_emb_open(const char *dir, char **err);
+/* What the Redis back end asks of its fallback: puts tagged with the Redis
+ * generation they were stored under, and lookups that only answer with
+ * verdicts of one generation (so a verdict Redis forgot is never answered
+ * from the fallback, nor written back). */
+int wh_cache_emb_put_gen(wh_cache_emb_t *e, int ns, const uint8_t key[WH_CACHE_KEY_BYTES],
+                         wh_verdict_t v, const char *node, uint32_t gen);
+void wh_cache_emb_get_gen(wh_cache_emb_t *e, int ns, const uint8_t (*keys)[WH_CACHE_KEY_BYTES],
+                          int n, wh_verdict_t *out, uint32_t gen);
+/* Compacts e's logs when they grow past bytes (0: never). */
+void wh_cache_emb_set_max(wh_cache_emb_t *e, uint64_t bytes);
+/* The highest generation any of e's verdicts was stored under. */
+uint32_t wh_cache_emb_max_gen(const wh_cache_emb_t *e);
 
 /* The Redis back end (cache_redis.c), the only file that includes hiredis. */
 typedef struct wh_cache_redis wh_cache_redis_t;
@@ -57,5 +80,7 @@ extern const struct wh_cache_ops wh_cache_redis_ops;
  * (a bad URL or refused credentials; an unreachable Redis is not an error:
  * the back end starts down, on its embedded fallback). */
 wh_cache_redis_t *wh_cache_redis_open(const char *url, char **err);
+/* The embedded fallback of a Redis back end. */
+wh_cache_emb_t *wh_cache_redis_fallback(wh_cache_redis_t *r);
 
 #endif

@@ -1,389 +1,168 @@
 /*
  * cache_embedded — the memory: and embedded back ends of the verdict cache
- * (cache_be.h): an in-memory hash table per key space, backed for the
- * embedded one by an append-only log.
+ * (cache_be.h): an in-memory table per key space (cache_table.h), backed
+ * for the embedded one by append-only logs in a folder (cache_log.h).
  *
- * Embedded store: DIR/verdicts.log, one "<64-hex-key> <VerdictName>\n"
- * line per verdict ("<key> Dropped" forgets a verdict found wrong), appended
- * with one write() on an O_APPEND descriptor so
- * that concurrent processes interleave whole lines. It is read at open and
- * its tail re-read when a lookup misses, so processes sharing a folder see
- * each other's verdicts. The last line for a key wins. A line is parsed
- * from its end (key, space, name), which makes a torn line left by a
- * crashed writer harmless: it is ignored, and so is its garbage when a
- * later line was appended right after it. The log is never compacted
- * (about 80 bytes per distinct verdict). Predictions live in
- * DIR/predicted.log, same format and rules, a table of their own. Blobs live beside it in
- * DIR/blobs.log ("<name> <value>\n" lines, same append and tail rules).
+ * DIR/verdicts.log holds one line per verdict,
+ *     "<64-hex-key> <VerdictName> node=<ID>[ gen=<G>]\n"
+ * (the value of wh_cache_value_format, plus the Redis generation it was
+ * stored under when a Redis back end stored it; lines of older whittles,
+ * "<key> <VerdictName>", still read, with no node). "<key> Dropped"
+ * forgets a verdict (found wrong, or its node forgotten); "@generation N"
+ * records the log's generation, bumped by every forget and clear. The log
+ * is read at open and its new lines at every lookup (a stat and an fstat
+ * when nothing is new), so processes sharing a folder see each other's
+ * verdicts and drops. The last line for a key wins. A line is parsed from
+ * its end (key, space, value), which makes a torn line left by a crashed
+ * writer harmless: it is ignored, and so is its garbage when a later line
+ * was appended right after it. Predictions live in DIR/predicted.log, same
+ * format and rules, a table of their own. Blobs live in DIR/blobs.log
+ * ("<name> <value>\n" lines, same rules). DIR/lock is the folder's lock.
+ *
+ * Compaction (wh_cache_set_max): when the logs together grow past the cap
+ * (or past 1.5 times their size after the last compaction, when the live
+ * verdicts alone exceed the cap), each is rewritten under the exclusive
+ * lock with the latest line per key, no Dropped lines, and the generation
+ * first; other processes notice the new file and read it afresh.
  */
 #define _GNU_SOURCE
-#include "cache_be.h"
+#include "cache_log.h"
+#include "cache_table.h"
 
-#include <errno.h>
-#include <fcntl.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/stat.h>
 #include <unistd.h>
 
-static const char *const s_log_name[WH_CACHE_NS] = {"verdicts.log", "predicted.log"};
-#define S_LINE_TAIL 128 /* bytes of a log line kept for parsing its end */
-
-/* ---- hash table: binary key -> verdict, open addressing ---- */
-
-typedef struct {
-    uint8_t key[WH_CACHE_KEY_BYTES];
-    uint8_t v; /* WH_V_NONE = empty slot; S_DROPPED = a forgotten verdict */
-} s_slot_t;
-
-/* An occupied slot that answers "miss": open addressing cannot empty a
- * slot without breaking the probe chains behind it. */
-#define S_DROPPED 0xff
+#define S_NLOG (WH_CACHE_NS + 1) /* the key spaces' logs, then blobs.log */
+#define S_BLOBS WH_CACHE_NS
+static const char *const s_log_name[S_NLOG] = {"verdicts.log", "predicted.log", "blobs.log"};
+#define S_LINE_TAIL 256 /* bytes of a verdict line kept for parsing its end */
 #define S_DROPPED_NAME "Dropped"
+#define S_GEN_TAG "@generation"
 
+typedef struct wh_cache_emb s_emb_t;
+
+/* Who reads one log: the back end and the log's index. */
 typedef struct {
-    s_slot_t *slots;
-    size_t cap; /* power of two */
-    size_t n;
-} s_table_t;
+    s_emb_t *e;
+    int i;
+} s_reader_t;
 
-static size_t s_hash(const uint8_t key[WH_CACHE_KEY_BYTES])
-{
-    /* Keys are SHA-256 digests, but mix anyway: a caller may hand in any hex. */
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (int i = 0; i < WH_CACHE_KEY_BYTES; i++)
-        h = (h ^ key[i]) * 0x100000001b3ull;
-    return (size_t)(h ^ (h >> 29));
-}
+struct wh_cache_emb {
+    wh_ctab_t t[WH_CACHE_NS];
+    wh_btab_t b;
+    wh_cache_log_t log[S_NLOG];
+    s_reader_t rd[S_NLOG];
+    int persistent;     /* the logs are open (embedded); 0: memory: */
+    int lockfd;         /* DIR/lock; -1 for memory: */
+    char *dir;
+    char **node;        /* interned node names; node[0] = "" (not recorded) */
+    int nnode;
+    uint64_t gen;       /* the log's generation: bumped by forget and clear */
+    uint32_t max_rgen;  /* the highest Redis generation a verdict was stored under */
+    uint64_t max_bytes; /* compaction cap; 0: none */
+    uint64_t compacted; /* the logs' size after the last compaction here */
+    int warned_max;
+};
 
-static s_slot_t *s_table_find(const s_table_t *t, const uint8_t key[WH_CACHE_KEY_BYTES])
+/* The index of node name (n bytes) in e->node, added when new; 0 for an
+ * empty name, or when out of memory or indexes. */
+static uint16_t s_node_index(s_emb_t *e, const char *name, size_t n)
 {
-    if (!t->cap)
-        return NULL;
-    size_t i = s_hash(key) & (t->cap - 1);
-    for (;;) {
-        s_slot_t *s = &t->slots[i];
-        if (s->v == WH_V_NONE || memcmp(s->key, key, WH_CACHE_KEY_BYTES) == 0)
-            return s;
-        i = (i + 1) & (t->cap - 1);
+    if (!n)
+        return 0;
+    for (int i = 1; i < e->nnode; i++)
+        if (strlen(e->node[i]) == n && memcmp(e->node[i], name, n) == 0)
+            return (uint16_t)i;
+    if (e->nnode == 0) {
+        if (!(e->node = calloc(1, sizeof *e->node)) || !(e->node[0] = strdup("")))
+            return 0;
+        e->nnode = 1;
     }
+    if (e->nnode > UINT16_MAX)
+        return 0;
+    char **grown = realloc(e->node, (size_t)(e->nnode + 1) * sizeof *grown);
+    if (!grown)
+        return 0;
+    e->node = grown;
+    if (!(e->node[e->nnode] = strndup(name, n)))
+        return 0;
+    return (uint16_t)e->nnode++;
 }
 
-static wh_verdict_t s_table_get(const s_table_t *t, const uint8_t key[WH_CACHE_KEY_BYTES])
+static const char *s_node_name(const s_emb_t *e, uint16_t i)
 {
-    s_slot_t *s = s_table_find(t, key);
-    return s && s->v != S_DROPPED ? (wh_verdict_t)s->v : WH_V_NONE;
+    return i && i < e->nnode ? e->node[i] : "";
 }
 
-static int s_table_grow(s_table_t *t)
+/* The start of the last space-separated token of s[0..n), and its length. */
+static const char *s_last_token(const char *s, size_t n, size_t *len)
 {
-    size_t cap = t->cap ? t->cap * 2 : 1024;
-    s_slot_t *old = t->slots;
-    size_t oldcap = t->cap;
-    t->slots = calloc(cap, sizeof *t->slots);
-    if (!t->slots) {
-        t->slots = old;
-        return WH_ENOMEM;
+    size_t i = n;
+    while (i > 0 && s[i - 1] != ' ')
+        i--;
+    *len = n - i;
+    return s + i;
+}
+
+/* "@generation N" at the end of a line: sets e->gen. 1 when it was one. */
+static int s_emb_apply_gen(s_emb_t *e, const char *s, size_t n)
+{
+    size_t tl, gl = strlen(S_GEN_TAG);
+    const char *tok = s_last_token(s, n, &tl);
+    size_t before = (size_t)(tok - s);
+    if (!tl || before < gl + 1 || memcmp(tok - 1 - gl, S_GEN_TAG, gl) != 0)
+        return 0;
+    uint64_t g = 0;
+    for (size_t i = 0; i < tl; i++) {
+        if (tok[i] < '0' || tok[i] > '9' || g > UINT64_MAX / 10 - 1)
+            return 1;
+        g = g * 10 + (uint64_t)(tok[i] - '0');
     }
-    t->cap = cap;
-    for (size_t i = 0; i < oldcap; i++)
-        if (old[i].v != WH_V_NONE)
-            *s_table_find(t, old[i].key) = old[i];
-    free(old);
-    return 0;
+    if (g > e->gen)
+        e->gen = g;
+    return 1;
 }
 
-/* Sets key to v (or S_DROPPED); *changed tells whether that changed
- * anything. */
-static int s_table_set(s_table_t *t, const uint8_t key[WH_CACHE_KEY_BYTES], int v, int *changed)
+/* Applies one log line of key space ns, given its last bytes (up to
+ * S_LINE_TAIL): the line's end must be "<64 hex> <VerdictName>[ node=ID]
+ * [ gen=G]" (or "<64 hex> Dropped"); anything before that is a torn line's
+ * leftovers and is ignored. */
+static void s_emb_apply_line(s_emb_t *e, int ns, const char *s, size_t n)
 {
-    if ((t->n + 1) * 2 > t->cap) {
-        int rc = s_table_grow(t);
-        if (rc)
-            return rc;
-    }
-    s_slot_t *s = s_table_find(t, key);
-    *changed = s->v != (uint8_t)v;
-    if (s->v == WH_V_NONE) {
-        memcpy(s->key, key, WH_CACHE_KEY_BYTES);
-        t->n++;
-    }
-    s->v = (uint8_t)v;
-    return 0;
-}
-
-static void s_table_free(s_table_t *t)
-{
-    free(t->slots);
-    memset(t, 0, sizeof *t);
-}
-
-/* ---- blob table: string key -> one-line string value ---- */
-
-typedef struct {
-    char *key, *val;
-} s_bslot_t;
-
-typedef struct {
-    s_bslot_t *slots;
-    size_t cap, n;
-} s_btable_t;
-
-static size_t s_strhash(const char *s)
-{
-    uint64_t h = 0xcbf29ce484222325ull;
-    for (; *s; s++)
-        h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
-    return (size_t)(h ^ (h >> 29));
-}
-
-static s_bslot_t *s_btable_find(const s_btable_t *t, const char *key)
-{
-    if (!t->cap)
-        return NULL;
-    size_t i = s_strhash(key) & (t->cap - 1);
-    for (;;) {
-        s_bslot_t *s = &t->slots[i];
-        if (!s->key || strcmp(s->key, key) == 0)
-            return s;
-        i = (i + 1) & (t->cap - 1);
-    }
-}
-
-static const char *s_btable_get(const s_btable_t *t, const char *key)
-{
-    s_bslot_t *s = s_btable_find(t, key);
-    return s ? s->val : NULL;
-}
-
-/* Copies key and val in; *changed tells whether the value changed. */
-static int s_btable_set(s_btable_t *t, const char *key, size_t klen, const char *val,
-                        size_t vlen, int *changed)
-{
-    *changed = 0;
-    if ((t->n + 1) * 2 > t->cap) {
-        size_t cap = t->cap ? t->cap * 2 : 64;
-        s_bslot_t *ns = calloc(cap, sizeof *ns), *old = t->slots;
-        if (!ns)
-            return WH_ENOMEM;
-        size_t oldcap = t->cap;
-        t->slots = ns;
-        t->cap = cap;
-        for (size_t i = 0; i < oldcap; i++)
-            if (old[i].key)
-                *s_btable_find(t, old[i].key) = old[i];
-        free(old);
-    }
-    char *k = strndup(key, klen), *v = strndup(val, vlen);
-    if (!k || !v) {
-        free(k);
-        free(v);
-        return WH_ENOMEM;
-    }
-    s_bslot_t *s = s_btable_find(t, k);
-    if (s->key) {
-        *changed = strcmp(s->val, v) != 0;
-        free(k);
-        free(s->val);
-        s->val = v;
-    } else {
-        *changed = 1;
-        s->key = k;
-        s->val = v;
-        t->n++;
-    }
-    return 0;
-}
-
-static void s_btable_free(s_btable_t *t)
-{
-    for (size_t i = 0; i < t->cap; i++) {
-        free(t->slots[i].key);
-        free(t->slots[i].val);
-    }
-    free(t->slots);
-    memset(t, 0, sizeof *t);
-}
-
-/* ---- memory and embedded back ends ---- */
-
-/* One key space: its table and its log. */
-typedef struct {
-    s_table_t t;
-    char *path;     /* DIR/verdicts.log or DIR/predicted.log; NULL for memory: */
-    int fd;         /* O_RDWR | O_APPEND; -1 for memory: */
-    off_t loaded;   /* the log has been parsed up to here (a line start) */
-    char line[S_LINE_TAIL];
-    size_t line_len;
-} s_vlog_t;
-
-typedef struct wh_cache_emb {
-    s_vlog_t v[WH_CACHE_NS];
-    /* Blobs: DIR/blobs.log, "<key> <value>\n" lines, same rules. */
-    s_btable_t b;
-    char *bpath;
-    int bfd;
-    off_t bloaded;
-} s_emb_t;
-
-/* Applies one log line, given its last bytes (up to S_LINE_TAIL): the
- * line's end must be "<64 hex> <VerdictName>"; anything before that is a
- * torn line's leftovers and is ignored. */
-static void s_emb_apply_line(s_vlog_t *e, const char *s, size_t n)
-{
-    const char *sp = NULL;
-    for (size_t i = n; i-- > 0;)
-        if (s[i] == ' ') {
-            sp = s + i;
-            break;
-        }
-    if (!sp || (size_t)(sp - s) < 2 * WH_CACHE_KEY_BYTES)
+    if (ns == WH_CACHE_VERDICTS && s_emb_apply_gen(e, s, n))
         return;
-    char name[32];
-    size_t nl = (size_t)(s + n - sp - 1);
-    if (nl == 0 || nl >= sizeof name)
-        return;
-    memcpy(name, sp + 1, nl);
-    name[nl] = '\0';
-    int v = strcmp(name, S_DROPPED_NAME) == 0 ? S_DROPPED : (int)wh_verdict_parse(name);
+    size_t end = n, tl;
+    uint64_t gen = 0;
+    const char *tok = s_last_token(s, end, &tl);
+    /* Tokens after the verdict: node=ID (the value) and gen=G (ours). */
+    while (tl > 4 && tok > s && (!strncmp(tok, "gen=", 4) || !strncmp(tok, "node=", 5))) {
+        if (tok[0] == 'g')
+            gen = strtoull(tok + 4, NULL, 10);
+        end = (size_t)(tok - s) - 1;
+        tok = s_last_token(s, end, &tl);
+    }
+    size_t kpos = (size_t)(tok - s);
     uint8_t key[WH_CACHE_KEY_BYTES];
-    if ((v != S_DROPPED && !wh_cache_storable((wh_verdict_t)v)) ||
-        wh_cache_key_parse_n(sp - 2 * WH_CACHE_KEY_BYTES, key))
+    if (kpos < 2 * WH_CACHE_KEY_BYTES + 1 ||
+        wh_cache_key_parse_n(tok - 1 - 2 * WH_CACHE_KEY_BYTES, key))
         return;
+    int v;
+    char node[WH_CACHE_NODE_MAX + 1] = "";
+    if (tl == strlen(S_DROPPED_NAME) && !memcmp(tok, S_DROPPED_NAME, tl)) {
+        v = WH_CTAB_DROPPED;
+    } else {
+        wh_verdict_t pv;
+        if (wh_cache_value_parse(tok, n - kpos, &pv, node))
+            return;
+        v = (int)pv;
+    }
     int changed;
-    (void)s_table_set(&e->t, key, v, &changed); /* ENOMEM: just a miss later */
-}
-
-/* Keeps the last S_LINE_TAIL bytes of the current line. */
-static void s_emb_line_add(s_vlog_t *e, const char *p, size_t n)
-{
-    if (n >= S_LINE_TAIL) {
-        memcpy(e->line, p + n - S_LINE_TAIL, S_LINE_TAIL);
-        e->line_len = S_LINE_TAIL;
-        return;
-    }
-    if (e->line_len + n > S_LINE_TAIL) {
-        size_t drop = e->line_len + n - S_LINE_TAIL;
-        memmove(e->line, e->line + drop, e->line_len - drop);
-        e->line_len -= drop;
-    }
-    memcpy(e->line + e->line_len, p, n);
-    e->line_len += n;
-}
-
-/* Reads the log from e->loaded to its end and applies every complete line.
- * A partial last line is left for the next call. */
-static int s_emb_tail(s_vlog_t *e)
-{
-    if (e->fd < 0)
-        return 0;
-    struct stat st;
-    if (fstat(e->fd, &st) < 0)
-        return -errno;
-    if (st.st_size <= e->loaded)
-        return 0;
-    enum { CHUNK = 1 << 20 };
-    char *buf = malloc(CHUNK);
-    if (!buf)
-        return WH_ENOMEM;
-    off_t off = e->loaded, line_start = e->loaded;
-    e->line_len = 0;
-    int rc = 0;
-    for (;;) {
-        ssize_t got = pread(e->fd, buf, CHUNK, off);
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = -errno;
-            break;
-        }
-        if (got == 0)
-            break;
-        const char *p = buf, *end = buf + got;
-        while (p < end) {
-            const char *nl = memchr(p, '\n', (size_t)(end - p));
-            if (!nl) {
-                s_emb_line_add(e, p, (size_t)(end - p));
-                break;
-            }
-            s_emb_line_add(e, p, (size_t)(nl - p));
-            s_emb_apply_line(e, e->line, e->line_len);
-            e->line_len = 0;
-            line_start = off + (nl + 1 - buf);
-            p = nl + 1;
-        }
-        off += got;
-    }
-    e->loaded = line_start;
-    free(buf);
-    return rc;
-}
-
-static int s_emb_get_many(void *be, int ns, const uint8_t (*keys)[WH_CACHE_KEY_BYTES], int n,
-                          wh_verdict_t *out)
-{
-    s_vlog_t *e = &((s_emb_t *)be)->v[ns];
-    int misses = 0;
-    for (int i = 0; i < n; i++)
-        if ((out[i] = s_table_get(&e->t, keys[i])) == WH_V_NONE)
-            misses++;
-    /* Another process may have appended what we miss. */
-    if (misses && e->fd >= 0 && s_emb_tail(e) == 0)
-        for (int i = 0; i < n; i++)
-            if (out[i] == WH_V_NONE)
-                out[i] = s_table_get(&e->t, keys[i]);
-    return 0;
-}
-
-/* Sets key to v (a verdict or S_DROPPED) in one key space's log and
- * appends the line. */
-static int s_emb_set(s_vlog_t *e, const uint8_t key[WH_CACHE_KEY_BYTES], int v)
-{
-    int changed = 0;
-    int rc = s_table_set(&e->t, key, v, &changed);
-    if (rc || !changed || e->fd < 0)
-        return rc;
-    char line[2 * WH_CACHE_KEY_BYTES + 32];
-    wh_cache_key_hex(key, line);
-    int len = snprintf(line + 2 * WH_CACHE_KEY_BYTES, sizeof line - 2 * WH_CACHE_KEY_BYTES, " %s\n",
-                       v == S_DROPPED ? S_DROPPED_NAME : wh_verdict_name((wh_verdict_t)v));
-    size_t n = 2 * WH_CACHE_KEY_BYTES + (size_t)len;
-    /* One write per line: O_APPEND makes it land whole at the end even
-     * with other writers. Retrying the rest of a short write would split
-     * the line, so a short write is terminated instead and the (torn) line
-     * is ignored by readers. */
-    ssize_t w;
-    do
-        w = write(e->fd, line, n);
-    while (w < 0 && errno == EINTR);
-    if (w < 0)
-        return -errno;
-    if ((size_t)w != n) {
-        if (write(e->fd, "\n", 1) < 0) {
-            /* Nothing more to do: readers skip the torn line anyway. */
-        }
-        return WH_EIO;
-    }
-    return 0;
-}
-
-static int s_emb_put(void *be, int ns, const uint8_t key[WH_CACHE_KEY_BYTES], wh_verdict_t v)
-{
-    return s_emb_set(&((s_emb_t *)be)->v[ns], key, (int)v);
-}
-
-/* Only real verdicts are ever found wrong; predictions are never dropped
- * (they are not claims of a node). */
-static int s_emb_drop(void *be, const uint8_t key[WH_CACHE_KEY_BYTES])
-{
-    s_vlog_t *e = &((s_emb_t *)be)->v[WH_CACHE_VERDICTS];
-    /* Only a key this process knows needs a line; but another process may
-     * have stored it since: read the tail first. */
-    if (e->fd >= 0)
-        (void)s_emb_tail(e);
-    if (s_table_get(&e->t, key) == WH_V_NONE)
-        return 0;
-    return s_emb_set(e, key, S_DROPPED);
+    uint16_t ni = s_node_index(e, node, strlen(node));
+    gen = gen > UINT32_MAX ? UINT32_MAX : gen;
+    if (gen > e->max_rgen)
+        e->max_rgen = (uint32_t)gen;
+    (void)wh_ctab_set(&e->t[ns], key, v, ni, (uint32_t)gen, &changed); /* ENOMEM: a miss */
 }
 
 /* Applies one complete blob line "<key> <value>". A line garbled by a torn
@@ -394,73 +173,186 @@ static void s_emb_apply_blob(s_emb_t *e, const char *s, size_t n)
     if (!sp || sp == s || (size_t)(sp - s) > WH_CACHE_BLOB_KEY_MAX || memchr(s, '\0', n))
         return;
     int changed;
-    (void)s_btable_set(&e->b, s, (size_t)(sp - s), sp + 1, n - (size_t)(sp + 1 - s), &changed);
+    (void)wh_btab_set(&e->b, s, (size_t)(sp - s), sp + 1, n - (size_t)(sp + 1 - s), &changed);
 }
 
-/* Reads blobs.log from e->bloaded to its end (as s_emb_tail does for
- * verdicts); lines longer than any valid one are skipped. */
-static int s_emb_btail(s_emb_t *e)
+/* ---- reading the logs ---- */
+
+static void s_on_reset(void *ctx)
 {
-    if (e->bfd < 0)
-        return 0;
-    struct stat st;
-    if (fstat(e->bfd, &st) < 0)
-        return -errno;
-    if (st.st_size <= e->bloaded)
-        return 0;
-    enum { CHUNK = 1 << 20 };
-    char *buf = malloc(CHUNK);
-    if (!buf)
-        return WH_ENOMEM;
-    wh_buf_t line = WH_BUF_INIT;
-    int skipping = 0, rc = 0;
-    off_t off = e->bloaded, line_start = e->bloaded;
-    for (;;) {
-        ssize_t got = pread(e->bfd, buf, CHUNK, off);
-        if (got < 0) {
-            if (errno == EINTR)
-                continue;
-            rc = -errno;
-            break;
-        }
-        if (got == 0)
-            break;
-        const char *p = buf, *end = buf + got;
-        while (p < end) {
-            const char *nl = memchr(p, '\n', (size_t)(end - p));
-            size_t n = (size_t)((nl ? nl : end) - p);
-            if (!skipping && line.len + n > WH_CACHE_BLOB_KEY_MAX + 1 + WH_CACHE_BLOB_VALUE_MAX) {
-                skipping = 1;
-                wh_buf_reset(&line);
-            }
-            if (!skipping && wh_buf_append(&line, p, n)) {
-                rc = WH_ENOMEM;
-                goto out;
-            }
-            if (!nl)
-                break;
-            if (!skipping)
-                s_emb_apply_blob(e, line.buf ? line.buf : "", line.len);
-            skipping = 0;
-            wh_buf_reset(&line);
-            line_start = off + (nl + 1 - buf);
-            p = nl + 1;
-        }
-        off += got;
+    s_reader_t *rd = ctx;
+    if (rd->i == S_BLOBS)
+        wh_btab_free(&rd->e->b);
+    else
+        wh_ctab_free(&rd->e->t[rd->i]);
+}
+
+static void s_on_line(void *ctx, const char *s, size_t n)
+{
+    s_reader_t *rd = ctx;
+    if (rd->i == S_BLOBS)
+        s_emb_apply_blob(rd->e, s, n);
+    else
+        s_emb_apply_line(rd->e, rd->i, s, n);
+}
+
+static const wh_cache_log_fn_t s_log_fn = {s_on_reset, s_on_line};
+
+/* Reads what other processes appended to log i (nothing for memory:). */
+static int s_emb_read(s_emb_t *e, int i)
+{
+    return e->persistent ? wh_cache_log_read(&e->log[i]) : 0;
+}
+
+/* Looks keys up; with gen >= 0 only verdicts stored under that Redis
+ * generation answer. The log's new lines are read first. */
+static void s_emb_lookup(s_emb_t *e, int ns, const uint8_t (*keys)[WH_CACHE_KEY_BYTES], int n,
+                         wh_verdict_t *out, int64_t gen)
+{
+    (void)s_emb_read(e, ns); /* an unreadable log: answer from memory */
+    for (int i = 0; i < n; i++) {
+        const wh_ctab_slot_t *s = wh_ctab_get(&e->t[ns], keys[i]);
+        out[i] = s && (gen < 0 || s->gen == (uint64_t)gen) ? (wh_verdict_t)s->v : WH_V_NONE;
     }
-out:
-    e->bloaded = line_start;
-    wh_buf_free(&line);
-    free(buf);
+}
+
+static int s_emb_get_many(void *be, int ns, const uint8_t (*keys)[WH_CACHE_KEY_BYTES], int n,
+                          wh_verdict_t *out)
+{
+    s_emb_lookup(be, ns, keys, n, out, -1);
+    return 0;
+}
+
+uint32_t wh_cache_emb_max_gen(const wh_cache_emb_t *e)
+{
+    return e->max_rgen;
+}
+
+void wh_cache_emb_get_gen(wh_cache_emb_t *e, int ns, const uint8_t (*keys)[WH_CACHE_KEY_BYTES],
+                          int n, wh_verdict_t *out, uint32_t gen)
+{
+    s_emb_lookup(e, ns, keys, n, out, (int64_t)gen);
+}
+
+/* ---- writing ---- */
+
+/* One verdict line into buf (at least S_LINE_TAIL bytes); its length. */
+static size_t s_verdict_line(char *buf, size_t sz, const uint8_t key[WH_CACHE_KEY_BYTES], int v,
+                             const char *node, uint32_t gen)
+{
+    wh_cache_key_hex(key, buf);
+    size_t n = 2 * WH_CACHE_KEY_BYTES;
+    buf[n++] = ' ';
+    if (v == WH_CTAB_DROPPED)
+        n += (size_t)snprintf(buf + n, sz - n, "%s", S_DROPPED_NAME);
+    else
+        n += (size_t)wh_cache_value_format((wh_verdict_t)v, node, buf + n, sz - n);
+    if (gen)
+        n += (size_t)snprintf(buf + n, sz - n, " gen=%u", gen);
+    buf[n++] = '\n';
+    return n;
+}
+
+static int s_emb_maybe_compact(s_emb_t *e);
+
+/* Appends a line to log i and compacts when the logs outgrew the cap. */
+static int s_emb_append(s_emb_t *e, int i, const char *line, size_t n)
+{
+    int rc = wh_cache_log_append(&e->log[i], line, n);
+    return rc ? rc : s_emb_maybe_compact(e);
+}
+
+/* Sets key to v (a verdict or WH_CTAB_DROPPED) in key space ns, with the
+ * node that produced it and the Redis generation, and appends the line. */
+static int s_emb_set(s_emb_t *e, int ns, const uint8_t key[WH_CACHE_KEY_BYTES], int v,
+                     const char *node, uint32_t gen)
+{
+    int changed = 0;
+    if (v == WH_CTAB_DROPPED)
+        node = "", gen = 0;
+    uint16_t ni = s_node_index(e, node, strlen(node));
+    if (gen > e->max_rgen)
+        e->max_rgen = gen;
+    int rc = wh_ctab_set(&e->t[ns], key, v, ni, gen, &changed);
+    if (rc || !changed || !e->persistent)
+        return rc;
+    char line[S_LINE_TAIL];
+    return s_emb_append(e, ns, line, s_verdict_line(line, sizeof line, key, v, node, gen));
+}
+
+static int s_emb_put(void *be, int ns, const uint8_t key[WH_CACHE_KEY_BYTES], wh_verdict_t v,
+                     const char *node)
+{
+    return s_emb_set(be, ns, key, (int)v, node, 0);
+}
+
+int wh_cache_emb_put_gen(wh_cache_emb_t *e, int ns, const uint8_t key[WH_CACHE_KEY_BYTES],
+                         wh_verdict_t v, const char *node, uint32_t gen)
+{
+    return s_emb_set(e, ns, key, (int)v, node, gen);
+}
+
+/* Only real verdicts are ever found wrong; predictions are never dropped
+ * (they are not claims of a node). */
+static int s_emb_drop(void *be, const uint8_t key[WH_CACHE_KEY_BYTES])
+{
+    s_emb_t *e = be;
+    /* Only a key this process knows needs a line; but another process may
+     * have stored it since: read the log first. */
+    (void)s_emb_read(e, WH_CACHE_VERDICTS);
+    if (!wh_ctab_get(&e->t[WH_CACHE_VERDICTS], key))
+        return 0;
+    return s_emb_set(e, WH_CACHE_VERDICTS, key, WH_CTAB_DROPPED, "", 0);
+}
+
+/* Bumps the log's generation: an "@generation N" line. */
+static int s_emb_bump(s_emb_t *e)
+{
+    e->gen++;
+    if (!e->persistent)
+        return 0;
+    char line[64];
+    int n = snprintf(line, sizeof line, S_GEN_TAG " %llu\n", (unsigned long long)e->gen);
+    return s_emb_append(e, WH_CACHE_VERDICTS, line, (size_t)n);
+}
+
+/* Drops every verdict node produced (a "Dropped" line each), then bumps
+ * the generation. */
+static int s_emb_forget(void *be, const char *node, wh_cache_forgot_t *out)
+{
+    s_emb_t *e = be;
+    wh_ctab_t *t = &e->t[WH_CACHE_VERDICTS];
+    int rc = s_emb_read(e, WH_CACHE_VERDICTS);
+    if (rc)
+        return rc;
+    /* The keys first: an append that finds the log replaced by another
+     * process resets the table. */
+    uint16_t ni = s_node_index(e, node, strlen(node));
+    uint8_t(*keys)[WH_CACHE_KEY_BYTES] = ni && t->n ? malloc(t->n * sizeof *keys) : NULL;
+    size_t nk = 0;
+    if (ni && t->n && !keys)
+        return WH_ENOMEM;
+    for (size_t i = 0; keys && i < t->cap; i++)
+        if (t->slots[i].node == ni && t->slots[i].v != WH_V_NONE &&
+            t->slots[i].v != WH_CTAB_DROPPED)
+            memcpy(keys[nk++], t->slots[i].key, WH_CACHE_KEY_BYTES);
+    for (size_t i = 0; i < nk && !rc; i++)
+        if (!(rc = s_emb_set(e, WH_CACHE_VERDICTS, keys[i], WH_CTAB_DROPPED, "", 0)))
+            out->embedded++;
+    free(keys);
+    if (!rc)
+        rc = s_emb_bump(e);
+    out->generation = e->gen;
     return rc;
 }
+
+/* ---- blobs ---- */
 
 static int s_emb_get_blob(void *be, const char *key, char **value)
 {
     s_emb_t *e = be;
-    const char *v = s_btable_get(&e->b, key);
-    if (!v && e->bfd >= 0 && s_emb_btail(e) == 0)
-        v = s_btable_get(&e->b, key);
+    (void)s_emb_read(e, S_BLOBS);
+    const char *v = wh_btab_get(&e->b, key);
     if (!v)
         return WH_ENOTFOUND;
     *value = strdup(v);
@@ -471,33 +363,164 @@ static int s_emb_put_blob(void *be, const char *key, const char *value)
 {
     s_emb_t *e = be;
     int changed = 0;
-    int rc = s_btable_set(&e->b, key, strlen(key), value, strlen(value), &changed);
-    if (rc || !changed || e->bfd < 0)
+    int rc = wh_btab_set(&e->b, key, strlen(key), value, strlen(value), &changed);
+    if (rc || !changed || !e->persistent)
         return rc;
     char *line = wh_strdup_printf("%s %s\n", key, value);
     if (!line)
         return WH_ENOMEM;
-    size_t n = strlen(line);
-    ssize_t w;
-    do
-        w = write(e->bfd, line, n); /* one write: see s_emb_put */
-    while (w < 0 && errno == EINTR);
+    rc = s_emb_append(e, S_BLOBS, line, strlen(line));
     free(line);
-    if (w < 0)
-        return -errno;
-    if ((size_t)w != n) {
-        if (write(e->bfd, "\n", 1) < 0) {
-            /* Readers skip the torn line anyway. */
-        }
-        return WH_EIO;
+    return rc;
+}
+
+/* ---- compaction, stats, clear ---- */
+
+static uint64_t s_emb_bytes(const s_emb_t *e)
+{
+    uint64_t n = 0;
+    for (int i = 0; e->persistent && i < S_NLOG; i++)
+        n += (uint64_t)wh_cache_log_size(&e->log[i]);
+    return n;
+}
+
+/* Writes log rd->i from the tables: the generation first, then the latest
+ * line of every live key (no Dropped lines). */
+static int s_fill(void *ctx, FILE *f)
+{
+    s_reader_t *rd = ctx;
+    s_emb_t *e = rd->e;
+    if (rd->i == S_BLOBS) {
+        for (size_t i = 0; i < e->b.cap; i++)
+            if (e->b.slots[i].key)
+                fprintf(f, "%s %s\n", e->b.slots[i].key, e->b.slots[i].val);
+        return ferror(f) ? WH_EIO : 0;
+    }
+    if (rd->i == WH_CACHE_VERDICTS && e->gen)
+        fprintf(f, S_GEN_TAG " %llu\n", (unsigned long long)e->gen);
+    const wh_ctab_t *t = &e->t[rd->i];
+    for (size_t i = 0; i < t->cap; i++) {
+        const wh_ctab_slot_t *s = &t->slots[i];
+        if (s->v == WH_V_NONE || s->v == WH_CTAB_DROPPED)
+            continue;
+        char line[S_LINE_TAIL];
+        size_t n = s_verdict_line(line, sizeof line, s->key, s->v, s_node_name(e, s->node), s->gen);
+        fwrite(line, 1, n, f);
+    }
+    return ferror(f) ? WH_EIO : 0;
+}
+
+/* Under the exclusive lock: reads every log to its end, then rewrites each
+ * from the tables (emptied first when clear). */
+static int s_emb_rewrite(s_emb_t *e, int clear)
+{
+    int rc = wh_cache_lock(e->lockfd, 1);
+    if (rc)
+        return rc;
+    for (int i = 0; i < S_NLOG && !rc; i++)
+        rc = wh_cache_log_read(&e->log[i]);
+    if (!rc && clear) {
+        for (int i = 0; i < S_NLOG; i++)
+            s_on_reset(&e->rd[i]);
+        e->gen++;
+    }
+    for (int i = 0; i < S_NLOG && !rc; i++)
+        rc = wh_cache_log_rewrite(&e->log[i], s_fill, &e->rd[i]);
+    wh_cache_unlock(e->lockfd);
+    return rc;
+}
+
+static int s_emb_maybe_compact(s_emb_t *e)
+{
+    uint64_t now = e->max_bytes ? s_emb_bytes(e) : 0;
+    if (!e->max_bytes || now <= e->max_bytes || now <= e->compacted + e->compacted / 2)
+        return 0;
+    int rc = s_emb_rewrite(e, 0);
+    if (rc)
+        return rc;
+    e->compacted = s_emb_bytes(e);
+    wh_info("compacted the embedded cache in %s: %llu -> %llu bytes", e->dir,
+            (unsigned long long)now, (unsigned long long)e->compacted);
+    if (e->compacted > e->max_bytes && !e->warned_max) {
+        e->warned_max = 1;
+        wh_warn("the live verdicts of the embedded cache in %s take %llu bytes, more than "
+                "--cache-max %llu: compacted again at 1.5 times that",
+                e->dir, (unsigned long long)e->compacted, (unsigned long long)e->max_bytes);
     }
     return 0;
 }
 
+void wh_cache_emb_set_max(wh_cache_emb_t *e, uint64_t bytes)
+{
+    e->max_bytes = bytes;
+    e->compacted = 0;
+    (void)s_emb_maybe_compact(e); /* a log already past the cap */
+}
+
+static void s_emb_where(const s_emb_t *e, char *out, size_t sz)
+{
+    if (e->persistent)
+        snprintf(out, sz, "embedded %s", e->dir);
+    else
+        snprintf(out, sz, "memory");
+}
+
+static int s_emb_stats(void *be, wh_cache_stats_t *st, int max)
+{
+    s_emb_t *e = be;
+    if (max < 1)
+        return 0;
+    memset(st, 0, sizeof *st);
+    int rc = 0;
+    for (int i = 0; i < S_NLOG && !rc; i++)
+        rc = s_emb_read(e, i);
+    if (rc)
+        return rc;
+    s_emb_where(e, st->where, sizeof st->where);
+    for (int ns = 0; ns < WH_CACHE_NS; ns++)
+        for (size_t i = 0; i < e->t[ns].cap; i++) {
+            int v = e->t[ns].slots[i].v;
+            if (v == WH_CTAB_DROPPED)
+                st->dropped++;
+            else if (v != WH_V_NONE && ns == WH_CACHE_VERDICTS)
+                st->verdicts[v]++;
+            else if (v != WH_V_NONE)
+                st->predicted++;
+        }
+    st->blobs = (long)e->b.n;
+    st->bytes = s_emb_bytes(e);
+    st->generation = e->gen;
+    st->hits = st->misses = -1; /* not recorded */
+    return 1;
+}
+
+static int s_emb_clear(void *be, wh_cache_forgot_t *out)
+{
+    s_emb_t *e = be;
+    wh_cache_stats_t st;
+    int rc = s_emb_stats(e, &st, 1);
+    if (rc < 0)
+        return rc;
+    for (int v = 0; v < WH_V_COUNT; v++)
+        out->embedded += st.verdicts[v];
+    if (e->persistent) {
+        rc = s_emb_rewrite(e, 1);
+    } else {
+        for (int i = 0; i < S_NLOG; i++)
+            s_on_reset(&e->rd[i]);
+        e->gen++;
+        rc = 0;
+    }
+    out->generation = e->gen;
+    return rc;
+}
+
+/* ---- open, close ---- */
+
 static const char *s_emb_describe(const void *be)
 {
     const s_emb_t *e = be;
-    return e->v[0].fd >= 0 ? "embedded" : "memory";
+    return e->persistent ? "embedded" : "memory";
 }
 
 static void s_emb_close(void *be)
@@ -505,63 +528,54 @@ static void s_emb_close(void *be)
     s_emb_t *e = be;
     if (!e)
         return;
-    for (int ns = 0; ns < WH_CACHE_NS; ns++) {
-        if (e->v[ns].fd >= 0)
-            close(e->v[ns].fd);
-        free(e->v[ns].path);
-        s_table_free(&e->v[ns].t);
-    }
-    if (e->bfd >= 0)
-        close(e->bfd);
-    free(e->bpath);
-    s_btable_free(&e->b);
+    for (int i = 0; i < S_NLOG; i++)
+        wh_cache_log_close(&e->log[i]);
+    for (int ns = 0; ns < WH_CACHE_NS; ns++)
+        wh_ctab_free(&e->t[ns]);
+    wh_btab_free(&e->b);
+    for (int i = 0; i < e->nnode; i++)
+        free(e->node[i]);
+    free(e->node);
+    if (e->lockfd >= 0)
+        close(e->lockfd);
+    free(e->dir);
     free(e);
 }
 
 const struct wh_cache_ops wh_cache_emb_ops = {
-    s_emb_get_many, s_emb_put, s_emb_drop, s_emb_get_blob, s_emb_put_blob, s_emb_describe, s_emb_close,
+    .get_many = s_emb_get_many,
+    .put = s_emb_put,
+    .drop = s_emb_drop,
+    .forget = s_emb_forget,
+    .get_blob = s_emb_get_blob,
+    .put_blob = s_emb_put_blob,
+    .stats = s_emb_stats,
+    .clear = s_emb_clear,
+    .describe = s_emb_describe,
+    .close = s_emb_close,
 };
 
 wh_cache_emb_t *wh_cache_mem_open(void)
 {
     s_emb_t *e = calloc(1, sizeof *e);
-    if (e)
-        e->v[0].fd = e->v[1].fd = e->bfd = -1;
+    if (!e)
+        return NULL;
+    e->lockfd = -1;
+    for (int i = 0; i < S_NLOG; i++) {
+        e->log[i].fd = -1;
+        e->rd[i] = (s_reader_t){e, i};
+    }
     return e;
 }
 
-/* Opens one of e's logs, DIR/name (creating it), into *path and *fd. 0, or
- * -1 with *err set. */
-static int s_emb_open_log(const char *dir, const char *name, char **path, int *fd, char **err)
-{
-    *path = wh_path_join(dir, name);
-    if (!*path) {
-        *err = wh_strdup0("out of memory");
-        return -1;
-    }
-    *fd = open(*path, O_RDWR | O_APPEND | O_CREAT | O_CLOEXEC, 0644);
-    if (*fd < 0) {
-        *err = wh_strdup_printf("cannot open '%s': %s", *path, strerror(errno));
-        return -1;
-    }
-    return 0;
-}
-
-/* Reports a failed initial load of a log. */
-static int s_emb_loaded(int rc, const char *path, char **err)
-{
-    if (rc)
-        *err = wh_strdup_printf("cannot read '%s': %s", path, wh_strerror(rc));
-    return rc ? -1 : 0;
-}
-
-/* Opens (creating the folder and the logs) and loads DIR/verdicts.log,
- * DIR/predicted.log and DIR/blobs.log. */
+/* Opens (creating the folder, the lock and the logs) and reads
+ * DIR/verdicts.log, DIR/predicted.log and DIR/blobs.log. */
 wh_cache_emb_t *wh_cache_emb_open(const char *dir, char **err)
 {
     s_emb_t *e = wh_cache_mem_open();
-    if (!e) {
+    if (!e || !(e->dir = strdup(dir))) {
         *err = wh_strdup0("out of memory");
+        s_emb_close(e);
         return NULL;
     }
     int rc = wh_mkdir_p(dir);
@@ -569,15 +583,16 @@ wh_cache_emb_t *wh_cache_emb_open(const char *dir, char **err)
         *err = wh_strdup_printf("cannot create cache folder '%s': %s", dir, wh_strerror(rc));
         goto fail;
     }
-    for (int ns = 0; ns < WH_CACHE_NS; ns++) {
-        s_vlog_t *l = &e->v[ns];
-        if (s_emb_open_log(dir, s_log_name[ns], &l->path, &l->fd, err) ||
-            s_emb_loaded(s_emb_tail(l), l->path, err))
+    if ((e->lockfd = wh_cache_lock_open(dir, err)) < 0)
+        goto fail;
+    e->persistent = 1;
+    for (int i = 0; i < S_NLOG; i++) {
+        size_t cap = i == S_BLOBS ? WH_CACHE_BLOB_KEY_MAX + 1 + WH_CACHE_BLOB_VALUE_MAX
+                                  : S_LINE_TAIL;
+        if (wh_cache_log_open(&e->log[i], dir, s_log_name[i], e->lockfd, cap, i != S_BLOBS,
+                              &s_log_fn, &e->rd[i], err))
             goto fail;
     }
-    if (s_emb_open_log(dir, "blobs.log", &e->bpath, &e->bfd, err) ||
-        s_emb_loaded(s_emb_btail(e), e->bpath, err))
-        goto fail;
     return e;
 fail:
     s_emb_close(e);

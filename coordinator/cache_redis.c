@@ -63,6 +63,10 @@ static const char *const s_redis_prefix[WH_CACHE_NS] = {"whittle:v1:verdict:",
 #define S_MGET_CHUNK 512
 #define S_PENDING_MAX 100000
 #define S_REDIS_BLOB_PREFIX "whittle:v1:blob:"
+#define S_REDIS_GEN_KEY "whittle:v1:generation"
+#define S_SCAN_COUNT "1000"
+#define S_REDIS_HITS_KEY "whittle:v1:hits"
+#define S_REDIS_MISSES_KEY "whittle:v1:misses"
 
 /* ---- redis back end ---- */
 
@@ -70,6 +74,8 @@ typedef struct {
     uint8_t key[WH_CACHE_KEY_BYTES];
     uint8_t v;
     uint8_t ns;
+    uint32_t gen;                     /* the generation it was stored under */
+    char node[WH_CACHE_NODE_MAX + 1]; /* who produced it */
 } s_pending_t;
 
 typedef struct wh_cache_redis {
@@ -79,6 +85,10 @@ typedef struct wh_cache_redis {
     char *user, *password; /* AUTH [user] password when password is set */
     redisContext *rc;      /* NULL while down */
     int down;              /* an outage was announced */
+    uint32_t gen;          /* whittle:v1:generation as last read */
+    int gen_known;         /* gen was read at least once */
+    int gen_restore;       /* Redis answered a lower generation: write ours back */
+    long long hits, misses; /* verdict lookups not yet added to Redis's counters */
     uint64_t next_retry_ms;
     unsigned retry_ms;
     wh_cache_emb_t *emb;   /* fallback; receives every put */
@@ -210,6 +220,7 @@ static void s_redis_down(s_redis_t *r, const char *why)
 }
 
 static int s_redis_flush_pending(s_redis_t *r);
+static int s_redis_gen_read(s_redis_t *r, char *why, size_t why_sz);
 
 /* While down, reconnects when the retry interval has passed. */
 static void s_redis_maybe_retry(s_redis_t *r)
@@ -220,6 +231,10 @@ static void s_redis_maybe_retry(s_redis_t *r)
     if (s_redis_connect(r, why, sizeof why)) {
         wh_debug("redis at %s still unavailable (%s)", r->url, why);
         r->next_retry_ms = wh_now_ms() + r->retry_ms;
+        return;
+    }
+    if (s_redis_gen_read(r, why, sizeof why)) {
+        s_redis_down(r, why);
         return;
     }
     if (r->down)
@@ -253,9 +268,11 @@ static int s_redis_set_batch(s_redis_t *r, const s_pending_t *items, size_t n, c
         size_t kl = s_redis_key(k, items[sent].ns, items[sent].key);
         /* v None: a dropped verdict, deleted. */
         int del = items[sent].v == WH_V_NONE;
-        const char *name = wh_verdict_name((wh_verdict_t)items[sent].v);
-        const char *argv[3] = {del ? "DEL" : "SET", k, name};
-        size_t argl[3] = {3, kl, strlen(name)};
+        char val[WH_CACHE_VALUE_MAX + 1];
+        int vl = del ? 0 : wh_cache_value_format((wh_verdict_t)items[sent].v, items[sent].node,
+                                                 val, sizeof val);
+        const char *argv[3] = {del ? "DEL" : "SET", k, val};
+        size_t argl[3] = {3, kl, (size_t)vl};
         if (redisAppendCommandArgv(r->rc, del ? 2 : 3, argv, argl) != REDIS_OK) {
             snprintf(why, why_sz, "%s", s_rc_err(r->rc));
             rc = -1;
@@ -283,10 +300,26 @@ static int s_redis_set_batch(s_redis_t *r, const s_pending_t *items, size_t n, c
     return rc;
 }
 
+/* Keeps the pending puts stored under the current generation (and every
+ * drop): a forget since then may have removed the others on purpose. */
+static void s_redis_pending_filter(s_redis_t *r)
+{
+    size_t kept = 0;
+    for (size_t i = 0; i < r->n_pending; i++)
+        if (r->pending[i].v == WH_V_NONE || r->pending[i].gen == r->gen)
+            r->pending[kept++] = r->pending[i];
+    if (kept < r->n_pending)
+        wh_info("%zu verdicts stored while redis was down are not written back to %s: its "
+                "generation changed (a forget) since they were stored",
+                r->n_pending - kept, r->url);
+    r->n_pending = kept;
+}
+
 static int s_redis_flush_pending(s_redis_t *r)
 {
     if (!r->n_pending || !r->rc)
         return 0;
+    s_redis_pending_filter(r);
     char why[256];
     if (s_redis_set_batch(r, r->pending, r->n_pending, why, sizeof why)) {
         s_redis_down(r, why);
@@ -302,7 +335,8 @@ static int s_redis_flush_pending(s_redis_t *r)
     return 0;
 }
 
-static void s_redis_remember(s_redis_t *r, int ns, const uint8_t key[WH_CACHE_KEY_BYTES], wh_verdict_t v)
+static void s_redis_remember(s_redis_t *r, int ns, const uint8_t key[WH_CACHE_KEY_BYTES],
+                             wh_verdict_t v, const char *node)
 {
     if (r->n_pending == r->cap_pending) {
         if (r->cap_pending >= S_PENDING_MAX) {
@@ -321,10 +355,102 @@ static void s_redis_remember(s_redis_t *r, int ns, const uint8_t key[WH_CACHE_KE
     memcpy(r->pending[r->n_pending].key, key, WH_CACHE_KEY_BYTES);
     r->pending[r->n_pending].v = (uint8_t)v;
     r->pending[r->n_pending].ns = (uint8_t)ns;
+    r->pending[r->n_pending].gen = r->gen;
+    snprintf(r->pending[r->n_pending].node, sizeof r->pending[r->n_pending].node, "%s",
+             node ? node : "");
     r->n_pending++;
 }
 
-/* MGET in pipelined chunks. 0, or -1 with why set. */
+/* Takes the generation Redis answered (a GET reply: nil is 0). */
+static void s_redis_gen_take(s_redis_t *r, const redisReply *rep)
+{
+    uint32_t g = 0;
+    if (rep->type == REDIS_REPLY_STRING) {
+        unsigned long long v = strtoull(rep->str, NULL, 10);
+        g = v > UINT32_MAX ? UINT32_MAX : (uint32_t)v;
+    } else if (rep->type == REDIS_REPLY_INTEGER) {
+        g = rep->integer < 0 ? 0 : rep->integer > UINT32_MAX ? UINT32_MAX : (uint32_t)rep->integer;
+    }
+    /* The generation never goes back while anyone remembers a later one
+     * (Redis restarted empty, or flushed): else a fallback's verdicts of
+     * before a forget would answer again. */
+    uint32_t floor = wh_cache_emb_max_gen(r->emb);
+    if (r->gen_known && r->gen > floor)
+        floor = r->gen;
+    if (g < floor) {
+        g = floor;
+        r->gen_restore = 1;
+    }
+    if (r->gen_known && g != r->gen)
+        wh_info("redis at %s: generation %u -> %u (verdicts were forgotten); the embedded "
+                "fallback answers only with verdicts stored since",
+                r->url, r->gen, g);
+    r->gen = g;
+    r->gen_known = 1;
+}
+
+/* Reads the reply of a GET of the generation queued before. 0, or -1 with
+ * why set. */
+static int s_redis_gen_recv(s_redis_t *r, char *why, size_t why_sz)
+{
+    void *vrep = NULL;
+    if (redisGetReply(r->rc, &vrep) != REDIS_OK) {
+        snprintf(why, why_sz, "%s", s_rc_err(r->rc));
+        return -1;
+    }
+    redisReply *rep = vrep;
+    int rc = 0;
+    if (rep->type == REDIS_REPLY_ERROR) {
+        snprintf(why, why_sz, "%s", rep->str ? rep->str : "error reply");
+        rc = -1;
+    } else {
+        s_redis_gen_take(r, rep);
+    }
+    freeReplyObject(rep);
+    return rc;
+}
+
+/* Writes our generation back when Redis answered a lower one. 0, or -1
+ * with why set. */
+static int s_redis_gen_restore(s_redis_t *r, char *why, size_t why_sz)
+{
+    if (!r->gen_restore)
+        return 0;
+    s_nopipe_t np;
+    s_nopipe_begin(&np);
+    redisReply *rep = redisCommand(r->rc, "SET " S_REDIS_GEN_KEY " %u", r->gen);
+    s_nopipe_end(&np);
+    int ok = rep && rep->type != REDIS_REPLY_ERROR;
+    snprintf(why, why_sz, "%s", !rep ? s_rc_err(r->rc) : rep->str ? rep->str : "error reply");
+    if (rep)
+        freeReplyObject(rep);
+    r->gen_restore = !ok;
+    return ok ? 0 : -1;
+}
+
+/* Reads the generation now (one round trip). 0, or -1 with why set. */
+static int s_redis_gen_read(s_redis_t *r, char *why, size_t why_sz)
+{
+    s_nopipe_t np;
+    s_nopipe_begin(&np);
+    int rc = redisAppendCommand(r->rc, "GET " S_REDIS_GEN_KEY) == REDIS_OK
+                 ? s_redis_gen_recv(r, why, why_sz)
+                 : (snprintf(why, why_sz, "%s", s_rc_err(r->rc)), -1);
+    s_nopipe_end(&np);
+    return rc ? rc : s_redis_gen_restore(r, why, why_sz);
+}
+
+/* Stores one MGET reply element's verdict in *out (a miss: None). */
+static void s_redis_value(const redisReply *el, wh_verdict_t *out)
+{
+    char node[WH_CACHE_NODE_MAX + 1];
+    if (el->type != REDIS_REPLY_STRING || el->len > WH_CACHE_VALUE_MAX ||
+        wh_cache_value_parse(el->str, el->len, out, node))
+        *out = WH_V_NONE;
+}
+
+/* MGET in pipelined chunks, after a GET of the generation (so a forget is
+ * noticed at the next lookup). 0, or -1 with why set. */
 static int s_redis_mget(s_redis_t *r, int ns, const uint8_t (*keys)[WH_CACHE_KEY_BYTES], int n,
                         wh_verdict_t *out, char *why, size_t why_sz)
 {
@@ -342,6 +468,10 @@ static int s_redis_mget(s_redis_t *r, int ns, const uint8_t (*keys)[WH_CACHE_KEY
     s_nopipe_t np;
     s_nopipe_begin(&np);
     int rc = 0, sent = 0;
+    if (redisAppendCommand(r->rc, "GET " S_REDIS_GEN_KEY) != REDIS_OK) {
+        snprintf(why, why_sz, "%s", s_rc_err(r->rc));
+        n = 0, rc = -1;
+    }
     for (int base = 0; base < n; base += S_MGET_CHUNK) {
         int k = n - base < S_MGET_CHUNK ? n - base : S_MGET_CHUNK;
         argv[0] = "MGET";
@@ -359,6 +489,8 @@ static int s_redis_mget(s_redis_t *r, int ns, const uint8_t (*keys)[WH_CACHE_KEY
         }
         sent++;
     }
+    if (!rc && s_redis_gen_recv(r, why, why_sz))
+        sent = 0, rc = -1;
     for (int c = 0; c < sent; c++) {
         int base = c * S_MGET_CHUNK;
         int k = n - base < S_MGET_CHUNK ? n - base : S_MGET_CHUNK;
@@ -371,13 +503,8 @@ static int s_redis_mget(s_redis_t *r, int ns, const uint8_t (*keys)[WH_CACHE_KEY
         }
         redisReply *rep = vrep;
         if (rep->type == REDIS_REPLY_ARRAY && rep->elements == (size_t)k) {
-            for (int i = 0; i < k; i++) {
-                redisReply *el = rep->element[i];
-                wh_verdict_t v = WH_V_NONE;
-                if (el->type == REDIS_REPLY_STRING && el->len < 32)
-                    v = wh_verdict_parse(el->str);
-                out[base + i] = wh_cache_storable(v) ? v : WH_V_NONE;
-            }
+            for (int i = 0; i < k; i++)
+                s_redis_value(rep->element[i], &out[base + i]);
         } else if (!rc) {
             snprintf(why, why_sz, "%s",
                      rep->type == REDIS_REPLY_ERROR && rep->str ? rep->str : "unexpected reply");
@@ -392,6 +519,50 @@ static int s_redis_mget(s_redis_t *r, int ns, const uint8_t (*keys)[WH_CACHE_KEY
     return rc;
 }
 
+/* Adds the lookups counted since the last time to whittle:v1:hits and
+ * whittle:v1:misses: one pipelined round trip after each lookup batch (a
+ * round's worth of candidates); a failure loses the counts, never a
+ * verdict. */
+static void s_redis_count_flush(s_redis_t *r)
+{
+    if (!r->rc || (!r->hits && !r->misses))
+        return;
+    s_nopipe_t np;
+    s_nopipe_begin(&np);
+    int sent = redisAppendCommand(r->rc, "INCRBY " S_REDIS_HITS_KEY " %lld", r->hits) == REDIS_OK;
+    sent += sent && redisAppendCommand(r->rc, "INCRBY " S_REDIS_MISSES_KEY " %lld", r->misses) ==
+                        REDIS_OK;
+    for (int i = 0; i < sent; i++) {
+        void *rep = NULL;
+        if (redisGetReply(r->rc, &rep) != REDIS_OK)
+            break;
+        freeReplyObject(rep);
+    }
+    s_nopipe_end(&np);
+    r->hits = r->misses = 0;
+}
+
+/* Counts one batch of verdict lookups. */
+static void s_redis_count(s_redis_t *r, int ns, const wh_verdict_t *out, int n)
+{
+    if (ns != WH_CACHE_VERDICTS)
+        return;
+    for (int i = 0; i < n; i++)
+        out[i] == WH_V_NONE ? r->misses++ : r->hits++;
+    s_redis_count_flush(r);
+}
+
+/* Looks keys up in the embedded fallback: once the generation is known,
+ * only verdicts stored under it answer (never one Redis forgot). */
+static void s_redis_fallback(s_redis_t *r, int ns, const uint8_t (*keys)[WH_CACHE_KEY_BYTES],
+                             int n, wh_verdict_t *out)
+{
+    if (r->gen_known)
+        wh_cache_emb_get_gen(r->emb, ns, keys, n, out, r->gen);
+    else
+        r->emb_ops->get_many(r->emb, ns, keys, n, out);
+}
+
 static int s_redis_get_many(void *be, int ns, const uint8_t (*keys)[WH_CACHE_KEY_BYTES], int n,
                             wh_verdict_t *out)
 {
@@ -400,47 +571,55 @@ static int s_redis_get_many(void *be, int ns, const uint8_t (*keys)[WH_CACHE_KEY
     if (r->rc) {
         char why[256];
         int rc = s_redis_mget(r, ns, keys, n, out, why, sizeof why);
+        if (rc == 0)
+            rc = s_redis_gen_restore(r, why, sizeof why);
         if (rc == 0) {
             /* Redis may have been restarted empty, or missed puts while
              * down: fill its misses from the embedded store. */
             int misses = 0;
             for (int i = 0; i < n; i++)
                 misses += out[i] == WH_V_NONE;
-            if (!misses)
+            if (!misses) {
+                s_redis_count(r, ns, out, n);
                 return 0;
+            }
             wh_verdict_t *local = malloc((size_t)n * sizeof *local);
             if (!local)
                 return 0; /* misses stay misses */
-            r->emb_ops->get_many(r->emb, ns, keys, n, local);
+            s_redis_fallback(r, ns, keys, n, local);
             for (int i = 0; i < n; i++)
                 if (out[i] == WH_V_NONE)
                     out[i] = local[i];
             free(local);
+            s_redis_count(r, ns, out, n);
             return 0;
         }
         if (rc == WH_ENOMEM)
             return rc;
         s_redis_down(r, why);
     }
-    return r->emb_ops->get_many(r->emb, ns, keys, n, out);
+    s_redis_fallback(r, ns, keys, n, out);
+    return 0;
 }
 
-static int s_redis_put(void *be, int ns, const uint8_t key[WH_CACHE_KEY_BYTES], wh_verdict_t v)
+static int s_redis_put(void *be, int ns, const uint8_t key[WH_CACHE_KEY_BYTES], wh_verdict_t v,
+                       const char *node)
 {
     s_redis_t *r = be;
-    int erc = r->emb_ops->put(r->emb, ns, key, v);
     s_redis_maybe_retry(r);
+    int erc = wh_cache_emb_put_gen(r->emb, ns, key, v, node, r->gen);
     if (r->rc) {
         s_pending_t item;
         memcpy(item.key, key, WH_CACHE_KEY_BYTES);
         item.v = (uint8_t)v;
         item.ns = (uint8_t)ns;
+        snprintf(item.node, sizeof item.node, "%s", node);
         char why[256];
         if (s_redis_set_batch(r, &item, 1, why, sizeof why) == 0)
             return 0;
         s_redis_down(r, why);
     }
-    s_redis_remember(r, ns, key, v);
+    s_redis_remember(r, ns, key, v, node);
     return erc;
 }
 
@@ -459,8 +638,282 @@ static int s_redis_drop(void *be, const uint8_t key[WH_CACHE_KEY_BYTES])
             return erc;
         s_redis_down(r, why);
     }
-    s_redis_remember(r, WH_CACHE_VERDICTS, key, WH_V_NONE);
+    s_redis_remember(r, WH_CACHE_VERDICTS, key, WH_V_NONE, "");
     return erc;
+}
+
+/* Called with one SCAN page: keys (an array of strings) and their values
+ * (the MGET reply, same length). 0, or -1 with why set. */
+typedef int (*s_page_fn)(s_redis_t *r, const redisReply *keys, const redisReply *vals,
+                         void *ctx, char *why, size_t why_sz);
+
+/* MGETs one page of keys and hands it to fn. 0, or -1 with why set. */
+static int s_redis_page(s_redis_t *r, const redisReply *keys, s_page_fn fn, void *ctx,
+                        char *why, size_t why_sz)
+{
+    size_t n = keys->elements;
+    const char **argv = malloc((n + 1) * sizeof *argv);
+    size_t *argl = malloc((n + 1) * sizeof *argl);
+    int rc = -1;
+    snprintf(why, why_sz, "out of memory");
+    if (argv && argl) {
+        argv[0] = "MGET";
+        argl[0] = 4;
+        for (size_t i = 0; i < n; i++) {
+            argv[i + 1] = keys->element[i]->str;
+            argl[i + 1] = keys->element[i]->len;
+        }
+        redisReply *vals = redisCommandArgv(r->rc, (int)n + 1, argv, argl);
+        if (!vals)
+            snprintf(why, why_sz, "%s", s_rc_err(r->rc));
+        else if (vals->type != REDIS_REPLY_ARRAY || vals->elements != n)
+            snprintf(why, why_sz, "unexpected reply to MGET");
+        else
+            rc = fn(r, keys, vals, ctx, why, why_sz);
+        if (vals)
+            freeReplyObject(vals);
+    }
+    free(argv);
+    free(argl);
+    return rc;
+}
+
+/* SCANs every key that starts with prefix and hands the pages to fn. 0, or
+ * -1 with why set. */
+static int s_redis_scan(s_redis_t *r, const char *prefix, s_page_fn fn, void *ctx, char *why,
+                        size_t why_sz)
+{
+    char cursor[32] = "0";
+    do {
+        redisReply *rep = redisCommand(r->rc, "SCAN %s MATCH %s* COUNT " S_SCAN_COUNT, cursor,
+                                       prefix);
+        if (!rep) {
+            snprintf(why, why_sz, "%s", s_rc_err(r->rc));
+            return -1;
+        }
+        int ok = rep->type == REDIS_REPLY_ARRAY && rep->elements == 2 &&
+                 rep->element[0]->type == REDIS_REPLY_STRING &&
+                 rep->element[0]->len < sizeof cursor &&
+                 rep->element[1]->type == REDIS_REPLY_ARRAY;
+        for (size_t i = 0; ok && i < rep->element[1]->elements; i++)
+            ok = rep->element[1]->element[i]->type == REDIS_REPLY_STRING;
+        int rc = ok ? 0 : -1;
+        if (!ok)
+            snprintf(why, why_sz, "unexpected reply to SCAN");
+        else
+            snprintf(cursor, sizeof cursor, "%s", rep->element[0]->str);
+        if (ok && rep->element[1]->elements)
+            rc = s_redis_page(r, rep->element[1], fn, ctx, why, why_sz);
+        freeReplyObject(rep);
+        if (rc)
+            return rc;
+    } while (strcmp(cursor, "0") != 0);
+    return 0;
+}
+
+typedef struct {
+    const char *node;
+    long deleted;
+} s_forget_t;
+
+/* DELs the keys of a page whose value names the node (one pipeline). */
+static int s_forget_page(s_redis_t *r, const redisReply *keys, const redisReply *vals, void *ctx,
+                         char *why, size_t why_sz)
+{
+    s_forget_t *f = ctx;
+    size_t sent = 0;
+    int rc = 0;
+    for (size_t i = 0; i < keys->elements; i++) {
+        const redisReply *v = vals->element[i];
+        wh_verdict_t verdict;
+        char node[WH_CACHE_NODE_MAX + 1];
+        /* f->node NULL: every key of the page (clear). */
+        if (f->node && (v->type != REDIS_REPLY_STRING || v->len > WH_CACHE_VALUE_MAX ||
+                        wh_cache_value_parse(v->str, v->len, &verdict, node) ||
+                        strcmp(node, f->node)))
+            continue;
+        const char *argv[2] = {"DEL", keys->element[i]->str};
+        size_t argl[2] = {3, keys->element[i]->len};
+        if (redisAppendCommandArgv(r->rc, 2, argv, argl) != REDIS_OK) {
+            snprintf(why, why_sz, "%s", s_rc_err(r->rc));
+            rc = -1;
+            break;
+        }
+        sent++;
+    }
+    for (size_t i = 0; i < sent; i++) {
+        void *vrep = NULL;
+        if (redisGetReply(r->rc, &vrep) != REDIS_OK) {
+            snprintf(why, why_sz, "%s", s_rc_err(r->rc));
+            return -1;
+        }
+        redisReply *rep = vrep;
+        if (rep->type == REDIS_REPLY_INTEGER)
+            f->deleted += (long)rep->integer;
+        freeReplyObject(rep);
+    }
+    return rc;
+}
+
+/* Redis first, so that the generation is bumped before the fallback is
+ * touched: a process that looks up in between already ignores its old
+ * fallback verdicts. */
+static int s_redis_forget(void *be, const char *node, wh_cache_forgot_t *out)
+{
+    s_redis_t *r = be;
+    s_redis_maybe_retry(r);
+    char why[256];
+    int rrc = WH_EUNAVAIL;
+    if (r->rc) {
+        s_forget_t f = {node, 0};
+        s_nopipe_t np;
+        s_nopipe_begin(&np);
+        int rc = s_redis_scan(r, s_redis_prefix[WH_CACHE_VERDICTS], s_forget_page, &f, why,
+                              sizeof why);
+        redisReply *rep = rc ? NULL : redisCommand(r->rc, "INCR " S_REDIS_GEN_KEY);
+        s_nopipe_end(&np);
+        out->redis = f.deleted;
+        if (rep && rep->type == REDIS_REPLY_INTEGER) {
+            r->gen_known = 0; /* our own bump: no news to announce */
+            s_redis_gen_take(r, rep);
+            out->generation = r->gen;
+            rrc = 0;
+        } else if (!rc) {
+            snprintf(why, sizeof why, "%s",
+                     rep && rep->type == REDIS_REPLY_ERROR ? rep->str : s_rc_err(r->rc));
+        }
+        if (rep)
+            freeReplyObject(rep);
+        if (rrc)
+            s_redis_down(r, why);
+    }
+    uint64_t g = out->generation;
+    int erc = r->emb_ops->forget(r->emb, node, out);
+    if (!rrc)
+        out->generation = g;
+    return rrc ? rrc : erc;
+}
+
+wh_cache_emb_t *wh_cache_redis_fallback(wh_cache_redis_t *r)
+{
+    return r->emb;
+}
+
+typedef struct {
+    wh_cache_stats_t *st;
+    int ns; /* WH_CACHE_NS: blobs */
+} s_tally_t;
+
+/* Counts one SCAN page into the stats. */
+static int s_tally_page(s_redis_t *r, const redisReply *keys, const redisReply *vals, void *ctx,
+                        char *why, size_t why_sz)
+{
+    (void)r, (void)why, (void)why_sz;
+    s_tally_t *t = ctx;
+    for (size_t i = 0; i < keys->elements; i++) {
+        const redisReply *v = vals->element[i];
+        wh_verdict_t verdict;
+        char node[WH_CACHE_NODE_MAX + 1];
+        if (v->type != REDIS_REPLY_STRING)
+            continue; /* gone since the SCAN */
+        t->st->bytes += keys->element[i]->len + v->len;
+        if (t->ns == WH_CACHE_NS)
+            t->st->blobs++;
+        else if (wh_cache_value_parse(v->str, v->len, &verdict, node))
+            continue;
+        else if (t->ns == WH_CACHE_PREDICTED)
+            t->st->predicted++;
+        else
+            t->st->verdicts[verdict]++;
+    }
+    return 0;
+}
+
+/* A counter key's value, or -1 when it cannot be read. */
+static long long s_redis_counter(s_redis_t *r, const char *key)
+{
+    redisReply *rep = redisCommand(r->rc, "GET %s", key);
+    long long v = !rep ? -1 : rep->type == REDIS_REPLY_STRING ? strtoll(rep->str, NULL, 10)
+                            : rep->type == REDIS_REPLY_NIL    ? 0
+                                                              : -1;
+    if (rep)
+        freeReplyObject(rep);
+    return v;
+}
+
+/* st[0]: Redis (SCAN of the three key spaces), st[1]: the fallback. */
+static int s_redis_stats(void *be, wh_cache_stats_t *st, int max)
+{
+    s_redis_t *r = be;
+    s_redis_maybe_retry(r);
+    s_redis_count_flush(r);
+    if (!r->rc || max < 2)
+        return max < 1 ? 0 : wh_cache_emb_ops.stats(r->emb, st, 1) < 0 ? WH_EIO : WH_EUNAVAIL;
+    memset(st, 0, sizeof *st);
+    snprintf(st->where, sizeof st->where, "%s", r->url);
+    static const char *const prefix[] = {"whittle:v1:verdict:", "whittle:v1:predicted:",
+                                         S_REDIS_BLOB_PREFIX};
+    char why[256];
+    s_nopipe_t np;
+    s_nopipe_begin(&np);
+    int rc = s_redis_gen_read(r, why, sizeof why);
+    for (int ns = 0; ns <= WH_CACHE_NS && !rc; ns++) {
+        s_tally_t t = {st, ns};
+        rc = s_redis_scan(r, prefix[ns], s_tally_page, &t, why, sizeof why);
+    }
+    st->hits = rc ? -1 : s_redis_counter(r, S_REDIS_HITS_KEY);
+    st->misses = rc ? -1 : s_redis_counter(r, S_REDIS_MISSES_KEY);
+    s_nopipe_end(&np);
+    st->generation = r->gen;
+    if (rc) {
+        s_redis_down(r, why);
+        return wh_cache_emb_ops.stats(r->emb, st, 1) < 0 ? WH_EIO : WH_EUNAVAIL;
+    }
+    int fb = wh_cache_emb_ops.stats(r->emb, st + 1, 1);
+    return fb < 0 ? fb : 2;
+}
+
+/* Deletes every whittle:v1: verdict, prediction and blob, then bumps the
+ * generation (never deleted: it must not go back); then the fallback. */
+static int s_redis_clear(void *be, wh_cache_forgot_t *out)
+{
+    s_redis_t *r = be;
+    s_redis_maybe_retry(r);
+    static const char *const prefix[] = {"whittle:v1:verdict:", "whittle:v1:predicted:",
+                                         S_REDIS_BLOB_PREFIX};
+    char why[256] = "";
+    int rrc = WH_EUNAVAIL;
+    if (r->rc) {
+        s_nopipe_t np;
+        s_nopipe_begin(&np);
+        int rc = 0;
+        for (int i = 0; i < 3 && !rc; i++) {
+            s_forget_t f = {NULL, 0};
+            rc = s_redis_scan(r, prefix[i], s_forget_page, &f, why, sizeof why);
+            if (i == 0)
+                out->redis = f.deleted;
+        }
+        redisReply *rep = rc ? NULL : redisCommand(r->rc, "INCR " S_REDIS_GEN_KEY);
+        s_nopipe_end(&np);
+        if (rep && rep->type == REDIS_REPLY_INTEGER) {
+            r->gen_known = 0;
+            s_redis_gen_take(r, rep);
+            rrc = 0;
+        } else if (!rc) {
+            snprintf(why, sizeof why, "%s",
+                     rep && rep->type == REDIS_REPLY_ERROR ? rep->str : s_rc_err(r->rc));
+        }
+        if (rep)
+            freeReplyObject(rep);
+        if (rrc)
+            s_redis_down(r, why);
+        r->n_pending = 0; /* nothing stored before a clear goes back */
+    }
+    uint64_t g = r->gen;
+    int erc = r->emb_ops->clear(r->emb, out);
+    if (!rrc)
+        out->generation = g;
+    return rrc ? rrc : erc;
 }
 
 /* One command whose reply is read at once: GET or SET of a blob. Returns
@@ -550,6 +1003,7 @@ static void s_redis_close(void *be)
     s_redis_t *r = be;
     if (!r)
         return;
+    s_redis_count_flush(r);
     if (r->rc)
         redisFree(r->rc);
     if (r->emb)
@@ -566,8 +1020,16 @@ static void s_redis_close(void *be)
 }
 
 const struct wh_cache_ops wh_cache_redis_ops = {
-    s_redis_get_many, s_redis_put, s_redis_drop, s_redis_get_blob, s_redis_put_blob,
-    s_redis_describe, s_redis_close,
+    .get_many = s_redis_get_many,
+    .put = s_redis_put,
+    .drop = s_redis_drop,
+    .forget = s_redis_forget,
+    .stats = s_redis_stats,
+    .clear = s_redis_clear,
+    .get_blob = s_redis_get_blob,
+    .put_blob = s_redis_put_blob,
+    .describe = s_redis_describe,
+    .close = s_redis_close,
 };
 
 /* Decodes %XX escapes of n bytes at s (so a password may hold ':', '@' or
@@ -746,7 +1208,7 @@ wh_cache_redis_t *wh_cache_redis_open(const char *url, char **err)
                                 r->password ? "the credentials" : "access without a password", why);
         goto fail;
     }
-    if (crc)
+    if (crc || s_redis_gen_read(r, why, sizeof why))
         s_redis_down(r, why);
     return r;
 fail:

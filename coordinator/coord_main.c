@@ -401,6 +401,7 @@ static void s_publish_metrics(s_self_t *self, int stopping)
 int main(int argc, char **argv)
 {
     const char *bind = "tcp://0.0.0.0:7700", *cache_spec = NULL;
+    uint64_t cache_max = 0;
     const char *secret = NULL, *nodes = NULL, *clients = NULL, *metrics = NULL;
     const char *runs = "whittle-runs";
     int insecure = 0;
@@ -414,6 +415,13 @@ int main(int argc, char **argv)
             bind = v;
         else if (wh_cli_is(&c, "cache"))
             cache_spec = v;
+        else if (wh_cli_is(&c, "cache-max")) {
+            if (wh_cache_parse_size(v, &cache_max) || !cache_max) {
+                fprintf(stderr, "whittle-coordinator: error: --cache-max wants a size like 64M "
+                                "(K, M, G), not '%s'\n", v);
+                return 2;
+            }
+        }
         else if (wh_cli_is(&c, "secret-key"))
             secret = v;
         else if (wh_cli_is(&c, "nodes"))
@@ -477,6 +485,8 @@ int main(int argc, char **argv)
         zmq_ctx_term(zctx);
         return 2;
     }
+    if (cache_max)
+        wh_cache_set_max(self.cache, cache_max);
     self.pool = wh_pool_new_auth(zctx, bind, hb, auth, &err);
     if (!self.pool) {
         fprintf(stderr, "whittle-coordinator: error: %s\n", err);

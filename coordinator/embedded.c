@@ -111,6 +111,8 @@ int wh_embedded_run(const wh_job_t *jobs, size_t n, const wh_embedded_opts_t *o,
     int code = pool ? 0 : 4;
     if (pool && !(cache = wh_cache_open(o->cache, err)))
         code = 2;
+    else if (cache && o->cache_max)
+        wh_cache_set_max(cache, o->cache_max);
     if (!code && s_start(&s, jobs, pool, cache))
         code = s_loop(&s, zctx, pool, err);
     s_reap(&s); /* the jobs the cache answered, or all of them after a failure */

@@ -13,6 +13,7 @@
 
 #include <signal.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "job.h"
 #include "reduce.h"
@@ -34,6 +35,7 @@ typedef struct {
      * job still running, on the loop's thread: the place to draw progress.
      * May be NULL. */
     void (*tick)(void *arg, size_t i, wh_reduction_t *r);
+    uint64_t cache_max; /* --cache-max: compact the embedded cache past it; 0: never */
 } wh_embedded_opts_t;
 
 /* Runs jobs[0, n) to the end. Returns 0 when the pool, cache and node came

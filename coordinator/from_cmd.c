@@ -66,7 +66,7 @@ static int s_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o)
 {
     s_state_t st = {jobs, n, NULL, 0, 0};
     wh_embedded_opts_t eo = {jobs[0].jobs, jobs[0].cache, 1, o->interrupted,
-                             s_started, s_failed, s_finished, &st, NULL};
+                             s_started, s_failed, s_finished, &st, NULL, o->cache_max};
     char *err = NULL;
     int code = wh_embedded_run(jobs, n, &eo, &err);
     if (code)

@@ -11,6 +11,7 @@
 #define WH_FROM_CMD_H
 
 #include <signal.h>
+#include <stdint.h>
 
 #include "job.h"
 
@@ -23,6 +24,7 @@ typedef struct {
      * embedded pool. */
     int (*cluster_run)(void *arg, char **jobs_json, int n);
     void *cluster_arg;
+    uint64_t cache_max; /* --cache-max for the embedded cache; 0: none */
 } wh_from_opts_t;
 
 /* tmpl: the flags' job (its --test is ignored, its --file may be a glob).

@@ -479,6 +479,16 @@ const char *wh_pool_node_of(const wh_pool_t *p, const char *slot_name)
     return NULL;
 }
 
+const char *wh_pool_key_of(const wh_pool_t *p, const char *slot_name)
+{
+    for (const s_slot_t *s = p->slots; s; s = s->next)
+        if (slot_name && strcmp(s->name, slot_name) == 0) {
+            const char *colon = s->key ? strchr(s->key, ':') : NULL;
+            return colon && colon[1] ? colon + 1 : "local";
+        }
+    return "local";
+}
+
 int wh_pool_set_render(wh_pool_t *p, const char *job_id, wh_pool_render_fn fn)
 {
     s_job_t *j = s_find_job(p, job_id);

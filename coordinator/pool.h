@@ -102,6 +102,11 @@ int wh_pool_submit_verify(wh_pool_t *p, const char *job_id, uint64_t cand_id,
 int wh_pool_exclude_node(wh_pool_t *p, const char *job_id, const char *node_id);
 /* The node id of a live slot named name, or NULL. */
 const char *wh_pool_node_of(const wh_pool_t *p, const char *slot_name);
+/* The key name of a live slot's node ("NAME" of its ZAP user id
+ * "node:NAME"): who a verdict it sends is recorded against in the cache.
+ * "local" for an unauthenticated slot (embedded, --insecure) or an unknown
+ * one. */
+const char *wh_pool_key_of(const wh_pool_t *p, const char *slot_name);
 
 /* Makes the text of the job's candidate cand_id when a slot takes it
  * (malloc'ed, *len set). NULL (out of memory, or a candidate the job no

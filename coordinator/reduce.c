@@ -1492,7 +1492,8 @@ static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m,
         return 0;
     if (m->verdict >= 1 && m->verdict < WH_V_COUNT && m->verdict != WH_V_INFRA_ERROR &&
         !s_msg_flaky(m) && !m->code) {
-        wh_cache_put(r->cache, r->spec[k].key, (wh_verdict_t)m->verdict);
+        wh_cache_put_node(r->cache, WH_CACHE_VERDICTS, r->spec[k].key,
+                          (wh_verdict_t)m->verdict, wh_pool_key_of(r->pool, worker));
         s_judged(r, r->spec[k].key, worker);
     }
     wh_record_log(r->rec, "           speculation e%04llu judged ahead: %s",
@@ -1570,7 +1571,8 @@ static void s_on_candidate(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, co
         int flaky = s_msg_flaky(m);
         r->flaky += flaky;
         if (c->v != WH_V_INFRA_ERROR && !flaky)
-            wh_cache_put(r->cache, c->key, c->v);
+            wh_cache_put_node(r->cache, WH_CACHE_VERDICTS, c->key, c->v,
+                              wh_pool_key_of(r->pool, worker));
         if (c->v != WH_V_INFRA_ERROR)
             s_judged(r, c->key, worker);
         return;

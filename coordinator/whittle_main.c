@@ -15,6 +15,7 @@
 
 #include "auth.h"
 #include "cache.h"
+#include "cache_cmd.h"
 #include "embedded.h"
 #include "cli.h"
 #include "from_cmd.h"
@@ -358,6 +359,8 @@ static int s_reduce_flag(const wh_cli_t *c, wh_job_t *j)
 
 /* reduce --from-junit REPORT / --from-ctest BUILD_DIR (from_cmd.h). */
 static wh_from_opts_t s_from_opt;
+/* --cache-max of reduce (the embedded cache; a coordinator has its own). */
+static uint64_t s_cache_max;
 
 static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
 {
@@ -381,6 +384,11 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
             if (strcmp(c.arg, "git") && strcmp(c.arg, "none"))
                 return s_die(2, "--snapshot wants git or none, not '%s'", c.arg);
             j->snapshot = !strcmp(c.arg, "git");
+            continue;
+        }
+        if (wh_cli_is(&c, "cache-max")) {
+            if (wh_cache_parse_size(c.arg, &s_cache_max) || !s_cache_max)
+                return s_die(2, "--cache-max wants a size like 64M (K, M, G), not '%s'", c.arg);
             continue;
         }
         if (wh_cli_is(&c, "from-junit") || wh_cli_is(&c, "from-ctest")) {
@@ -469,7 +477,8 @@ static int s_reduce_embedded(wh_job_t *j)
 {
     s_one_t one = {j, 0};
     wh_embedded_opts_t o = {j->jobs, j->cache, j->quiet, &s_interrupted,
-                            s_one_started, s_one_failed, s_one_finished, &one, s_one_tick};
+                            s_one_started, s_one_failed, s_one_finished, &one, s_one_tick,
+                            s_cache_max};
     char *err = NULL;
     /* Plain lines (stdout not a terminal): at each new level, else every
      * WHITTLE_PROGRESS_SECS seconds (default 10). */
@@ -723,6 +732,7 @@ static int s_reduce(int argc, char **argv)
     }
     if (s_from_opt.junit || s_from_opt.ctest) {
         s_from_opt.interrupted = &s_interrupted;
+        s_from_opt.cache_max = s_cache_max;
         s_from_opt.cluster_run = cluster ? s_cluster_cb : NULL;
         s_cluster_arg_t ca = {cluster, j.quiet};
         s_from_opt.cluster_arg = &ca;
@@ -985,6 +995,7 @@ int main(int argc, char **argv)
         {"inspect", s_inspect}, {"reduce", s_reduce},     {"submit", s_submit},
         {"status", s_status},   {"keygen", s_keygen},     {"suite", wh_suite_cmd},
         {"mutate", wh_mutate_cmd}, {"group", wh_group_cmd}, {"help", s_help},
+        {"cache", wh_cache_cmd},
     };
     const char *cmd = argv[1];
     for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++)

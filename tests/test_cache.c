@@ -22,6 +22,7 @@
 #include <unistd.h>
 
 #include "cache.h"
+#include "wh_redis.h"
 #include "wh_test.h"
 
 static char s_tmp[256];
@@ -328,7 +329,7 @@ static void test_predicted_namespace(void)
     wh_cache_close(&c);
     char *log = wh_path_join(dir, "predicted.log");
     char *text = s_read(log);
-    char *want = wh_strdup_printf("%s BuildFailed\n", kp);
+    char *want = wh_strdup_printf("%s BuildFailed node=local\n", kp);
     CHECK_EQ_STR(text, want);
     free(want);
     free(text);
@@ -535,112 +536,6 @@ static void test_blobs(void)
 
 /* ---- redis ---- */
 
-static int s_free_port(void)
-{
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {0};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    socklen_t len = sizeof a;
-    if (fd < 0 || bind(fd, (struct sockaddr *)&a, sizeof a) < 0 ||
-        getsockname(fd, (struct sockaddr *)&a, &len) < 0) {
-        if (fd >= 0)
-            close(fd);
-        return -1;
-    }
-    close(fd);
-    return ntohs(a.sin_port);
-}
-
-/* Sends one inline command on a fresh connection and returns the raw reply
- * ("+PONG\r\n", "$9\r\nPreserved\r\n", "$-1\r\n", ":-1\r\n"), or "" when
- * Redis does not answer. */
-static void s_raw(int port, const char *cmd, char *out, size_t outsz)
-{
-    out[0] = '\0';
-    int fd = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {0};
-    a.sin_family = AF_INET;
-    a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    a.sin_port = htons((uint16_t)port);
-    if (fd < 0)
-        return;
-    if (connect(fd, (struct sockaddr *)&a, sizeof a) < 0) {
-        close(fd);
-        return;
-    }
-    char line[512];
-    snprintf(line, sizeof line, "%s\r\n", cmd);
-    if (write(fd, line, strlen(line)) != (ssize_t)strlen(line)) {
-        close(fd);
-        return;
-    }
-    size_t n = 0;
-    for (;;) {
-        struct pollfd p = {fd, POLLIN, 0};
-        if (poll(&p, 1, 2000) <= 0)
-            break;
-        ssize_t r = read(fd, out + n, outsz - 1 - n);
-        if (r <= 0)
-            break;
-        n += (size_t)r;
-        out[n] = '\0';
-        char *crlf = strstr(out, "\r\n");
-        if (!crlf)
-            continue;
-        if (out[0] != '$')
-            break;
-        long blen = strtol(out + 1, NULL, 10);
-        if (blen < 0 || n >= (size_t)(crlf - out) + 2 + (size_t)blen + 2)
-            break;
-    }
-    close(fd);
-}
-
-static pid_t s_redis_start(int port)
-{
-    pid_t pid = fork();
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        int nul = open("/dev/null", O_RDWR);
-        if (nul >= 0) {
-            dup2(nul, 1);
-            dup2(nul, 2);
-        }
-        char p[16];
-        snprintf(p, sizeof p, "%d", port);
-        execlp("redis-server", "redis-server", "--port", p, "--bind", "127.0.0.1", "--save", "",
-               "--appendonly", "no", "--daemonize", "no", (char *)NULL);
-        _exit(127);
-    }
-    if (pid < 0)
-        return -1;
-    for (int i = 0; i < 500; i++) {
-        char r[64];
-        s_raw(port, "PING", r, sizeof r);
-        if (strcmp(r, "+PONG\r\n") == 0)
-            return pid;
-        int st;
-        if (waitpid(pid, &st, WNOHANG) == pid) {
-            fprintf(stderr, "redis-server exited (%d): is it installed?\n",
-                    WIFEXITED(st) ? WEXITSTATUS(st) : -1);
-            return -1;
-        }
-        s_sleep_ms(10);
-    }
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
-    return -1;
-}
-
-static void s_redis_kill(pid_t pid)
-{
-    if (pid > 0) {
-        kill(pid, SIGKILL);
-        waitpid(pid, NULL, 0);
-    }
-}
-
 /* Redirects stderr into a file while a block runs. */
 typedef struct {
     int saved;
@@ -682,9 +577,9 @@ static const char *s_rk[RN];
 
 static void test_redis(void)
 {
-    int port = s_free_port();
+    int port = wh_redis_free_port();
     CHECK(port > 0);
-    pid_t pid = s_redis_start(port);
+    pid_t pid = wh_redis_start(port);
     CHECK(pid > 0); /* redis-server must be installed: this is a FAIL */
     if (pid <= 0)
         return;
@@ -721,13 +616,13 @@ static void test_redis(void)
     CHECK_EQ_INT(s_get1(c3, k1), WH_V_NONE); /* another db */
     char cmd[160], reply[256];
     snprintf(cmd, sizeof cmd, "GET whittle:v1:verdict:%s", k1);
-    s_raw(port, cmd, reply, sizeof reply);
-    CHECK_EQ_STR(reply, "$9\r\nPreserved\r\n");
+    wh_redis_raw(port, cmd, reply, sizeof reply);
+    CHECK_EQ_STR(reply, "$20\r\nPreserved node=local\r\n");
     snprintf(cmd, sizeof cmd, "TTL whittle:v1:verdict:%s", k1);
-    s_raw(port, cmd, reply, sizeof reply);
+    wh_redis_raw(port, cmd, reply, sizeof reply);
     CHECK_EQ_STR(reply, ":-1\r\n"); /* no expiry */
     snprintf(cmd, sizeof cmd, "EXISTS whittle:v1:verdict:%s", k2);
-    s_raw(port, cmd, reply, sizeof reply);
+    wh_redis_raw(port, cmd, reply, sizeof reply);
     CHECK_EQ_STR(reply, ":0\r\n"); /* InfraError not stored */
     /* A dropped verdict is deleted from Redis and the embedded store. */
     char kdrop[65];
@@ -738,7 +633,7 @@ static void test_redis(void)
     CHECK_EQ_INT(s_get1(a, kdrop), WH_V_NONE);
     CHECK_EQ_INT(s_get1(b, kdrop), WH_V_NONE);
     snprintf(cmd, sizeof cmd, "EXISTS whittle:v1:verdict:%s", kdrop);
-    s_raw(port, cmd, reply, sizeof reply);
+    wh_redis_raw(port, cmd, reply, sizeof reply);
     CHECK_EQ_STR(reply, ":0\r\n");
     /* Blobs go through Redis too. */
     char *bv = NULL;
@@ -746,7 +641,7 @@ static void test_redis(void)
     CHECK_EQ_INT(wh_cache_get_blob(b, "fp:job1", &bv), 0);
     CHECK_EQ_STR(bv, "{\"test\": \"x\"}");
     free(bv);
-    s_raw(port, "GET whittle:v1:blob:fp:job1", reply, sizeof reply);
+    wh_redis_raw(port, "GET whittle:v1:blob:fp:job1", reply, sizeof reply);
     CHECK_EQ_STR(reply, "$13\r\n{\"test\": \"x\"}\r\n");
     CHECK_EQ_INT(wh_cache_get_blob(b, "fp:nope", &bv), WH_ENOTFOUND);
     /* Predictions: their own key space in Redis. */
@@ -757,8 +652,8 @@ static void test_redis(void)
     CHECK_EQ_INT(pv, WH_V_BUILD_FAILED);
     CHECK_EQ_INT(s_get1(b, k2), WH_V_NONE);
     snprintf(cmd, sizeof cmd, "GET whittle:v1:predicted:%s", k2);
-    s_raw(port, cmd, reply, sizeof reply);
-    CHECK_EQ_STR(reply, "$11\r\nBuildFailed\r\n");
+    wh_redis_raw(port, cmd, reply, sizeof reply);
+    CHECK_EQ_STR(reply, "$22\r\nBuildFailed node=local\r\n");
 
     /* A batch of 1000: a writes 2/3 of them, b reads all at once. */
     for (int i = 0; i < RN; i++) {
@@ -781,7 +676,7 @@ static void test_redis(void)
 
     /* Kill Redis mid-use. a keeps working from its embedded store with the
      * same answers, warning once. */
-    s_redis_kill(pid);
+    wh_redis_kill(pid);
     pid = -1;
     s_capture_t cap;
     s_capture_begin(&cap, "redis-warn.txt");
@@ -815,7 +710,7 @@ static void test_redis(void)
     /* Restart Redis (empty) on the same port. Within the retry interval
      * the cache stays on the fallback; after it, it reconnects and writes
      * back what was stored while Redis was down. */
-    pid = s_redis_start(port);
+    pid = wh_redis_start(port);
     CHECK(pid > 0);
     if (pid <= 0)
         goto out;
@@ -826,8 +721,8 @@ static void test_redis(void)
     CHECK_EQ_INT(s_get1(a, kd), WH_V_TEST_MISSING);
     CHECK_EQ_STR(wh_cache_describe(a), "redis");
     snprintf(cmd, sizeof cmd, "GET whittle:v1:verdict:%s", kd);
-    s_raw(port, cmd, reply, sizeof reply);
-    CHECK_EQ_STR(reply, "$11\r\nTestMissing\r\n");
+    wh_redis_raw(port, cmd, reply, sizeof reply);
+    CHECK_EQ_STR(reply, "$22\r\nTestMissing node=local\r\n");
     /* Answers are still the same although this Redis is new and empty. */
     memset(out, 0, sizeof out);
     CHECK_EQ_INT(wh_cache_mget(a, s_rk, RN, out), 0);
@@ -847,7 +742,7 @@ out:
     wh_cache_close(&a);
     wh_cache_close(&b);
     wh_cache_close(&c3);
-    s_redis_kill(pid);
+    wh_redis_kill(pid);
     unsetenv("WHITTLE_CACHE_DIR");
     unsetenv("WHITTLE_REDIS_RETRY_MS");
     free(dira);
@@ -857,7 +752,7 @@ out:
 
 static void test_redis_unreachable_at_open(void)
 {
-    int port = s_free_port(); /* nothing listens there */
+    int port = wh_redis_free_port(); /* nothing listens there */
     char url[64];
     snprintf(url, sizeof url, "redis://127.0.0.1:%d/0", port);
     char *dir = s_path("redis-none");

@@ -80,6 +80,20 @@ check_eq "after the liar's last verdict, Preserved only from the honest node" "$
 R2=$(run_dir "$T/rerun")
 check_eq "rerun: same answer" "$(cat "$R2/reduced.c")" "$(cat "$H/reduced.c")"
 check_eq "rerun: verified" "$(json "$R2/summary.json" .verified)" true
+# Every verdict names its node; `whittle cache forget --node liar` drops
+# every verdict of the liar still in the log (those the verify step did not
+# drop already); the honest node's stay. Latest line per key, as the cache
+# reads the log:
+latest() { awk '$1 !~ /^@/ { last[$1] = $0 } END { for (k in last) print last[k] }' "$T/vcache/verdicts.log"; }
+liar_live=$(latest | grep -c ' node=liar$')
+honest_live=$(latest | grep -c ' node=honest$')
+liar_lines=$(grep -c ' node=liar$' "$T/vcache/verdicts.log")
+[ "$liar_lines" -ge "$liar_judged" ] && pass "the liar's $liar_lines verdicts were stored as its own ($liar_live not dropped by the verify step)" \
+    || fail "the liar judged $liar_judged candidates, $liar_lines verdicts stored as its own"
+out=$("$WHITTLE" cache forget --node liar --cache "dir:$T/vcache" 2>&1); rc=$?
+check_eq "cache forget --node liar" "$rc: $out" "0: forgot $liar_live verdicts of node liar in the embedded cache; generation 1"
+check_eq "after forget: the liar's verdicts in the cache" "$(latest | grep -c ' node=liar$')" 0
+check_eq "after forget: the honest node's verdicts in the cache" "$(latest | grep -c ' node=honest$')" "$honest_live"
 stop_all
 
 # The liar joins second: the honest node judges the first candidates and
