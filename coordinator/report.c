@@ -669,13 +669,17 @@ static int s_lane_of(const s_row_t *r, const char **l, int n)
     return 0;
 }
 
-/* A tick step of 1, 2 or 5 times a power of ten, about 8 ticks. */
+/* A tick step: the smallest of a list of round steps (seconds, then
+ * whole minutes) that gives at most 12 ticks. */
 static uint64_t s_tick(uint64_t span)
 {
-    uint64_t t = 1;
-    while (t * 10 <= span / 8 + 1)
-        t *= 10;
-    return span / t > 40 ? 5 * t : span / t > 16 ? 2 * t : t;
+    static const uint64_t steps[] = {1, 2, 5, 10, 20, 50, 100, 200, 500, 1000, 2000, 5000,
+                                     10000, 15000, 30000, 60000, 120000, 300000, 600000,
+                                     900000, 1800000, 3600000};
+    for (size_t i = 0; i < sizeof steps / sizeof steps[0]; i++)
+        if (span / steps[i] <= 12)
+            return steps[i];
+    return (span / 12 / 3600000 + 1) * 3600000;
 }
 
 static void s_axis(wh_buf_t *b, uint64_t tmax, double scale, int y0, int h)
@@ -683,20 +687,20 @@ static void s_axis(wh_buf_t *b, uint64_t tmax, double scale, int y0, int h)
     uint64_t step = s_tick(tmax);
     for (uint64_t t = 0; t <= tmax; t += step) {
         double x = S_TL_LEFT + (double)t * scale;
-        wh_buf_printf(b, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>", x,
-                      x, y0, y0 + h);
-        if (step >= 1000 || t % 1000 == 0)
-            wh_buf_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.0f s</text>", x,
-                          y0 + h + 14, (double)t / 1000.0);
+        wh_buf_printf(b, "<line class=\"grid\" x1=\"%.1f\" x2=\"%.1f\" y1=\"%d\" y2=\"%d\"/>"
+                         "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">", x, x, y0, y0 + h,
+                      x, y0 + h + 14);
+        if (step >= 60000)
+            wh_buf_printf(b, "%llu min</text>", (unsigned long long)(t / 60000));
+        else if (step >= 1000)
+            wh_buf_printf(b, "%llu s</text>", (unsigned long long)(t / 1000));
+        else if (step >= 100)
+            wh_buf_printf(b, "%.1f s</text>", (double)t / 1000.0);
         else
-            wh_buf_printf(b, "<text x=\"%.1f\" y=\"%d\" text-anchor=\"middle\">%.1f s</text>", x,
-                          y0 + h + 14, (double)t / 1000.0);
+            wh_buf_printf(b, "%.2f s</text>", (double)t / 1000.0);
     }
 }
 
-/* One candidate: a judged one is its build (light) then its run, coloured
- * by verdict; a cached or predicted one is a diamond where its round was
- * decided. The <title> is the tooltip. */
 /* The tooltip of a mark. */
 static void s_mark_title(wh_buf_t *b, const s_row_t *r)
 {

@@ -106,6 +106,9 @@ static void test_sections_and_figures(void)
     CHECK_EQ_INT(s_count(h, "<g class=\"cand predicted\""), 1);
     CHECK_EQ_INT(s_count(h, "build 143 ms, run 18 ms"), 1);
     CHECK_EQ_INT(s_count(h, "id=\"wall\">2.0 s, 2 slots judged<"), 1);
+    /* the axis of the 2000 ms run: 0 s to 2 s by 200 ms */
+    CHECK_EQ_INT(s_count(h, "<line class=\"grid\""), 11);
+    CHECK_EQ_INT(s_count(h, ">0.2 s</text>") + s_count(h, ">2.0 s</text>"), 2);
     /* shaded before the first candidate (started 695 ms in) and after the
      * last verdict (950 ms) up to the run's 2000 ms */
     CHECK_EQ_INT(s_count(h, "<g class=\"phase\">"), 2);
