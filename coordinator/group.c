@@ -372,6 +372,13 @@ int wh_group_print_dirs(const char *const *dirs, size_t n, FILE *fp)
         free(err);
         return WH_EPARSE;
     }
+    if (g->n == 0) {
+        /* A remote coordinator's run folders, not seen from here. */
+        fprintf(fp, "Groups: none of the %zu run folders is readable here (whittle status "
+                    "shows the coordinator's groups)\n", n);
+        wh_group_destroy(&g);
+        return 0;
+    }
     wh_group_cluster(g);
     wh_buf_t b = WH_BUF_INIT;
     wh_group_describe(g, &b);

@@ -40,7 +40,8 @@ size_t wh_group_count(const wh_group_t *g);
 void wh_group_describe(const wh_group_t *g, wh_buf_t *b);
 
 /* Loads, clusters and prints the groups of the given run folders to fp,
- * after "Groups (one root cause each): ". On a folder that cannot be read,
+ * after "Groups (one root cause each): " (or says that none of them is
+ * readable here: a remote coordinator's). On a folder that cannot be read,
  * a warning on stderr and WH_EPARSE. */
 int wh_group_print_dirs(const char *const *dirs, size_t n, FILE *fp);
 
