@@ -9,6 +9,9 @@
 # Environment:
 #   MIRROR        Debian mirror              (http://deb.debian.org/debian)
 #   ROOTFS        debootstrap target          (/var/tmp/whittle-debian12-rootfs)
+#   BASE_TAR      a tar of a minbase bookworm root file system to unpack into
+#                 ROOTFS instead of running debootstrap (e.g. one saved earlier
+#                 with `tar -C $ROOTFS -cf base.tar .`)
 #   BASE_IMAGE    name of the imported base   (localhost/debian:12)
 #   ISOLATION     podman build --isolation    (chroot: crun/runc cannot create
 #                 containers in the sandbox this was written in, see README)
@@ -39,8 +42,14 @@ fi
 if [ "${FORCE_BASE:-0}" = 1 ] || ! podman $PODMAN_FLAGS image exists "$BASE_IMAGE"; then
     if [ ! -x "$ROOTFS/usr/bin/apt-get" ] || [ "${FORCE_BASE:-0}" = 1 ]; then
         rm -rf "$ROOTFS"
-        echo "build-local: debootstrap bookworm into $ROOTFS (a few minutes)" >&2
-        debootstrap --variant=minbase bookworm "$ROOTFS" "$MIRROR"
+        if [ -n "${BASE_TAR:-}" ]; then
+            echo "build-local: unpacking $BASE_TAR into $ROOTFS" >&2
+            mkdir -p "$ROOTFS"
+            tar -C "$ROOTFS" -xf "$BASE_TAR"
+        else
+            echo "build-local: debootstrap bookworm into $ROOTFS (a few minutes)" >&2
+            debootstrap --variant=minbase bookworm "$ROOTFS" "$MIRROR"
+        fi
     fi
     # Like the official image: updates and security suites, no package caches.
     cat > "$ROOTFS/etc/apt/sources.list" <<SOURCES
