@@ -300,6 +300,6 @@ int wh_farm_reduce(const wh_farm_t *f)
     for (size_t i = 0; i < n; i++)
         failed += tasks[i].rc != 0;
     free(tasks);
-    int brc = wh_bench_write(f, wh_now_ms() - t0);
+    int brc = wh_bench_write(f, wh_now_ms() - t0 + f->prior_ms);
     return failed || brc != 0 ? 1 : 0;
 }

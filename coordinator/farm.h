@@ -16,6 +16,7 @@
 #define WH_FARM_H
 
 #include <stddef.h>
+#include <stdint.h>
 
 typedef struct {
     const char *id;     /* "M1" */
@@ -38,6 +39,7 @@ typedef struct {
     long jobs;               /* local reductions at a time */
     long repeat;             /* probes: runs of the test per kill check */
     int hdd_done;            /* the default walks ran already (as probes) */
+    uint64_t prior_ms;       /* their wall time, counted in bench's total */
     const wh_farm_mutant_t *mutants;
     size_t n_mutants;
     const wh_farm_pair_t *pairs;

@@ -51,6 +51,7 @@ typedef struct {
     s_mut_t *muts;
     size_t n, next;
     pthread_mutex_t mu;
+    uint64_t probe_ms;   /* --cluster: the kill probes' wall time */
 } s_ctx_t;
 
 static int s_usage(const char *why, const char *what)
@@ -353,8 +354,8 @@ static wh_farm_t s_farm(const s_ctx_t *c, const wh_farm_mutant_t *fm, const wh_f
                        .setup = c->o->setup, .build = c->o->build, .run = c->o->run,
                        .framework = c->o->framework, .cluster = c->o->cluster,
                        .cluster_keys = c->o->keys, .jobs = c->o->jobs, .repeat = c->o->repeat,
-                       .hdd_done = c->o->cluster != NULL, .mutants = fm, .n_mutants = c->n,
-                       .pairs = pairs, .n_pairs = np};
+                       .hdd_done = c->o->cluster != NULL, .prior_ms = c->probe_ms,
+                       .mutants = fm, .n_mutants = c->n, .pairs = pairs, .n_pairs = np};
 }
 
 /* --reduce: every definite kill (the test fails on every run) is reduced;
@@ -401,8 +402,10 @@ static int s_cluster_kills(s_ctx_t *c)
     for (size_t p = 0; rc == 0 && p < np; p++)
         pairs[p] = (wh_farm_pair_t){p / (size_t)c->n_tests, c->tests[p % (size_t)c->n_tests]};
     wh_farm_t f = s_farm(c, fm, pairs, np);
+    uint64_t t0 = wh_now_ms();
     if (rc == 0)
         rc = wh_farm_probe(&f, pr);
+    c->probe_ms = wh_now_ms() - t0;
     for (size_t p = 0; rc == 0 && p < np; p++) {
         s_mut_t *m = &c->muts[p / (size_t)c->n_tests];
         if (pr[p].status && (!m->status || !strcmp(pr[p].status, "build_failed")))
