@@ -24,25 +24,13 @@ static int s_fail(char **err, char *msg)
     return -1;
 }
 
-/* First line of argv's output, trimmed; NULL when it fails or prints none. */
-static char *s_line(const char *const *argv)
-{
-    char *out = NULL;
-    if (wh_spawn_run(argv, &out, NULL, 4096) != 0 || !out[0]) {
-        free(out);
-        return NULL;
-    }
-    out[strcspn(out, "\r\n")] = '\0';
-    return out;
-}
-
 char *wh_snapshot_resolve_rev(const char *project, const char *rev)
 {
     if (!rev || rev[0] == '-')
         return NULL;
     char *r = wh_strdup_printf("%s^{commit}", rev);
     const char *argv[] = {"git", "-C", project, "rev-parse", "--verify", "--quiet", r, NULL};
-    char *sha = r ? s_line(argv) : NULL;
+    char *sha = r ? wh_spawn_line(argv) : NULL;
     free(r);
     return sha;
 }
@@ -52,7 +40,7 @@ char *wh_snapshot_resolve_rev(const char *project, const char *rev)
 static char *s_base_rev(const char *project)
 {
     const char *mb[] = {"git", "-C", project, "merge-base", "HEAD", "@{upstream}", NULL};
-    char *sha = s_line(mb);
+    char *sha = wh_spawn_line(mb);
     return sha ? sha : wh_snapshot_resolve_rev(project, "HEAD");
 }
 
@@ -81,9 +69,9 @@ int wh_snapshot_make(const char *project, const char *url, wh_snapshot_t *s, cha
 {
     memset(s, 0, sizeof *s);
     const char *top[] = {"git", "-C", project, "rev-parse", "--show-prefix", NULL};
-    char *prefix = s_line(top);
+    char *prefix = wh_spawn_line(top);
     const char *inside[] = {"git", "-C", project, "rev-parse", "--is-inside-work-tree", NULL};
-    char *in = s_line(inside);
+    char *in = wh_spawn_line(inside);
     int ok = in && !strcmp(in, "true");
     free(in);
     if (!ok) {
@@ -96,7 +84,7 @@ int wh_snapshot_make(const char *project, const char *url, wh_snapshot_t *s, cha
     if (n && s->subdir[n - 1] == '/')
         s->subdir[n - 1] = '\0';
     const char *origin[] = {"git", "-C", project, "remote", "get-url", "origin", NULL};
-    s->url = url ? strdup(url) : s_line(origin);
+    s->url = url ? strdup(url) : wh_spawn_line(origin);
     if (!s->url) {
         wh_snapshot_clear(s);
         return s_fail(err, wh_strdup_printf("--snapshot git: %s has no 'origin' remote; give "

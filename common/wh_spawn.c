@@ -122,6 +122,17 @@ int wh_spawn_run(const char *const *argv, char **out, size_t *len, size_t cap)
     return rc;
 }
 
+char *wh_spawn_line(const char *const *argv)
+{
+    char *out = NULL;
+    if (wh_spawn_run(argv, &out, NULL, 4096) != 0 || !out[0]) {
+        free(out);
+        return NULL;
+    }
+    out[strcspn(out, "\r\n")] = '\0';
+    return out;
+}
+
 int wh_spawn_pipe(const char *const *a, const char *const *b)
 {
     int p[2];

@@ -32,6 +32,10 @@ int wh_spawn_wait(pid_t pid);
  * NULL. */
 int wh_spawn_run(const char *const *argv, char **out, size_t *len, size_t cap);
 
+/* The first line of argv's output, without its line end (malloc'ed); NULL
+ * when argv fails or prints nothing. */
+char *wh_spawn_line(const char *const *argv);
+
 /* Runs `a | b` (a's stdout into b's stdin). Returns a's status when it is
  * not 0, else b's (like `set -o pipefail`). */
 int wh_spawn_pipe(const char *const *a, const char *const *b);

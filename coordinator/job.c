@@ -121,13 +121,7 @@ static int s_fail(char **err, char *msg)
 static char *s_git_line(const char *project, const char *a1, const char *a2, const char *a3)
 {
     const char *argv[] = {"git", "-C", project, a1, a2, a3, NULL};
-    char *out = NULL;
-    if (wh_spawn_run(argv, &out, NULL, 4096) != 0 || !out[0]) {
-        free(out);
-        return NULL;
-    }
-    out[strcspn(out, "\r\n")] = '\0';
-    return out;
+    return wh_spawn_line(argv);
 }
 
 /* git archive of sha (limited to prefix, when the project is a subfolder
