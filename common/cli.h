@@ -43,6 +43,7 @@ enum {
     WH_CLI_COORD = 1u << 10, /* whittle-coordinator */
     WH_CLI_NODE = 1u << 11,  /* whittle-node */
     WH_CLI_CACHE = 1u << 12, /* whittle cache */
+    WH_CLI_REPORT = 1u << 13, /* whittle report */
 };
 #define WH_CLI_ALL 0xffffffffu /* every command, those added later too */
 /* A new command: a bit above, a row in wh_cli_cmds (cli_table.c), its

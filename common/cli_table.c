@@ -11,7 +11,8 @@
 #define S_CLIENT (WH_CLI_REDUCE | WH_CLI_SUBMIT | WH_CLI_STATUS | WH_CLI_MUTATE)
 #define S_WHITTLE                                                                        \
     (WH_CLI_INSPECT | WH_CLI_REDUCE | WH_CLI_SUBMIT | WH_CLI_STATUS | WH_CLI_KEYGEN |    \
-     WH_CLI_SUITE | WH_CLI_MUTATE | WH_CLI_GROUP | WH_CLI_HELP | WH_CLI_MAIN | WH_CLI_CACHE)
+     WH_CLI_SUITE | WH_CLI_MUTATE | WH_CLI_GROUP | WH_CLI_HELP | WH_CLI_MAIN | WH_CLI_CACHE | \
+     WH_CLI_REPORT)
 
 const wh_cli_cmd_t wh_cli_cmds[] = {
     {WH_CLI_MAIN, "whittle", NULL, "COMMAND [OPTION...]", 0, 0,
@@ -41,6 +42,10 @@ const wh_cli_cmd_t wh_cli_cmds[] = {
     {WH_CLI_GROUP, "whittle", "group", "RUNS_DIR", 1, 0,
      "Groups the run folders under RUNS_DIR by root cause (fingerprint without the test "
      "name, then shared reduced statements)."},
+    {WH_CLI_REPORT, "whittle", "report", "RUN_DIR", 1, 0,
+     "Writes RUN_DIR/report.html again from the files of the run folder (summary.json, "
+     "candidates.csv, judged.csv, tree.json, reduced.diff): one self-contained page. Every "
+     "run writes its own; this remakes it, e.g. for a folder from an older whittle."},
     {WH_CLI_MUTATE, "whittle", "mutate",
      "--project DIR --source GLOB --tests-file FILE --run CMD --framework NAME [OPTION...]", 0, 0,
      "Seeds mutants into the sources matched by --source, runs every test of --tests-file "

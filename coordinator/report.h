@@ -23,4 +23,8 @@ char *wh_report_html(const char *dir, char **err);
  * *err set. */
 int wh_report_write(const char *dir, char **err);
 
+/* `whittle report RUN_DIR` (options from common/cli_table.c): writes the
+ * page again; the exit status (0, 1: the folder is no run folder, 2: usage). */
+int wh_report_cmd(int argc, char **argv);
+
 #endif

@@ -25,6 +25,7 @@
 #include "pool.h"
 #include "progress.h"
 #include "reduce.h"
+#include "report.h"
 #include "group.h"
 #include "mutate.h"
 #include "suite_cmd.h"
@@ -995,7 +996,7 @@ int main(int argc, char **argv)
         {"inspect", s_inspect}, {"reduce", s_reduce},     {"submit", s_submit},
         {"status", s_status},   {"keygen", s_keygen},     {"suite", wh_suite_cmd},
         {"mutate", wh_mutate_cmd}, {"group", wh_group_cmd}, {"help", s_help},
-        {"cache", wh_cache_cmd},
+        {"cache", wh_cache_cmd}, {"report", wh_report_cmd},
     };
     const char *cmd = argv[1];
     for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++)

@@ -28,6 +28,15 @@ check_eq "page: the original's run and the verify run are drawn" \
     "$(grep -o 'data-kind="original"' "$D" | wc -l) $(grep -o 'data-kind="verify"' "$D" | wc -l)" "1 1"
 check_eq "judged.csv: the original was fingerprinted" "$(awk -F, '$2 == "original" { print $4 }' "$R/judged.csv")" "fingerprinted"
 check_eq "page: fault not checked (no reference)" "$(sed -n 's:.*id="fault-pill">\([^<]*\)<.*:\1:p' "$D")" "fault not checked"
+# whittle report RUN_DIR remakes the same page from the folder's files.
+cp "$R/report.html" "$T/page.html"; rm "$R/report.html"
+check_eq "whittle report: output" "$("$WHITTLE" report "$R")" "Report: $R/report.html"
+cmp -s "$R/report.html" "$T/page.html" && pass "whittle report: the same page" || fail "whittle report: a different page"
+mkdir "$T/empty"
+"$WHITTLE" report "$T/empty" > /dev/null 2> "$T/report.err"
+check_eq "whittle report on no run folder: exit status, message" "$? $(cat "$T/report.err")" \
+    "1 whittle: error: '$T/empty' is not a run folder: no summary.json, run.log or candidates.csv"
+
 # A run that stops (the original passes) still gets its page: what it
 # recorded, and the end of run.log with the reason.
 "$WHITTLE" reduce --project "$P" --file tests/test_cart.c --test test_empty_cart_has_no_items \
