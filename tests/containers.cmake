@@ -7,3 +7,6 @@ foreach(t container_packages container_entrypoints)
     ENVIRONMENT "WH_SOURCE_DIR=${PROJECT_SOURCE_DIR};WH_BINARY_DIR=${PROJECT_BINARY_DIR}"
     TIMEOUT 120 LABELS e2e SKIP_RETURN_CODE 77)
 endforeach()
+add_test(NAME e2e_container_manifests COMMAND python3 ${CMAKE_CURRENT_SOURCE_DIR}/e2e/container_manifests.py)
+set_tests_properties(e2e_container_manifests PROPERTIES
+  ENVIRONMENT "WH_SOURCE_DIR=${PROJECT_SOURCE_DIR}" TIMEOUT 60 LABELS e2e)
