@@ -17,7 +17,25 @@ typedef struct {
     char **dirs; /* run folders of the reduced tests */
     size_t ndirs;
     int worst;
+    uint64_t *shown; /* per job: when its last progress line was printed */
 } s_state_t;
+
+/* A job's progress, one line every S_PROGRESS_MS while it runs. */
+#define S_PROGRESS_MS 10000
+
+static void s_tick(void *arg, size_t i, wh_reduction_t *r)
+{
+    s_state_t *st = arg;
+    uint64_t now = wh_now_ms();
+    if (!st->shown || now - st->shown[i] < S_PROGRESS_MS)
+        return;
+    st->shown[i] = now;
+    wh_buf_t b = WH_BUF_INIT;
+    wh_reduction_progress(r, &b);
+    printf("[%zu/%zu] %s\n", i + 1, st->n, b.buf ? b.buf : ""); /* names the test */
+    fflush(stdout);
+    wh_buf_free(&b);
+}
 
 static void s_worse(s_state_t *st, int code)
 {
@@ -64,9 +82,13 @@ static void s_finished(void *arg, size_t i, wh_reduction_t *r)
 
 static int s_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o)
 {
-    s_state_t st = {jobs, n, NULL, 0, 0};
-    wh_embedded_opts_t eo = {jobs[0].jobs, jobs[0].cache, 1, o->interrupted,
-                             s_started, s_failed, s_finished, &st, NULL, o->cache_max};
+    s_state_t st = {jobs, n, NULL, 0, 0, NULL};
+    st.shown = calloc(n, sizeof *st.shown);
+    for (size_t i = 0; st.shown && i < n; i++)
+        st.shown[i] = wh_now_ms();
+    /* Per-candidate lines of several jobs would interleave: only with -v. */
+    wh_embedded_opts_t eo = {jobs[0].jobs, jobs[0].cache, !jobs[0].verbose, o->interrupted,
+                             s_started, s_failed, s_finished, &st, s_tick, o->cache_max};
     char *err = NULL;
     int code = wh_embedded_run(jobs, n, &eo, &err);
     if (code)
@@ -77,6 +99,7 @@ static int s_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o)
     for (size_t i = 0; i < st.ndirs; i++)
         free(st.dirs[i]);
     free(st.dirs);
+    free(st.shown);
     return code ? code : st.worst;
 }
 
