@@ -10,7 +10,9 @@
  *
  * The page loads nothing: no scripts, fonts, images or links outside it.
  * Everything that comes from the user's files (test names, source lines,
- * messages, slot names) is HTML-escaped. Reads the folder only; any thread.
+ * messages, slot names) is HTML-escaped. Reads the folder and writes nothing
+ * but report.html; any thread. `whittle report RUN_DIR` (report_cmd.c) makes
+ * it again.
  */
 #ifndef WH_REPORT_H
 #define WH_REPORT_H
