@@ -77,6 +77,7 @@ static struct {
     int drawn;          /* a live line is on the screen */
     uint64_t last_ms;   /* when the last line was drawn */
     int sweep, level;   /* of the last plain line */
+    const char *phase;
     char line[512];     /* the live line on the screen */
 } s_d;
 
@@ -117,7 +118,7 @@ void wh_progress_update(const wh_progress_t *p)
 {
     if (!s_d.on || s_d.mode == WH_PROGRESS_QUIET)
         return;
-    int changed = p->sweep != s_d.sweep || p->level != s_d.level;
+    int changed = p->sweep != s_d.sweep || p->level != s_d.level || p->phase != s_d.phase;
     if (s_d.mode == WH_PROGRESS_PLAIN && !changed && s_d.last_ms &&
         wh_now_ms() - s_d.last_ms < s_d.period_ms)
         return; /* skip the formatting too */
@@ -127,6 +128,7 @@ void wh_progress_update(const wh_progress_t *p)
     if (s_d.mode == WH_PROGRESS_PLAIN) {
         s_d.sweep = p->sweep;
         s_d.level = p->level;
+        s_d.phase = p->phase;
     }
     wh_buf_free(&b);
 }

@@ -10,7 +10,7 @@
  *
  * Drawn on stdout in one of three modes: on a terminal one live line,
  * redrawn in place ("\r", erase to end of line); elsewhere a plain line
- * when the sweep or level changes and at most every period otherwise;
+ * when the sweep, level or phase changes and at most every period otherwise;
  * quiet: nothing. Other console output calls wh_progress_erase() first, so
  * the live line never gets mixed into it. One drawer per process (there is
  * one terminal); call from one thread.

@@ -39,11 +39,18 @@ has "$T/tty.raw" "[cand_" && fail "tty: per-candidate lines without -v" || pass 
 has "$T/tty.raw" "Progress:" && fail "tty: plain progress lines on a terminal" || pass "tty: no plain progress lines"
 
 # ---- not a terminal ----
-"$WHITTLE" reduce "${args[@]}" --out "$T/plain" > "$T/plain.out" 2> "$T/plain.err" || { cat "$T/plain.out"; fail "plain run"; }
+WHITTLE_PROGRESS_SECS=600 "$WHITTLE" reduce "${args[@]}" --out "$T/plain" > "$T/plain.out" 2> "$T/plain.err" || { cat "$T/plain.out"; fail "plain run"; }
 check_eq "plain: first progress line" "$(grep -m1 '^Progress:' "$T/plain.out")" \
     "Progress: fingerprinting the original | 5/5 units left | 0 built, 0 predicted, 0 cached"
 check_eq "plain: progress line of the first level" "$(grep '^Progress: sweep' "$T/plain.out" | head -n1)" \
     "Progress: sweep 1 level 0 round 1 | 5/5 units left | 0 built, 0 predicted, 0 cached | ETA ?"
+# Only changes print (the period is 10 minutes here): one line per phase and
+# level (sweep 2 is one quick round: the 100 ms loop may not see it).
+check_eq "plain: progress lines" "$(grep '^Progress:' "$T/plain.out" | sed 's/ round .*//; s/ |.*//' | grep -v '^Progress: sweep 2 level 0$')" \
+"Progress: fingerprinting the original
+Progress: sweep 1 level 0
+Progress: verifying the reduced test"
+check_eq "plain: a line when verifying starts" "$(grep -c '^Progress: verifying the reduced test | 2/5 units left' "$T/plain.out")" 1
 grep -q "[$CR$ESC]" "$T/plain.out" && fail "plain: control characters in the output" || pass "plain: no control characters"
 has "$T/plain.out" "[cand_" && fail "plain: per-candidate lines without -v" || pass "plain: no per-candidate lines without -v"
 
