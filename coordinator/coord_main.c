@@ -241,7 +241,7 @@ static void s_start_prepared(s_self_t *self)
             memcpy(a->ident, pd->ident, pd->ident_len);
             a->ident_len = pd->ident_len;
             a->client_tag = pd->client_tag;
-            a->last_progress = wh_now_ms();
+            a->last_progress = 0; /* the first status line goes out at once */
             a->next = self->active;
             self->active = a;
             wh_msg_t p = {0};

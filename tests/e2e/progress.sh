@@ -78,7 +78,7 @@ for _ in $(seq 1 50); do
     "$WHITTLE" status --cluster "$EP" --insecure 2>/dev/null | grep -q "slots: 1" && break; sleep 0.1
 done
 rargs=(--project "$P" --file tests/test_calc.c --test test_basic --setup "make -s"
-       --build "make -s" --run ./test_calc --framework cmocka)
+       --build "sleep 0.3; make -s" --run ./test_calc --framework cmocka) # slower: several status lines
 script -q -c "$(q "$WHITTLE" reduce "${rargs[@]}" --cluster "$EP" --insecure --out remote)" "$T/remote.raw" > /dev/null 2>&1 &
 RPID=$!
 # Meanwhile `whittle status` shows the job's status line under it.
