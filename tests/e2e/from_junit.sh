@@ -4,6 +4,7 @@
 # library's invariant (one root cause) and add_only passes. ctest's own
 # JUnit report of the broken build names the two; whittle reduces each as
 # its own job on one pool and cache (two run folders) and prints one group.
+# Then the same with cmocka's own report of the farm fixture.
 . "$(dirname "$0")/lib.sh"
 P="$T/p"; cp -r "$FIX/ctest_purse" "$P"
 (cp -r "$P" "$T/q" && cd "$T/q" && cmake -S . -B build -G Ninja >/dev/null && cmake --build build >/dev/null &&
@@ -47,6 +48,29 @@ check_eq "missing test named" "$(cat "$T/e3")" \
     "whittle: error: failing test 'gone' is defined in no file matching 'tests/*.c'; skipped"
 check_eq "others reduced" "$(grep -c ': reduced test (' "$T/o3")" 2
 check_eq "rerun evaluated" "$(for R in $(sed -n 's/.*: run folder //p' "$T/o3"); do json "$R/summary.json" .evaluated; done | tr '\n' ' ')" "0 0 "
+# cmocka's own report (CMOCKA_MESSAGE_OUTPUT=xml) of the farm fixture with
+# shop_find missing the last item: test_price_last and test_restock_last
+# die of one NULL dereference; the test file is the test_shop.c glob.
+F="$T/farm"; cp -r "$FIX/farm" "$F"
+sed -i '/^const struct item \*shop_find/,/^}/ s/i < s->n;/i < s->n - 1;/' "$F/src/shop.c"
+(cp -r "$F" "$T/fq" && cd "$T/fq" && make -s >/dev/null 2>&1 &&
+    CMOCKA_MESSAGE_OUTPUT=xml CMOCKA_XML_FILE="$T/cmocka.xml" ./test_shop >/dev/null 2>&1)
+"$WHITTLE" reduce --from-junit "$T/cmocka.xml" --project "$F" --file 'tests/test_*.c' --setup "make -s" \
+    --build "make -s" --run ./test_shop --framework cmocka --jobs 2 --out "$T/fruns" > "$T/fo" 2> "$T/fe" ||
+    { cat "$T/fo" "$T/fe"; fail "cmocka from-junit exit"; }
+check_eq "cmocka: failing tests line" "$(head -n1 "$T/fo")" "$T/cmocka.xml: 2 failing tests"
+for t in test_price_last:"assert_int_equal(30, shop_price(&s, 3));" \
+         test_restock_last:"int before = shop_find(&s, 8)->qty;"; do
+    name=${t%%:*} stmt=${t#*:}
+    R=$(ls -d "$T/fruns/$name"-*)
+    check_eq "cmocka: $name statements" \
+        "$(json "$R/summary.json" '"\(.statements_before) -> \(.statements_after) \(.fingerprint.kind)"')" \
+        "6 -> 2 crash(SIGSEGV)"
+    check_eq "cmocka: $name reduced" "$(awk "/^static void $name/,/^}/" "$R/reduced.c" | sed 's: */\*.*::' | tr '\n' ' ' | tr -s ' ')" \
+        "static void $name(void **state) { struct shop s = {0}; $stmt } "
+done
+check_eq "cmocka: one crash group" "$(grep -A3 '^Groups' "$T/fo" | sed 's/-[0-9-]* / /' | tr '\n' '|')" \
+    "Groups (one root cause each): 2 runs, 1 groups|group 1: crash(SIGSEGV) |  | Test failed with exception: Segmentation fault(11)|  test_price_last (test_price_last)|  test_restock_last (test_restock_last)|"
 # Reports that cannot be used.
 "$WHITTLE" reduce --from-junit "$T/nope.xml" "${args[@]}" > /dev/null 2> "$T/e4"
 check_eq "missing report exit" "$?" 2
