@@ -36,8 +36,8 @@ want='static void test_total(void)
     int total = 0;
     assert(total == 8);
 }'
-job() { # out setup [build]
-    "$WHITTLE" reduce --cluster "$EP" --insecure --project "$P" --file tests/test_tally.c \
+job() { # out setup [build]; a job no node takes must not hang the test
+    timeout 300 "$WHITTLE" reduce --cluster "$EP" --insecure --project "$P" --file tests/test_tally.c \
         --test test_total --setup "$2" --build "${3:-make -s}" --run ./test_tally --framework plain \
         --out "$1" > "$T/$1.out" 2>&1
 }
@@ -74,6 +74,17 @@ PIDS+=($!)
 sleep 0.3
 W="$T/wd-boxed"
 start_node "$W" "$T/boxed.log" --sandbox bwrap
+# Where no user namespace can be made for nobody (inside a chroot, as in
+# .ci/fresh, or a kernel that forbids unprivileged ones) the node refuses at
+# start with its reason: the sandbox checks are skipped, said so, not failed.
+for _ in $(seq 1 20); do grep -q "no sandbox starts as nobody" "$T/boxed.log" && break; sleep 0.1; done
+if grep -q "^whittle-node: error: --sandbox bwrap: no sandbox starts as nobody: " "$T/boxed.log"; then
+    echo "skip sandbox checks: $(head -1 "$T/boxed.log")" >&2
+    BOXED=0
+else
+    BOXED=1
+fi
+if [ "$BOXED" = 1 ]; then
 wait_slots 1
 grep -q "^whittle-node: job commands run as nobody in a bwrap sandbox (loopback-only network)$" "$T/boxed.log" \
     && pass "the node says it sandboxes" || fail "node log: $(cat "$T/boxed.log")"
@@ -96,6 +107,7 @@ job escape 'make -s && echo x > "'"$O"'/by-boxed"'; rc=$?
 [ "$rc" -ne 0 ] && pass "sandbox: a setup writing outside its workspace fails (exit $rc)" || fail "sandbox: the escaping setup succeeded"
 grep -q "setup failed.*exited 2" "$T/escape.out" && pass "sandbox: the client names the failed setup" || fail "sandbox: client said: $(cat "$T/escape.out")"
 [ ! -e "$O/by-boxed" ] && pass "sandbox: nothing written outside" || fail "sandbox: $O/by-boxed exists"
+fi
 stop_all
 
 # 3. Refused at start, one line each.
