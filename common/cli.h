@@ -44,6 +44,8 @@ enum {
     WH_CLI_NODE = 1u << 11,  /* whittle-node */
     WH_CLI_CACHE = 1u << 12, /* whittle cache */
     WH_CLI_REPORT = 1u << 13, /* whittle report */
+    WH_CLI_WATCH = 1u << 14,
+    WH_CLI_CANCEL = 1u << 15,
 };
 #define WH_CLI_ALL 0xffffffffu /* every command, those added later too */
 /* A new command: a bit above, a row in wh_cli_cmds (cli_table.c), its

@@ -8,11 +8,12 @@
  */
 #include "cli.h"
 
-#define S_CLIENT (WH_CLI_REDUCE | WH_CLI_SUBMIT | WH_CLI_STATUS | WH_CLI_MUTATE)
+#define S_CLIENT                                                                         \
+    (WH_CLI_REDUCE | WH_CLI_SUBMIT | WH_CLI_STATUS | WH_CLI_MUTATE | WH_CLI_WATCH | WH_CLI_CANCEL)
 #define S_WHITTLE                                                                        \
     (WH_CLI_INSPECT | WH_CLI_REDUCE | WH_CLI_SUBMIT | WH_CLI_STATUS | WH_CLI_KEYGEN |    \
      WH_CLI_SUITE | WH_CLI_MUTATE | WH_CLI_GROUP | WH_CLI_HELP | WH_CLI_MAIN | WH_CLI_CACHE | \
-     WH_CLI_REPORT)
+     WH_CLI_REPORT | WH_CLI_WATCH | WH_CLI_CANCEL)
 
 const wh_cli_cmd_t wh_cli_cmds[] = {
     {WH_CLI_MAIN, "whittle", NULL, "COMMAND [OPTION...]", 0, 0,
@@ -32,7 +33,12 @@ const wh_cli_cmd_t wh_cli_cmds[] = {
      "Sends every job of a JSON list (fields as the reduce flags, '-' spelled '_') to a "
      "coordinator and waits for their results."},
     {WH_CLI_STATUS, "whittle", "status", "--cluster ENDPOINT [KEYS]", 0, 0,
-     "Prints a coordinator's nodes, slots, cache and jobs."},
+     "Prints a coordinator's nodes, slots, cache, journal and jobs (resumed ones marked)."},
+    {WH_CLI_WATCH, "whittle", "watch", "--cluster ENDPOINT [KEYS] JOB_ID...", 64, 0,
+     "Follows jobs by id to their results, as submit does: after a coordinator restart, or "
+     "from another terminal. Only the key that submitted a job may watch it."},
+    {WH_CLI_CANCEL, "whittle", "cancel", "--cluster ENDPOINT [KEYS] JOB_ID", 1, 0,
+     "Cancels a job (its client ends with exit 130). Only the key that submitted it may."},
     {WH_CLI_KEYGEN, "whittle", "keygen", "--out PREFIX", 0, 0,
      "Writes a CURVE key pair: PREFIX.secret (mode 0600) and PREFIX.public."},
     {WH_CLI_SUITE, "whittle", "suite",
@@ -242,6 +248,10 @@ const wh_cli_opt_t wh_cli_opts[] = {
     {WH_CLI_COORD, "clients", 0, "DIR", "The public keys of the clients allowed in."},
     {WH_CLI_COORD, "insecure", 0, NULL,
      "Runs without CURVE (accepted on a loopback --bind only)."},
+    {WH_CLI_COORD, "journal", 0, "PATH|off",
+     "Where submitted jobs are journaled, so that a restarted coordinator resumes them: a file, "
+     "a redis:// URL, or off. Default: the Redis of a redis:// --cache (hash whittle:v1:jobs), "
+     "else the file journal beside the embedded cache."},
     {WH_CLI_COORD, "runs", 0, "DIR",
      "Where every submitted job's run folder goes (default ./whittle-runs); a client's --out "
      "names at most a relative folder under it."},

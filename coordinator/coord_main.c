@@ -1,7 +1,9 @@
 /*
  * whittle-coordinator — the cluster's brain as a daemon: binds a ROUTER for
  * node slots and clients, runs every submitted reduction on the shared pool
- * (fair across jobs), answers status requests.
+ * (fair across jobs), answers status requests. Jobs are journaled
+ * (journal.h) and resumed after a restart; a client may watch (reattach
+ * to) and cancel only the jobs its key submitted.
  *
  * Its options are rows of common/cli_table.c (whittle-coordinator --help).
  *
@@ -24,6 +26,7 @@
 #include "group.h"
 #include "job.h"
 #include "jobsnap.h"
+#include "journal.h"
 #include "metrics.h"
 #include "pool.h"
 #include "reduce.h"
@@ -37,35 +40,36 @@ static void s_on_signal(int sig)
     s_stop = 1;
 }
 
-typedef struct s_active {
-    wh_reduction_t *r;
+/* One job of this daemon, from SUBMIT (or the journal, after a restart) to
+ * its final message: prepared on a thread of its own (libclang parse,
+ * project hash) so the poll loop keeps answering heartbeats, then run on
+ * the pool. */
+typedef struct s_job {
+    char id[WH_JOURNAL_ID_LEN + 1];
+    char *owner;             /* ZAP user id of the client that submitted it */
+    int resumed;             /* times resumed after a coordinator restart */
+    int cancelled;           /* its owner cancelled it while it was prepared */
+    /* the client following it; ident_len 0: none (a resumed job until its
+     * client reattaches) */
     uint8_t ident[WH_WIRE_MAX_IDENT];
     size_t ident_len;
     uint64_t client_tag;
     uint64_t last_progress;
-    struct s_active *next;
-} s_active_t;
-
-/* A submitted job being prepared (libclang parse, project hash) on its own
- * thread, so the poll loop keeps answering heartbeats meanwhile. */
-typedef struct s_pending {
     wh_job_t job;
-    uint8_t ident[WH_WIRE_MAX_IDENT];
-    size_t ident_len;
-    uint64_t client_tag;
     pthread_t th;
+    int joined;              /* the preparation thread is done and joined */
     atomic_int done;
-    wh_reduction_t *r;
     char *err;
-    struct s_pending *next;
-} s_pending_t;
+    wh_reduction_t *r;       /* prepared, then started */
+    struct s_job *next;
+} s_job_t;
 
 typedef struct {
     wh_pool_t *pool;
     wh_cache_t *cache;
-    s_active_t *active;
-    s_pending_t *pending;
-    uint64_t submitted, finished, failed;
+    wh_journal_t *journal;   /* NULL: --journal off */
+    s_job_t *jobs;
+    uint64_t submitted, finished, failed, resumed;
     /* for --metrics */
     wh_metrics_t *metrics;
     uint64_t t0, last_publish;
@@ -116,12 +120,43 @@ static void s_describe_groups(const s_self_t *self, wh_buf_t *b)
     wh_group_destroy(&g);
 }
 
-static void s_reply_final(s_self_t *self, const void *ident, size_t ilen, uint64_t tag, int code,
-                          const char *text)
+/* A PROGRESS to the job's client, when one is attached; status: the
+ * job's status line (progress.h) or NULL. */
+static void s_tell_full(s_self_t *self, const s_job_t *j, int final, int code, const char *text,
+                        const char *status)
+{
+    if (!j->ident_len)
+        return;
+    wh_msg_t m = {0};
+    m.type = WH_MSG_PROGRESS;
+    m.cand_id = j->client_tag;
+    m.job.job_id = (char *)j->id;
+    m.journaled = self->journal != NULL;
+    m.final = final;
+    m.code = code;
+    m.detail = (char *)text;
+    m.status = (char *)status;
+    wh_pool_reply(self->pool, j->ident, j->ident_len, &m);
+}
+
+static void s_tell(s_self_t *self, const s_job_t *j, int final, int code, const char *text)
+{
+    s_tell_full(self, j, final, code, text, NULL);
+}
+
+static void s_tell_status(s_self_t *self, const s_job_t *j, const char *text, const char *status)
+{
+    s_tell_full(self, j, 0, 0, text, status);
+}
+
+/* A final PROGRESS to a client about no job of ours (a refusal). */
+static void s_answer(s_self_t *self, const void *ident, size_t ilen, uint64_t tag,
+                     const char *id, int code, const char *text)
 {
     wh_msg_t m = {0};
     m.type = WH_MSG_PROGRESS;
     m.cand_id = tag;
+    m.job.job_id = (char *)id;
     m.final = 1;
     m.code = code;
     m.detail = (char *)text;
@@ -146,195 +181,345 @@ static int s_prepare_snapshot(wh_job_t *j, char **err)
 
 static void *s_prepare_main(void *arg)
 {
-    s_pending_t *pd = arg;
-    if (!pd->job.git_url || s_prepare_snapshot(&pd->job, &pd->err) == 0)
-        pd->r = wh_reduction_prepare(&pd->job, 1, &pd->err);
-    atomic_store(&pd->done, 1);
+    s_job_t *j = arg;
+    if (!j->job.git_url || s_prepare_snapshot(&j->job, &j->err) == 0)
+        j->r = wh_reduction_prepare(&j->job, 1, &j->err);
+    atomic_store(&j->done, 1);
     return NULL;
 }
 
-static void s_on_other(void *ctx, const void *ident, size_t ilen, wh_msg_t *m)
+static void s_job_free(s_job_t *j)
 {
-    s_self_t *self = ctx;
-    if (m->type == WH_MSG_STATUS_REQ) {
-        wh_buf_t b = WH_BUF_INIT;
-        wh_pool_describe(self->pool, &b);
-        wh_buf_printf(&b, "cache: %s\njobs submitted: %llu  finished: %llu  failed: %llu\n",
-                      wh_cache_describe(self->cache), (unsigned long long)self->submitted,
-                      (unsigned long long)self->finished, (unsigned long long)self->failed);
-        for (s_pending_t *pd = self->pending; pd; pd = pd->next)
-            wh_buf_printf(&b, "  job %s %s: preparing (parsing the test, hashing the project)\n",
-                          pd->job.test ? pd->job.test : "?", pd->job.file ? pd->job.file : "?");
-        for (s_active_t *a = self->active; a; a = a->next) {
-            wh_progress_t st;
-            wh_reduction_status_now(a->r, &st);
-            wh_buf_puts(&b, "  job ");
-            wh_reduction_progress(a->r, &b);
-            wh_buf_puts(&b, "\n    ");
-            wh_progress_format(&st, &b);
-            wh_buf_puts(&b, "\n");
-        }
-        s_describe_groups(self, &b);
-        wh_msg_t r = {0};
-        r.type = WH_MSG_STATUS;
-        r.detail = b.buf ? b.buf : "";
-        wh_pool_reply(self->pool, ident, ilen, &r);
-        wh_buf_free(&b);
-        return;
+    wh_reduction_destroy(&j->r);
+    wh_job_clear(&j->job);
+    free(j->owner);
+    free(j->err);
+    free(j);
+}
+
+/* Starts preparing job (taken over) as id; the new job is listed first. */
+static s_job_t *s_job_start(s_self_t *self, const char *id, const char *owner, wh_job_t *job,
+                            int resumed)
+{
+    s_job_t *j = calloc(1, sizeof *j);
+    if (!j)
+        return NULL;
+    memcpy(j->id, id, sizeof j->id);
+    j->owner = strdup(owner);
+    j->resumed = resumed;
+    j->job = *job;
+    wh_job_init(job);
+    j->last_progress = wh_now_ms();
+    if (!j->owner || pthread_create(&j->th, NULL, s_prepare_main, j) != 0) {
+        s_job_free(j);
+        return NULL;
     }
-    if (m->type != WH_MSG_SUBMIT)
-        return;
+    j->next = self->jobs;
+    self->jobs = j;
+    return j;
+}
+
+/* The job is over: journaled as st, its client told, the job freed. */
+static void s_finish(s_self_t *self, s_job_t *j, wh_journal_state_t st, int code,
+                     const char *text)
+{
+    if (self->journal)
+        wh_journal_finish(self->journal, j->id, st, code, text);
+    s_tell(self, j, 1, code, text);
+    if (code) {
+        self->failed++;
+    } else {
+        self->finished++;
+        s_note_done(self, j->r ? wh_reduction_dir(j->r) : NULL);
+    }
+    if (j->r) {
+        uint64_t cand, cached;
+        wh_reduction_counts(j->r, &cand, &cached);
+        self->cand_done += cand;
+        self->cached_done += cached;
+    }
+    for (s_job_t **pp = &self->jobs; *pp; pp = &(*pp)->next) {
+        if (*pp == j) {
+            *pp = j->next;
+            break;
+        }
+    }
+    s_job_free(j);
+}
+
+static void s_on_submit(s_self_t *self, const void *ident, size_t ilen, const char *key,
+                        wh_msg_t *m)
+{
     self->submitted++;
     json_error_t je;
     json_t *o = m->json ? json_loads(m->json, 0, &je) : NULL;
-    s_pending_t *pd = calloc(1, sizeof *pd);
     char *err = NULL;
-    if (!pd) {
-        json_decref(o);
-        return;
-    }
-    wh_job_init(&pd->job);
+    wh_job_t job;
+    wh_job_init(&job);
     if (!o)
         err = strdup("submitted job is not valid JSON");
-    else if (wh_job_from_json(&pd->job, o, &err) == 0 &&
-             wh_job_place_runs(&pd->job, self->runs, &err) == 0 && !pd->job.git_url &&
-             wh_job_validate(&pd->job, &err) == 0)
-        wh_job_guess_includes(&pd->job); /* a snapshot: on the preparing thread */
+    else if (wh_job_from_json(&job, o, &err) == 0 &&
+             wh_job_place_runs(&job, self->runs, &err) == 0 && !job.git_url &&
+             wh_job_validate(&job, &err) == 0)
+        wh_job_guess_includes(&job); /* a snapshot: on the preparing thread */
     json_decref(o);
-    memcpy(pd->ident, ident, ilen);
-    pd->ident_len = ilen;
-    pd->client_tag = m->cand_id;
-    if (err || pthread_create(&pd->th, NULL, s_prepare_main, pd) != 0) {
+    char id[WH_JOURNAL_ID_LEN + 1];
+    wh_journal_new_id(id);
+    s_job_t *j = NULL;
+    if (!err) {
+        /* journaled before the client hears of it: an accepted job survives */
+        char *js = wh_job_to_json(&job);
+        wh_journal_entry_t e = {.owner = (char *)key, .job = js};
+        memcpy(e.id, id, sizeof e.id);
+        if (self->journal)
+            wh_journal_put(self->journal, &e);
+        free(js);
+        j = s_job_start(self, id, key, &job, 0);
+        if (!j && self->journal)
+            wh_journal_finish(self->journal, id, WH_JOURNAL_FAILED, 2, "cannot start job");
+    }
+    if (!j) {
         self->failed++;
-        s_reply_final(self, ident, ilen, m->cand_id, 2, err ? err : "cannot start job");
+        s_answer(self, ident, ilen, m->cand_id, err ? NULL : id, 2, err ? err : "cannot start job");
         free(err);
-        wh_job_clear(&pd->job);
-        free(pd);
+        wh_job_clear(&job);
         return;
     }
-    pd->next = self->pending;
-    self->pending = pd;
+    memcpy(j->ident, ident, ilen);
+    j->ident_len = ilen;
+    j->client_tag = m->cand_id;
+    char *text = wh_strdup_printf("job %s accepted%s; preparing", id,
+                                  self->journal ? " (journaled)" : "");
+    s_tell(self, j, 0, 0, text);
+    free(text);
 }
 
-/* Starts the jobs whose preparation finished, on the poll thread. */
-static void s_start_prepared(s_self_t *self)
+static s_job_t *s_find(s_self_t *self, const char *id)
 {
-    for (s_pending_t **pp = &self->pending; *pp;) {
-        s_pending_t *pd = *pp;
-        if (!atomic_load(&pd->done)) {
-            pp = &pd->next;
-            continue;
-        }
-        *pp = pd->next;
-        pthread_join(pd->th, NULL);
-        char *err = pd->err;
-        pd->err = NULL;
-        if (pd->r && wh_reduction_start(pd->r, self->pool, self->cache, &err) != 0)
-            wh_reduction_destroy(&pd->r);
-        if (!pd->r) {
-            self->failed++;
-            s_reply_final(self, pd->ident, pd->ident_len, pd->client_tag, 1,
-                          err ? err : "cannot start job");
-        } else {
-            s_active_t *a = calloc(1, sizeof *a);
-            a->r = pd->r;
-            memcpy(a->ident, pd->ident, pd->ident_len);
-            a->ident_len = pd->ident_len;
-            a->client_tag = pd->client_tag;
-            a->last_progress = 0; /* the first status line goes out at once */
-            a->next = self->active;
-            self->active = a;
-            wh_msg_t p = {0};
-            p.type = WH_MSG_PROGRESS;
-            p.cand_id = pd->client_tag;
-            p.detail = wh_strdup_printf("accepted; run folder %s", wh_reduction_dir(a->r));
-            wh_pool_reply(self->pool, a->ident, a->ident_len, &p);
-            free(p.detail);
-        }
-        free(err);
-        wh_job_clear(&pd->job);
-        free(pd);
+    for (s_job_t *j = self->jobs; id && j; j = j->next)
+        if (!strcmp(j->id, id))
+            return j;
+    return NULL;
+}
+
+/* The job id of a WATCH or CANCEL, and whether key may act on it: 0 with
+ * *job (live) or *rec (finished, from the journal), else the refusal sent. */
+static int s_owned(s_self_t *self, const void *ident, size_t ilen, const char *key,
+                   const wh_msg_t *m, s_job_t **job, const wh_journal_entry_t **rec)
+{
+    const char *id = m->job.job_id;
+    *job = s_find(self, id);
+    *rec = *job || !self->journal ? NULL : wh_journal_find(self->journal, id);
+    const char *owner = *job ? (*job)->owner : *rec ? (*rec)->owner : NULL;
+    char *why = NULL;
+    if (!owner)
+        why = wh_strdup_printf("no job %s on this coordinator (%s)", id ? id : "(none)",
+                               self->journal ? "not in its journal" : "it runs with --journal off, "
+                               "so jobs do not survive a restart");
+    else if (strcmp(owner, key))
+        why = wh_strdup_printf("job %s belongs to another client key; refused", id);
+    if (!why)
+        return 0;
+    s_answer(self, ident, ilen, m->cand_id, id, owner ? 2 : 4, why);
+    free(why);
+    return -1;
+}
+
+static void s_on_watch(s_self_t *self, const void *ident, size_t ilen, const char *key,
+                       wh_msg_t *m)
+{
+    s_job_t *j;
+    const wh_journal_entry_t *rec;
+    if (s_owned(self, ident, ilen, key, m, &j, &rec))
+        return;
+    if (rec) {
+        /* it ended while its client was away */
+        s_answer(self, ident, ilen, m->cand_id, rec->id, rec->code,
+                 rec->result ? rec->result : wh_journal_state_name(rec->state));
+        return;
     }
+    memcpy(j->ident, ident, ilen);
+    j->ident_len = ilen;
+    j->client_tag = m->cand_id;
+    char *text = wh_strdup_printf("reattached to job %s%s", j->id,
+                                  j->resumed ? " (resumed after a coordinator restart)" : "");
+    s_tell(self, j, 0, 0, text);
+    free(text);
+}
+
+static void s_on_cancel(s_self_t *self, const void *ident, size_t ilen, const char *key,
+                        wh_msg_t *m)
+{
+    s_job_t *j;
+    const wh_journal_entry_t *rec;
+    if (s_owned(self, ident, ilen, key, m, &j, &rec))
+        return;
+    char *text = wh_strdup_printf("job %s %s", rec ? rec->id : j->id,
+                                  rec ? "had already ended" : "cancelled");
+    s_answer(self, ident, ilen, m->cand_id, rec ? rec->id : j->id, 0, text);
+    free(text);
+    if (rec)
+        return;
+    if (!atomic_load(&j->done)) {
+        j->cancelled = 1; /* the preparation cannot be interrupted: ended when it is done */
+        return;
+    }
+    wh_reduction_abort(j->r, "cancelled by its owner");
+    char *why = wh_strdup_printf("job %s cancelled by its owner (record: %s)", j->id,
+                                 j->r && wh_reduction_dir(j->r) ? wh_reduction_dir(j->r) : "-");
+    s_finish(self, j, WH_JOURNAL_CANCELLED, 130, why);
+    free(why);
+}
+
+static void s_on_status(s_self_t *self, const void *ident, size_t ilen)
+{
+    wh_buf_t b = WH_BUF_INIT;
+    wh_pool_describe(self->pool, &b);
+    wh_buf_printf(&b, "cache: %s\njournal: %s\njobs submitted: %llu  finished: %llu  failed: %llu"
+                  "  resumed: %llu\n", wh_cache_describe(self->cache),
+                  self->journal ? wh_journal_describe(self->journal) : "off",
+                  (unsigned long long)self->submitted, (unsigned long long)self->finished,
+                  (unsigned long long)self->failed, (unsigned long long)self->resumed);
+    for (s_job_t *j = self->jobs; j; j = j->next) {
+        wh_buf_printf(&b, "  job %s%s ", j->id, j->resumed ? " (resumed)" : "");
+        if (!j->joined || !j->r) {
+            wh_buf_printf(&b, "%s %s: preparing (parsing the test, hashing the project)",
+                          j->job.test ? j->job.test : "?", j->job.file ? j->job.file : "?");
+        } else {
+            wh_progress_t st;
+            wh_reduction_status_now(j->r, &st);
+            wh_reduction_progress(j->r, &b);
+            wh_buf_puts(&b, "\n    ");
+            wh_progress_format(&st, &b);
+        }
+        wh_buf_puts(&b, "\n");
+    }
+    s_describe_groups(self, &b);
+    wh_msg_t r = {0};
+    r.type = WH_MSG_STATUS;
+    r.detail = b.buf ? b.buf : "";
+    wh_pool_reply(self->pool, ident, ilen, &r);
+    wh_buf_free(&b);
+}
+
+static void s_on_other(void *ctx, const void *ident, size_t ilen, const char *key, wh_msg_t *m)
+{
+    s_self_t *self = ctx;
+    if (m->type == WH_MSG_STATUS_REQ)
+        s_on_status(self, ident, ilen);
+    else if (m->type == WH_MSG_SUBMIT)
+        s_on_submit(self, ident, ilen, key, m);
+    else if (m->type == WH_MSG_WATCH)
+        s_on_watch(self, ident, ilen, key, m);
+    else if (m->type == WH_MSG_CANCEL)
+        s_on_cancel(self, ident, ilen, key, m);
+}
+
+/* A prepared job starts on the pool (on the poll thread); 0, or -1 when it
+ * ended instead (and was freed). */
+static int s_start(s_self_t *self, s_job_t *j)
+{
+    pthread_join(j->th, NULL);
+    j->joined = 1;
+    char *err = j->err;
+    j->err = NULL;
+    if (j->cancelled) {
+        char *why = wh_strdup_printf("job %s cancelled by its owner", j->id);
+        s_finish(self, j, WH_JOURNAL_CANCELLED, 130, why);
+        free(why);
+        free(err);
+        return -1;
+    }
+    if (j->r && wh_reduction_start(j->r, self->pool, self->cache, &err) != 0)
+        wh_reduction_destroy(&j->r);
+    if (!j->r) {
+        char *why = wh_strdup_printf("%s%s", j->resumed ? "cannot resume: " : "",
+                                     err ? err : "cannot start job");
+        s_finish(self, j, WH_JOURNAL_FAILED, 1, why);
+        free(why);
+        free(err);
+        return -1;
+    }
+    free(err);
+    if (self->journal)
+        wh_journal_set_run(self->journal, j->id, wh_reduction_dir(j->r), j->resumed);
+    char *text = wh_strdup_printf("%s; run folder %s", j->resumed ? "resumed" : "accepted",
+                                  wh_reduction_dir(j->r));
+    s_tell(self, j, 0, 0, text);
+    free(text);
+    j->last_progress = 0; /* the first status line goes out at once */
+    return 0;
+}
+/* The diff goes to the client with the final text, whose field is capped
+ * (WH_WIRE_MAX_STRING): a longer one is only named. */
+#define S_DIFF_MAX (48u << 10)
+static const char *s_diff_head(const wh_reduction_t *r)
+{
+    size_t n = strlen(wh_reduction_diff(r));
+    return !n ? "" : n > S_DIFF_MAX ? "Diff: too long for this message; see reduced.diff in the "
+                                      "run folder\n"
+                                    : "Diff (reduced.diff):\n";
+}
+
+static const char *s_diff_body(const wh_reduction_t *r)
+{
+    const char *d = wh_reduction_diff(r);
+    return strlen(d) > S_DIFF_MAX ? "" : d;
 }
 
 /* How often a running job's client gets its status line. */
 #define S_PROGRESS_MS 1000
 
-/* The diff goes to the client with the final text, whose field is capped
- * (WH_WIRE_MAX_STRING): when the whole text would not fit, the diff is only
- * named (the rest of the text keeps 1 KiB for its own lines). */
-static int s_diff_fits(const wh_reduction_t *r)
+/* A running job: its status line every S_PROGRESS_MS to its client, the
+ * result at the end. 0, or -1 when it ended (and was freed). */
+static int s_run(s_self_t *self, s_job_t *j, uint64_t now)
 {
-    const char *t = wh_reduction_result_text(r), *dir = wh_reduction_dir(r);
-    size_t n = strlen(wh_reduction_diff(r)) + strlen(t ? t : "") +
-               strlen(wh_reduction_closing(r)) + 2 * strlen(dir ? dir : "") + 1024;
-    return n <= WH_WIRE_MAX_STRING;
+    wh_reduction_poll(j->r);
+    if (!wh_reduction_done(j->r)) {
+        if (now - j->last_progress >= S_PROGRESS_MS) {
+            wh_buf_t b = WH_BUF_INIT, line = WH_BUF_INIT;
+            wh_reduction_progress(j->r, &b);
+            wh_progress_t st;
+            wh_reduction_status_now(j->r, &st);
+            wh_progress_format(&st, &line);
+            s_tell_status(self, j, b.buf, line.buf);
+            wh_buf_free(&b);
+            wh_buf_free(&line);
+            j->last_progress = now;
+        }
+        return 0;
+    }
+    const char *msg = NULL;
+    wh_reduction_t *r = j->r;
+    int st = wh_reduction_status(r, &msg);
+    char *text = st ? wh_strdup_printf("%s (record: %s)", msg ? msg : "failed",
+                                       wh_reduction_dir(r) ? wh_reduction_dir(r) : "-")
+                    : wh_strdup_printf("Run folder: %s\n%sReduced test:\n%s%s%s"
+                                       "Report: %s/report.html\n",
+                                       wh_reduction_dir(r), wh_reduction_closing(r),
+                                       wh_reduction_result_text(r) ? wh_reduction_result_text(r) : "",
+                                       s_diff_head(r), s_diff_body(r), wh_reduction_dir(r));
+    s_finish(self, j, st ? WH_JOURNAL_FAILED : WH_JOURNAL_DONE, st, text);
+    free(text);
+    return -1;
 }
 
-static const char *s_diff_head(const wh_reduction_t *r)
-{
-    return !*wh_reduction_diff(r) ? ""
-           : s_diff_fits(r)       ? "Diff (reduced.diff):\n"
-                                  : "Diff: too long for this message; see reduced.diff in the run "
-                                    "folder\n";
-}
-
-static const char *s_diff_body(const wh_reduction_t *r)
-{
-    return s_diff_fits(r) ? wh_reduction_diff(r) : "";
-}
-
-static void s_reap(s_self_t *self)
+/* One turn over the jobs: start the prepared ones, run the started ones. A
+ * job still preparing tells its client so every 2 s (the client takes a
+ * long silence for a lost coordinator). */
+static void s_tend(s_self_t *self)
 {
     uint64_t now = wh_now_ms();
-    for (s_active_t **pp = &self->active; *pp;) {
-        s_active_t *a = *pp;
-        wh_reduction_poll(a->r);
-        if (!wh_reduction_done(a->r)) {
-            if (now - a->last_progress >= S_PROGRESS_MS) {
-                wh_buf_t b = WH_BUF_INIT, line = WH_BUF_INIT;
-                wh_reduction_progress(a->r, &b);
-                wh_progress_t st;
-                wh_reduction_status_now(a->r, &st);
-                wh_progress_format(&st, &line);
-                wh_msg_t p = {0};
-                p.type = WH_MSG_PROGRESS;
-                p.cand_id = a->client_tag;
-                p.detail = b.buf;
-                p.status = line.buf;
-                wh_pool_reply(self->pool, a->ident, a->ident_len, &p);
-                wh_buf_free(&b);
-                wh_buf_free(&line);
-                a->last_progress = now;
-            }
-            pp = &a->next;
+    for (s_job_t *j = self->jobs, *nx; j; j = nx) {
+        nx = j->next;
+        if (!j->joined && atomic_load(&j->done) && s_start(self, j) != 0)
             continue;
+        if (j->joined)
+            s_run(self, j, now);
+        else if (now - j->last_progress >= 2000) {
+            s_tell(self, j, 0, 0, "preparing (parsing the test, hashing the project)");
+            j->last_progress = now;
         }
-        const char *msg = NULL;
-        int st = wh_reduction_status(a->r, &msg);
-        char *text = st ? wh_strdup_printf("%s (record: %s)", msg ? msg : "failed",
-                                           wh_reduction_dir(a->r) ? wh_reduction_dir(a->r) : "-")
-                        : wh_strdup_printf("Run folder: %s\n%sReduced test:\n%s%s%s"
-                                           "Report: %s/report.html\n",
-                                           wh_reduction_dir(a->r), wh_reduction_closing(a->r),
-                                           wh_reduction_result_text(a->r) ? wh_reduction_result_text(a->r) : "",
-                                           s_diff_head(a->r), s_diff_body(a->r),
-                                           wh_reduction_dir(a->r));
-        s_reply_final(self, a->ident, a->ident_len, a->client_tag, st, text);
-        free(text);
-        if (st) {
-            self->failed++;
-        } else {
-            self->finished++;
-            s_note_done(self, wh_reduction_dir(a->r));
-        }
-        uint64_t cand, cached;
-        wh_reduction_counts(a->r, &cand, &cached);
-        self->cand_done += cand;
-        self->cached_done += cached;
-        *pp = a->next;
-        wh_reduction_destroy(&a->r);
-        free(a);
     }
 }
 
@@ -375,11 +560,13 @@ static void s_publish_metrics(s_self_t *self, int stopping)
     m.idle = ps.slots - ps.busy - ps.warming - ps.out_of_rotation;
     if (m.idle < 0)
         m.idle = 0;
-    for (s_pending_t *pd = self->pending; pd; pd = pd->next)
-        m.jobs_preparing++;
-    for (s_active_t *a = self->active; a; a = a->next) {
+    for (s_job_t *j = self->jobs; j; j = j->next) {
+        if (!j->joined) {
+            m.jobs_preparing++;
+            continue;
+        }
         uint64_t cand, cached;
-        wh_reduction_counts(a->r, &cand, &cached);
+        wh_reduction_counts(j->r, &cand, &cached);
         m.jobs_running++;
         m.cache_lookups += cand;
         m.cache_hits += cached;
@@ -398,9 +585,109 @@ static void s_publish_metrics(s_self_t *self, int stopping)
     free(per);
 }
 
+/* After a restart: every job the journal holds as running is prepared
+ * again under its id; the verdict cache answers what was judged before. */
+static void s_resume(s_self_t *self)
+{
+    int n = self->journal ? wh_journal_count(self->journal) : 0;
+    for (int i = 0; i < n; i++) {
+        const wh_journal_entry_t *e = wh_journal_at(self->journal, i);
+        if (e->state != WH_JOURNAL_RUNNING || s_find(self, e->id))
+            continue;
+        char id[WH_JOURNAL_ID_LEN + 1], *owner = strdup(e->owner), *err = NULL;
+        memcpy(id, e->id, sizeof id);
+        int resumed = e->resumed + 1;
+        json_error_t je;
+        json_t *o = json_loads(e->job, 0, &je);
+        wh_job_t job;
+        wh_job_init(&job);
+        if (!o || wh_job_from_json(&job, o, &err) ||
+            (!job.git_url && wh_job_validate(&job, &err))) {
+            fprintf(stderr, "whittle-coordinator: cannot resume job %s: %s\n", id,
+                    err ? err : "its JSON does not parse");
+            char *why = wh_strdup_printf("cannot resume: %s", err ? err : "bad job JSON");
+            wh_journal_finish(self->journal, id, WH_JOURNAL_FAILED, 2, why);
+            free(why);
+        } else {
+            if (!job.git_url)
+                wh_job_guess_includes(&job);
+            fprintf(stderr, "whittle-coordinator: resuming job %s (%s in %s) after a restart\n", id,
+                    job.test, job.file);
+            self->resumed++;
+            if (!s_job_start(self, id, owner ? owner : "", &job, resumed))
+                wh_journal_finish(self->journal, id, WH_JOURNAL_FAILED, 1, "cannot resume job");
+        }
+        json_decref(o);
+        wh_job_clear(&job);
+        free(owner);
+        free(err);
+        n = wh_journal_count(self->journal);
+    }
+}
+
+/* SIGTERM/SIGINT: preparations finish (they cannot be interrupted), then
+ * every job stops. A journaled job stays "running" in the journal and
+ * resumes when a coordinator starts on it again; its client is told so
+ * (and reattaches); without a journal the job is lost and its client is
+ * told that. */
+static void s_shutdown(s_self_t *self)
+{
+    for (s_job_t *j = self->jobs; j; j = j->next)
+        if (!j->joined) {
+            pthread_join(j->th, NULL);
+            j->joined = 1;
+        }
+    while (self->jobs) {
+        s_job_t *j = self->jobs;
+        self->jobs = j->next;
+        if (j->r)
+            wh_reduction_abort(j->r, "coordinator stopped");
+        if (self->journal) {
+            char *text = wh_strdup_printf("coordinator stopping; job %s is journaled and resumes "
+                                          "when it restarts", j->id);
+            s_tell(self, j, 0, 0, text);
+            free(text);
+        } else {
+            char *text = wh_strdup_printf("coordinator stopped; job %s is lost (it runs with "
+                                          "--journal off)", j->id);
+            s_tell(self, j, 1, 4, text);
+            free(text);
+        }
+        s_job_free(j);
+    }
+}
+
+/* --journal: "off", a file or a redis:// URL; by default beside the cache
+ * (journal.h). A Redis that does not answer at start falls back to the
+ * file beside the embedded cache. NULL with *err set on failure; NULL
+ * without *err for off. */
+static wh_journal_t *s_journal_open(const char *opt, const char *cache_spec, char **err)
+{
+    if (opt && !strcmp(opt, "off"))
+        return NULL;
+    char *where = opt ? strdup(opt) : wh_journal_default_where(cache_spec);
+    if (!where) {
+        *err = strdup("no folder for the journal ($HOME unset): give --journal PATH or off");
+        return NULL;
+    }
+    wh_journal_t *j = wh_journal_open(where, err);
+    if (!j && !opt && !strncmp(where, "redis://", 8)) {
+        fprintf(stderr, "whittle-coordinator: warning: %s; journaling in a file instead\n", *err);
+        free(*err);
+        *err = NULL;
+        free(where);
+        where = wh_journal_default_where(NULL);
+        j = where ? wh_journal_open(where, err) : NULL;
+        if (!where)
+            *err = strdup("no folder for the journal ($HOME unset): give --journal PATH or off");
+    }
+    free(where);
+    return j;
+}
+
 int main(int argc, char **argv)
 {
-    const char *bind = "tcp://0.0.0.0:7700", *cache_spec = NULL;
+    const char *bind = "tcp://0.0.0.0:7700", *cache_spec = NULL, *journal = NULL;
     uint64_t cache_max = 0;
     const char *secret = NULL, *nodes = NULL, *clients = NULL, *metrics = NULL;
     const char *runs = "whittle-runs";
@@ -422,6 +709,8 @@ int main(int argc, char **argv)
                 return 2;
             }
         }
+        else if (wh_cli_is(&c, "journal"))
+            journal = v;
         else if (wh_cli_is(&c, "secret-key"))
             secret = v;
         else if (wh_cli_is(&c, "nodes"))
@@ -469,81 +758,55 @@ int main(int argc, char **argv)
         fprintf(stderr, "whittle-coordinator: error: --runs wants a folder, not '%s'\n", runs);
         return 2;
     }
+    int code = 2;
     void *zctx = zmq_ctx_new();
     wh_auth_t *auth = NULL;
-    if (secret && !(auth = wh_auth_server_new(zctx, secret, nodes, clients, &err))) {
-        fprintf(stderr, "whittle-coordinator: error: %s\n", err);
-        free(err);
-        zmq_ctx_term(zctx);
-        return 2;
-    }
-    self.cache = wh_cache_open(cache_spec, &err);
-    if (!self.cache) {
-        fprintf(stderr, "whittle-coordinator: error: %s\n", err);
-        free(err);
-        wh_auth_destroy(&auth);
-        zmq_ctx_term(zctx);
-        return 2;
-    }
+    if (secret && !(auth = wh_auth_server_new(zctx, secret, nodes, clients, &err)))
+        goto out;
+    if (!(self.cache = wh_cache_open(cache_spec, &err)))
+        goto out;
     if (cache_max)
         wh_cache_set_max(self.cache, cache_max);
-    self.pool = wh_pool_new_auth(zctx, bind, hb, auth, &err);
-    if (!self.pool) {
-        fprintf(stderr, "whittle-coordinator: error: %s\n", err);
-        free(err);
-        wh_cache_close(&self.cache);
-        wh_auth_destroy(&auth);
-        zmq_ctx_term(zctx);
-        return 2;
-    }
+    self.journal = s_journal_open(journal, cache_spec, &err);
+    if (err)
+        goto out;
+    if (!(self.pool = wh_pool_new_auth(zctx, bind, hb, auth, &err)))
+        goto out;
     if (auth)
         fprintf(stderr, "whittle-coordinator: CURVE on; %d node key(s), %d client key(s) allowed\n",
                 wh_auth_count(auth, WH_ROLE_NODE), wh_auth_count(auth, WH_ROLE_CLIENT));
     wh_pool_on_other(self.pool, s_on_other, &self);
     self.t0 = wh_now_ms();
-    if (metrics && !(self.metrics = wh_metrics_start(metrics, &err))) {
-        fprintf(stderr, "whittle-coordinator: error: %s\n", err);
-        free(err);
-        wh_pool_destroy(&self.pool);
-        wh_cache_close(&self.cache);
-        wh_auth_destroy(&auth);
-        zmq_ctx_term(zctx);
-        return 2;
-    }
+    if (metrics && !(self.metrics = wh_metrics_start(metrics, &err)))
+        goto out;
     if (self.metrics)
         fprintf(stderr, "whittle-coordinator: metrics on http://%s/metrics (/healthz, /readyz)\n",
                 wh_metrics_addr(self.metrics));
-    fprintf(stderr, "whittle-coordinator: listening on %s, cache %s, run folders under %s\n",
-            wh_pool_endpoint(self.pool), wh_cache_describe(self.cache), self.runs);
+    fprintf(stderr, "whittle-coordinator: listening on %s, cache %s, journal %s, run folders "
+            "under %s\n", wh_pool_endpoint(self.pool), wh_cache_describe(self.cache),
+            self.journal ? wh_journal_describe(self.journal) : "off", self.runs);
+    s_resume(&self);
     while (!s_stop) {
         wh_pool_poll(self.pool, 100);
-        s_start_prepared(&self);
-        s_reap(&self);
+        s_tend(&self);
         s_publish_metrics(&self, 0);
     }
     s_publish_metrics(&self, 1);
-    /* Preparations in flight finish (they cannot be interrupted) and are
-     * then aborted with the active jobs below. */
-    while (self.pending) {
-        usleep(10 * 1000);
-        s_start_prepared(&self);
-    }
-    while (self.active) {
-        s_active_t *a = self.active;
-        self.active = a->next;
-        wh_reduction_abort(a->r, "coordinator stopped");
-        s_reply_final(&self, a->ident, a->ident_len, a->client_tag, 4, "coordinator stopped");
-        wh_reduction_destroy(&a->r);
-        free(a);
-    }
+    s_shutdown(&self);
+    code = 0;
+out:
+    if (err)
+        fprintf(stderr, "whittle-coordinator: error: %s\n", err);
+    free(err);
     wh_metrics_stop(&self.metrics);
     for (size_t i = 0; i < self.n_done; i++)
         free(self.done_dirs[i]);
     free(self.done_dirs);
     wh_pool_destroy(&self.pool);
+    wh_journal_close(&self.journal);
     wh_cache_close(&self.cache);
     wh_auth_destroy(&auth);
     zmq_ctx_term(zctx);
     free(self.runs);
-    return 0;
+    return code;
 }

@@ -12,6 +12,7 @@
 #include <unistd.h>
 #include <time.h>
 
+#include "cache.h"
 #include "journal_be.h"
 
 /* A finished job is kept this long (for a client that reattaches late). */
@@ -279,6 +280,18 @@ wh_journal_t *wh_journal_open(const char *where, char **err)
 fail:
     wh_journal_close(&j);
     return NULL;
+}
+
+char *wh_journal_default_where(const char *cache_spec)
+{
+    if (cache_spec && !strncmp(cache_spec, "redis://", 8))
+        return strdup(cache_spec);
+    if (cache_spec && !strncmp(cache_spec, "dir:", 4) && cache_spec[4])
+        return wh_path_join(cache_spec + 4, "journal");
+    char *dir = wh_cache_default_dir(); /* the journal lives beside the verdicts */
+    char *p = dir ? wh_path_join(dir, "journal") : NULL;
+    free(dir);
+    return p;
 }
 
 void wh_journal_close(wh_journal_t **jp)

@@ -58,6 +58,11 @@ typedef struct wh_journal wh_journal_t;
  * holds, Redis unreachable. The records are loaded when it returns. */
 wh_journal_t *wh_journal_open(const char *where, char **err);
 void wh_journal_close(wh_journal_t **j);
+/* Where a coordinator with cache spec cache_spec (cache.h) journals by
+ * default: the same Redis for a redis:// cache; else the file "journal"
+ * beside the embedded cache (in PATH for "dir:PATH", else in the embedded
+ * cache's default folder). malloc'ed; NULL when no folder is known. */
+char *wh_journal_default_where(const char *cache_spec);
 /* "file PATH" or "redis HOST:PORT/DB hash whittle:v1:jobs". */
 const char *wh_journal_describe(const wh_journal_t *j);
 

@@ -1199,7 +1199,7 @@ static void s_handle(wh_pool_t *p, const uint8_t *ident, size_t ilen, const char
     }
     default:
         if (p->other)
-            p->other(p->other_ctx, ident, ilen, m);
+            p->other(p->other_ctx, ident, ilen, key, m);
         break;
     }
 }

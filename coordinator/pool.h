@@ -48,9 +48,11 @@ typedef struct wh_pool wh_pool_t;
  * the slot's name. */
 typedef void (*wh_pool_verdict_fn)(void *ctx, uint64_t cand_id, const wh_msg_t *v,
                                    const char *worker);
-/* Called for messages that are not from slots (SUBMIT, STATUS_REQ, …). */
+/* Called for messages that are not from slots (SUBMIT, STATUS_REQ, WATCH,
+ * CANCEL, …). key is the sender's ZAP user id ("client:NAME"; "" without
+ * CURVE): who owns a job it submits. */
 typedef void (*wh_pool_other_fn)(void *ctx, const void *ident, size_t ident_len,
-                                 wh_msg_t *m);
+                                 const char *key, wh_msg_t *m);
 
 wh_pool_t *wh_pool_new(void *zctx, const char *bind, unsigned hb_ms, char **err);
 /* The same with CURVE on the ROUTER (auth not NULL, borrowed: it outlives

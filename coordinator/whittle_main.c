@@ -16,6 +16,7 @@
 #include "auth.h"
 #include "cache.h"
 #include "cache_cmd.h"
+#include "client.h"
 #include "embedded.h"
 #include "cli.h"
 #include "from_cmd.h"
@@ -558,6 +559,12 @@ zerr:
     return NULL;
 }
 
+/* The run folders of the jobs that finished well. */
+typedef struct {
+    char **dirs;
+    size_t n;
+} s_dirs_t;
+
 /* Keeps the run folder named by a job's final text ("Run folder: DIR"). */
 static void s_note_run_folder(const char *text, char ***dirs, size_t *n)
 {
@@ -572,26 +579,18 @@ static void s_note_run_folder(const char *text, char ***dirs, size_t *n)
         (*n)++;
 }
 
-/* Sends every job and waits for each job's final PROGRESS. Prints progress
- * lines as they come. Returns the worst exit status. */
-/* Draws a running job's status line from the coordinator; in plain mode a
- * line whenever the sweep or level changes (else every period). */
-static void s_remote_status(uint64_t tag, const char *status)
+/* A job's successful final text, for the groups printed at the end. */
+static void s_on_result(void *ctx, const char *text)
 {
-    static char last[128];
-    const char *cut = strstr(status, " round ");
-    size_t k = cut ? (size_t)(cut - status) : strlen(status);
-    char head[128];
-    snprintf(head, sizeof head, "%llu %.*s", (unsigned long long)tag, (int)k, status);
-    int changed = strcmp(head, last) != 0;
-    snprintf(last, sizeof last, "%s", head);
-    char *line = wh_strdup_printf("[job %llu] %s", (unsigned long long)tag, status);
-    if (line)
-        wh_progress_update_line(line, changed);
-    free(line);
+    s_dirs_t *d = ctx;
+    s_note_run_folder(text, &d->dirs, &d->n);
 }
 
-static int s_cluster_run(const char *endpoint, char **jobs_json, int n, int quiet)
+/* Sends every job (jobs_json[i]) or watches it by id (ids[i] when
+ * jobs_json is NULL), and waits for each job's end (client.h), drawing
+ * the status lines the coordinator sends. Returns the worst exit status. */
+static int s_cluster_run(const char *endpoint, char **jobs_json, const char *const *ids, int n,
+                         int quiet)
 {
     void *zctx = zmq_ctx_new();
     char *err = NULL;
@@ -604,74 +603,22 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, int n, int quie
         free(err);
         return code;
     }
-    for (int i = 0; i < n; i++) {
-        wh_msg_t m = {0};
-        m.type = WH_MSG_SUBMIT;
-        m.json = jobs_json[i];
-        m.cand_id = (uint64_t)i;
-        wh_wire_send(s, &m, 0);
-    }
-    int left = n, worst = 0;
-    char **dirs = NULL;
-    size_t ndirs = 0;
-    uint64_t last = wh_now_ms();
     const char *ps = getenv("WHITTLE_PROGRESS_SECS");
     wh_progress_begin(wh_progress_mode_auto(quiet),
                       ps && atoi(ps) > 0 ? (unsigned)atoi(ps) * 1000u : 10000u);
-    while (left > 0 && !s_interrupted) {
-        zmq_pollitem_t it = {s, 0, ZMQ_POLLIN, 0};
-        int rc = zmq_poll(&it, 1, 500);
-        if (rc > 0) {
-            wh_msg_t m = {0};
-            if (wh_wire_recv(s, &m, ZMQ_DONTWAIT) == 0) {
-                last = wh_now_ms();
-                if (m.type == WH_MSG_PROGRESS) {
-                    if (m.final) {
-                        wh_progress_erase();
-                        left--;
-                        if (m.code) {
-                            fprintf(stderr, "whittle: error: job %llu: %s\n",
-                                    (unsigned long long)m.cand_id, m.detail ? m.detail : "");
-                            if (m.code > worst)
-                                worst = m.code;
-                        } else {
-                            printf("%s", m.detail ? m.detail : "");
-                            s_note_run_folder(m.detail, &dirs, &ndirs);
-                        }
-                    } else if (m.status) {
-                        s_remote_status(m.cand_id, m.status);
-                    } else if (m.detail && !quiet) {
-                        wh_progress_erase();
-                        printf("[job %llu] %s\n", (unsigned long long)m.cand_id, m.detail);
-                    }
-                    fflush(stdout);
-                } else if (m.type == WH_MSG_HEARTBEAT) {
-                    /* the coordinator is alive */
-                }
-            }
-            wh_msg_clear(&m);
-        }
-        const char *refused = wh_auth_refused(mon);
-        if (refused) {
-            worst = s_die(2, "cluster '%s': %s", endpoint, refused);
-            break;
-        }
-        if (wh_now_ms() - last > 30000) {
-            worst = s_die(4, "cluster '%s' silent for 30 s; giving up (jobs keep running there)",
-                          endpoint);
-            break;
-        }
-    }
+    s_dirs_t d = {NULL, 0};
+    wh_client_t c = {s, mon, endpoint, &s_interrupted, quiet, s_on_result, &d};
+    int worst = wh_client_wait(&c, jobs_json, ids, n);
     wh_progress_end();
     zmq_close(s);
     if (mon)
         zmq_close(mon);
     zmq_ctx_term(zctx);
-    if (n > 1 && ndirs)
-        wh_group_print_dirs((const char *const *)dirs, ndirs, stdout);
-    for (size_t i = 0; i < ndirs; i++)
-        free(dirs[i]);
-    free(dirs);
+    if (n > 1 && d.n)
+        wh_group_print_dirs((const char *const *)d.dirs, d.n, stdout);
+    for (size_t i = 0; i < d.n; i++)
+        free(d.dirs[i]);
+    free(d.dirs);
     return worst;
 }
 
@@ -716,7 +663,7 @@ typedef struct {
 static int s_cluster_cb(void *arg, char **jobs_json, int n)
 {
     const s_cluster_arg_t *ca = arg;
-    return s_cluster_run(ca->endpoint, jobs_json, n, ca->quiet);
+    return s_cluster_run(ca->endpoint, jobs_json, NULL, n, ca->quiet);
 }
 
 static int s_reduce(int argc, char **argv)
@@ -794,7 +741,7 @@ static int s_reduce(int argc, char **argv)
             goto out;
         }
         char *js = wh_job_to_json(&j);
-        code = s_cluster_run(cluster, &js, 1, j.quiet);
+        code = s_cluster_run(cluster, &js, NULL, 1, j.quiet);
         free(js);
     }
 out:
@@ -853,10 +800,86 @@ static int s_submit(int argc, char **argv)
     }
     json_decref(root);
     if (!code)
-        code = s_cluster_run(cluster, jobs, n, quiet);
+        code = s_cluster_run(cluster, jobs, NULL, n, quiet);
     for (int i = 0; i < n; i++)
         free(jobs[i]);
     free(jobs);
+    return code;
+}
+
+/* A job id as the coordinator prints it: 16 lower-case hex digits. */
+static int s_job_id_ok(const char *id)
+{
+    if (strlen(id) != WH_JOURNAL_ID_LEN)
+        return 0;
+    for (const char *p = id; *p; p++)
+        if (!((*p >= '0' && *p <= '9') || (*p >= 'a' && *p <= 'f')))
+            return 0;
+    return 1;
+}
+
+/* `whittle watch|cancel --cluster ENDPOINT ID...`: the ids into ids[]
+ * (at most cap). Returns the count, or -1 with *code the exit status
+ * (0 after --help, 2 after an error, printed). */
+static int s_parse_ids(const char *cmd, int argc, char **argv, const char **cluster,
+                       const char **ids, int cap, int *code)
+{
+    wh_cli_t c;
+    int rc, n = 0;
+    *code = 2;
+    wh_cli_begin(&c, "whittle", cmd, argc, argv);
+    while ((rc = wh_cli_next(&c)) > 0)
+        if (!s_auth_take(&c) && wh_cli_is(&c, "cluster"))
+            *cluster = c.arg;
+    if (rc < 0) {
+        *code = c.exit;
+        return -1;
+    }
+    for (int i = 0; i < c.npos && rc == 0; i++) {
+        if (!s_job_id_ok(c.pos[i]))
+            rc = s_die(2, "'%s' is not a job id (16 hex digits, as the coordinator names jobs)",
+                       c.pos[i]);
+        else if (n == cap)
+            rc = s_die(2, "%s takes at most %d job ids", cmd, cap);
+        else
+            ids[n++] = c.pos[i];
+    }
+    wh_cli_end(&c);
+    if (!rc && (!*cluster || !n))
+        rc = s_die(2, "%s needs --cluster ENDPOINT and a job id", cmd);
+    return rc ? -1 : n;
+}
+
+/* whittle watch: follows jobs by id, as a client that reattaches. */
+static int s_watch(int argc, char **argv)
+{
+    const char *cluster = NULL, *ids[64];
+    int code, n = s_parse_ids("watch", argc, argv, &cluster, ids, 64, &code);
+    return n < 0 ? code : s_cluster_run(cluster, NULL, ids, n, 0);
+}
+
+/* whittle cancel: stops a job this client key submitted. */
+static int s_cancel(int argc, char **argv)
+{
+    const char *cluster = NULL, *ids[1];
+    int code, n = s_parse_ids("cancel", argc, argv, &cluster, ids, 1, &code);
+    if (n < 0)
+        return code;
+    void *zctx = zmq_ctx_new();
+    char *err = NULL;
+    void *mon = NULL;
+    void *s = s_client_connect(zctx, cluster, &mon, &err, &code);
+    if (!s) {
+        code = s_die(code, "%s", err);
+        free(err);
+    } else {
+        wh_client_t c = {s, mon, cluster, &s_interrupted, 0, NULL, NULL};
+        code = wh_client_cancel(&c, ids[0]);
+        zmq_close(s);
+        if (mon)
+            zmq_close(mon);
+    }
+    zmq_ctx_term(zctx);
     return code;
 }
 
@@ -994,7 +1017,8 @@ int main(int argc, char **argv)
         int (*run)(int, char **);
     } cmds[] = {
         {"inspect", s_inspect}, {"reduce", s_reduce},     {"submit", s_submit},
-        {"status", s_status},   {"keygen", s_keygen},     {"suite", wh_suite_cmd},
+        {"status", s_status},   {"watch", s_watch},       {"cancel", s_cancel},
+        {"keygen", s_keygen},   {"suite", wh_suite_cmd},
         {"mutate", wh_mutate_cmd}, {"group", wh_group_cmd}, {"help", s_help},
         {"cache", wh_cache_cmd}, {"report", wh_report_cmd},
     };

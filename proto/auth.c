@@ -229,7 +229,10 @@ int wh_auth_role_allows(wh_role_t role, int type)
         return type == WH_MSG_HELLO || type == WH_MSG_HEARTBEAT || type == WH_MSG_VERDICT ||
                type == WH_MSG_WARMED || type == WH_MSG_BYE;
     case WH_ROLE_CLIENT:
-        return type == WH_MSG_SUBMIT || type == WH_MSG_STATUS_REQ;
+        /* CANCEL and WATCH name a job; the coordinator lets a client act
+         * only on the jobs its key submitted. */
+        return type == WH_MSG_SUBMIT || type == WH_MSG_STATUS_REQ || type == WH_MSG_WATCH ||
+               type == WH_MSG_CANCEL;
     default:
         return 0;
     }
@@ -459,7 +462,7 @@ static const char *s_type_name(int t)
 {
     static const char *names[] = {"NONE", "HELLO", "EVALUATE", "VERDICT", "CANCEL", "HEARTBEAT",
                                   "BYE", "SUBMIT", "STATUS_REQ", "STATUS", "PROGRESS",
-                                  "WARM", "WARMED"};
+                                  "WARM", "WARMED", "WATCH"};
     return t >= 0 && t < (int)(sizeof names / sizeof *names) ? names[t] : "UNKNOWN";
 }
 
@@ -484,7 +487,7 @@ int wh_auth_admit(const char *user_id, int msg_type)
         wh_warn("auth: dropped %s from %s: a %s key may only send %s", s_type_name(msg_type),
                 user_id, role == WH_ROLE_NODE ? "node" : role == WH_ROLE_CLIENT ? "client" : "unknown",
                 role == WH_ROLE_NODE     ? "HELLO, HEARTBEAT, VERDICT, WARMED and BYE"
-                : role == WH_ROLE_CLIENT ? "SUBMIT and STATUS_REQ"
+                : role == WH_ROLE_CLIENT ? "SUBMIT, STATUS_REQ, WATCH and CANCEL"
                                          : "nothing");
     return 0;
 }

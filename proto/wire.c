@@ -140,7 +140,7 @@ int wh_job_spec_copy(wh_job_spec_t *dst, const wh_job_spec_t *src)
 
 static const char *const s_type_names[] = {
     "NONE", "HELLO", "EVALUATE", "VERDICT", "CANCEL", "HEARTBEAT",
-    "BYE", "SUBMIT", "STATUS_REQ", "STATUS", "PROGRESS", "WARM", "WARMED",
+    "BYE", "SUBMIT", "STATUS_REQ", "STATUS", "PROGRESS", "WARM", "WARMED", "WATCH",
 };
 
 /* A string we are about to send must fit the receiver's cap. */
@@ -245,6 +245,7 @@ typedef struct {
     Whittle__Progress prog;
     Whittle__Warm warm;
     Whittle__Warmed warmed;
+    Whittle__Watch watch;
 } s_bodies_t;
 
 static int s_enc_hello(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
@@ -461,8 +462,24 @@ static int s_enc_progress(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t 
     b->prog.code = m->code;
     b->prog.has_tag = 1;
     b->prog.tag = m->cand_id;
+    b->prog.job_id = S_W(m->job.job_id);
+    b->prog.has_journaled = m->journaled != 0;
+    b->prog.journaled = m->journaled != 0;
     env->body_case = WHITTLE__ENVELOPE__BODY_PROGRESS;
     env->progress = &b->prog;
+    return 0;
+}
+
+static int s_enc_watch(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
+{
+    if (!s_str_ok(m->job.job_id))
+        return WH_ETOOBIG;
+    whittle__watch__init(&b->watch);
+    b->watch.job_id = S_W(m->job.job_id);
+    b->watch.has_tag = 1;
+    b->watch.tag = m->cand_id;
+    env->body_case = WHITTLE__ENVELOPE__BODY_WATCH;
+    env->watch = &b->watch;
     return 0;
 }
 
@@ -493,6 +510,8 @@ static int s_enc_body(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
         return s_enc_status(m, env, b);
     case WH_MSG_PROGRESS:
         return s_enc_progress(m, env, b);
+    case WH_MSG_WATCH:
+        return s_enc_watch(m, env, b);
     case WH_MSG_NONE:
     default:
         return WH_EINVAL;
@@ -760,6 +779,7 @@ static Whittle__Envelope__BodyCase s_case_of(uint32_t type)
     case WH_MSG_PROGRESS: return WHITTLE__ENVELOPE__BODY_PROGRESS;
     case WH_MSG_WARM: return WHITTLE__ENVELOPE__BODY_WARM;
     case WH_MSG_WARMED: return WHITTLE__ENVELOPE__BODY_WARMED;
+    case WH_MSG_WATCH: return WHITTLE__ENVELOPE__BODY_WATCH;
     default: return WHITTLE__ENVELOPE__BODY__NOT_SET;
     }
 }
@@ -846,6 +866,12 @@ static void s_env_in(s_dec_t *d, wh_msg_t *m, const Whittle__Envelope *e)
         m->final = e->progress->final != 0;
         m->code = e->progress->code;
         m->cand_id = e->progress->tag;
+        m->job.job_id = s_str_in(d, e->progress->job_id, "progress.job_id");
+        m->journaled = e->progress->journaled != 0;
+        break;
+    case WH_MSG_WATCH:
+        m->job.job_id = s_str_in(d, e->watch->job_id, "watch.job_id");
+        m->cand_id = e->watch->tag;
         break;
     case WH_MSG_WARM:
         s_job_in(d, &m->job, e->warm->job);

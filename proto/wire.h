@@ -41,6 +41,7 @@ typedef enum {
     WH_MSG_PROGRESS = 10,  /* coord -> client: a line of progress / the result */
     WH_MSG_WARM = 11,      /* coord -> slot: prepare the job's workspaces now */
     WH_MSG_WARMED = 12,    /* slot -> coord: a workspace of the job is ready (or failed) */
+    WH_MSG_WATCH = 13,     /* client -> coord: reattach to a job by id */
 } wh_msg_type_t;
 
 /* What a node needs to set up and judge a job. */
@@ -105,6 +106,7 @@ typedef struct {
     int final;               /* PROGRESS: last message of a job; WARMED: answers a WARM */
     int32_t code;            /* PROGRESS: exit status when final */
     char *status;            /* PROGRESS: the job's status line (progress.h), or NULL */
+    int journaled;           /* PROGRESS: the job survives a coordinator restart */
     uint32_t warm_ms;        /* WARMED: time spent preparing (setup + clone, no waiting) */
     uint32_t clone_ms;       /* WARMED: of which the clone */
     int cloned;              /* WARMED: cloned from the node's set-up copy */
@@ -118,13 +120,16 @@ typedef struct {
  *   VERDICT    cand_id, job.job_id, verdict, test_status, observed, detail,
  *              build_ms, test_ms, report/report_len, code, runs, agreeing_runs,
  *              compile/compile_root
- *   CANCEL     cand_id, job.job_id
+ *   CANCEL     cand_id, job.job_id (coord -> slot; or client -> coord: cancel
+ *              job job_id, cand_id the client's tag)
  *   HEARTBEAT  node_id, slot, cand_id, warms
  *   BYE        node_id, detail
  *   SUBMIT     json, cand_id (the client's tag)
  *   STATUS_REQ (nothing)
  *   STATUS     detail
- *   PROGRESS   detail, final, code, cand_id (the SUBMIT's tag), status
+ *   PROGRESS   detail, final, code, cand_id (the SUBMIT's tag), status, job.job_id
+ *              (the coordinator's job id), journaled
+ *   WATCH      job.job_id, cand_id (the tag to answer with)
  *   WARM       job
  *   WARMED     job.job_id, code, detail, warm_ms, clone_ms, cloned, on_reference,
  *              setups, final

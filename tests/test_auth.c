@@ -63,7 +63,7 @@ static void test_roles(void)
     CHECK_EQ_INT(wh_auth_role_of("client:alice"), WH_ROLE_CLIENT);
     CHECK_EQ_INT(wh_auth_role_of("admin:x"), WH_ROLE_NONE);
     int node_ok = 0, client_ok = 0, any_ok = 0, none_ok = 0;
-    for (int t = WH_MSG_HELLO; t <= WH_MSG_WARMED; t++) {
+    for (int t = WH_MSG_HELLO; t <= WH_MSG_WATCH; t++) {
         node_ok |= wh_auth_role_allows(WH_ROLE_NODE, t) << t;
         client_ok |= wh_auth_role_allows(WH_ROLE_CLIENT, t) << t;
         any_ok += wh_auth_role_allows(WH_ROLE_ANY, t);
@@ -71,8 +71,9 @@ static void test_roles(void)
     }
     CHECK_EQ_INT(node_ok, (1 << WH_MSG_HELLO) | (1 << WH_MSG_HEARTBEAT) | (1 << WH_MSG_VERDICT) |
                               (1 << WH_MSG_WARMED) | (1 << WH_MSG_BYE));
-    CHECK_EQ_INT(client_ok, (1 << WH_MSG_SUBMIT) | (1 << WH_MSG_STATUS_REQ));
-    CHECK_EQ_INT(any_ok, WH_MSG_WARMED);
+    CHECK_EQ_INT(client_ok, (1 << WH_MSG_SUBMIT) | (1 << WH_MSG_STATUS_REQ) | (1 << WH_MSG_WATCH) |
+                                (1 << WH_MSG_CANCEL));
+    CHECK_EQ_INT(any_ok, WH_MSG_WATCH);
     CHECK_EQ_INT(none_ok, 0);
     char *n = wh_auth_peer_name("node:n1", 3, "x/3/ab", 6);
     CHECK_EQ_STR(n, "n1/3");

@@ -112,7 +112,7 @@ esac
 [ -e "$T/w-imposter/ws" ] && fail "the client key acting as a node got work" || pass "the client key acting as a node got no work"
 grep -qF "auth: refused unlisted key $(sed -n 's/.*public-key = "\(.*\)"/\1/p' "$K/other/rogue.public")" "$T/coord.log" \
     && pass "coordinator log names the refused key" || fail "no refusal of the unlisted key in the log"
-grep -q "auth: dropped HELLO from client:cli: a client key may only send SUBMIT and STATUS_REQ" "$T/coord.log" \
+grep -q "auth: dropped HELLO from client:cli: a client key may only send SUBMIT, STATUS_REQ, WATCH and CANCEL" "$T/coord.log" \
     && pass "a client key's HELLO is dropped and logged" || fail "client HELLO not logged"
 
 # A node key may not submit.

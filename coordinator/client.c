@@ -1,0 +1,198 @@
+/*
+ * client — following jobs on a coordinator, reattaching after it restarts
+ * (client.h).
+ */
+#define _GNU_SOURCE
+#include "client.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <zmq.h>
+
+#include "auth.h"
+#include "progress.h"
+#include "wire.h"
+
+/* What the client knows of one job. */
+typedef struct {
+    char id[WH_JOURNAL_ID_LEN + 1]; /* "" until the coordinator names it */
+    int journaled;
+    int done;
+} s_track_t;
+
+static void s_send(void *sock, wh_msg_type_t type, const char *id, uint64_t tag, const char *json)
+{
+    wh_msg_t m = {0};
+    m.type = type;
+    m.cand_id = tag;
+    m.job.job_id = (char *)id;
+    m.json = (char *)json;
+    wh_wire_send(sock, &m, ZMQ_DONTWAIT);
+}
+
+/* Draws a running job's status line from the coordinator; in plain mode a
+ * line whenever the sweep or level changes (else every period). */
+static void s_remote_status(uint64_t tag, const char *status)
+{
+    static char last[128];
+    const char *cut = strstr(status, " round ");
+    size_t k = cut ? (size_t)(cut - status) : strlen(status);
+    char head[128];
+    snprintf(head, sizeof head, "%llu %.*s", (unsigned long long)tag, (int)k, status);
+    int changed = strcmp(head, last) != 0;
+    snprintf(last, sizeof last, "%s", head);
+    char *line = wh_strdup_printf("[job %llu] %s", (unsigned long long)tag, status);
+    if (line)
+        wh_progress_update_line(line, changed);
+    free(line);
+}
+
+/* Takes in one PROGRESS; returns 1 when it ended its job. */
+static int s_on_progress(const wh_client_t *c, s_track_t *t, int n, const wh_msg_t *m,
+                         int *worst)
+{
+    if (m->cand_id >= (uint64_t)n || t[m->cand_id].done)
+        return 0;
+    s_track_t *k = &t[m->cand_id];
+    if (m->job.job_id && strlen(m->job.job_id) == WH_JOURNAL_ID_LEN)
+        memcpy(k->id, m->job.job_id, sizeof k->id);
+    k->journaled |= m->journaled;
+    if (!m->final) {
+        if (m->status) {
+            s_remote_status(m->cand_id, m->status);
+        } else if (m->detail && !c->quiet) {
+            wh_progress_erase();
+            printf("[job %llu] %s\n", (unsigned long long)m->cand_id, m->detail);
+        }
+        return 0;
+    }
+    wh_progress_erase();
+    k->done = 1;
+    if (m->code) {
+        fprintf(stderr, "whittle: error: job %llu: %s\n", (unsigned long long)m->cand_id,
+                m->detail ? m->detail : "");
+        if (m->code > *worst)
+            *worst = m->code;
+    } else {
+        printf("%s", m->detail ? m->detail : "");
+        if (c->on_result)
+            c->on_result(c->ctx, m->detail);
+    }
+    return 1;
+}
+
+/* The coordinator stayed away: one true line per unfinished job. */
+static int s_give_up(const wh_client_t *c, const s_track_t *t, int n)
+{
+    wh_progress_erase();
+    for (int i = 0; i < n; i++) {
+        const s_track_t *k = &t[i];
+        if (k->done)
+            continue;
+        if (!k->id[0])
+            fprintf(stderr, "whittle: error: job %d: coordinator at %s lost before it accepted the "
+                    "job; submit it again\n", i, c->endpoint);
+        else if (k->journaled)
+            fprintf(stderr, "whittle: error: job %d: coordinator at %s did not come back within "
+                    "%d s; job %s is journaled there and resumes when the coordinator restarts "
+                    "(follow it: whittle watch --cluster %s %s)\n", i, c->endpoint,
+                    WH_CLIENT_REATTACH_MS / 1000, k->id, c->endpoint, k->id);
+        else
+            fprintf(stderr, "whittle: error: job %d: coordinator at %s did not come back within "
+                    "%d s; job %s was not journaled (the coordinator runs with --journal off), "
+                    "so a restart loses it\n", i, c->endpoint, WH_CLIENT_REATTACH_MS / 1000, k->id);
+    }
+    return 4;
+}
+
+/* Lost mode: asks again for every unfinished job we can name. */
+static void s_reattach(const wh_client_t *c, s_track_t *t, int n, int announce)
+{
+    for (int i = 0; i < n; i++) {
+        if (t[i].done || !t[i].id[0])
+            continue;
+        if (announce) {
+            wh_progress_erase();
+            fprintf(stderr, "whittle: coordinator lost, reattaching to job %s...\n", t[i].id);
+        }
+        s_send(c->sock, WH_MSG_WATCH, t[i].id, (uint64_t)i, NULL);
+    }
+}
+
+int wh_client_wait(const wh_client_t *c, char *const *jobs_json, const char *const *ids, int n)
+{
+    s_track_t *t = calloc((size_t)(n ? n : 1), sizeof *t);
+    if (!t)
+        return 4;
+    for (int i = 0; i < n; i++) {
+        if (jobs_json && jobs_json[i]) {
+            s_send(c->sock, WH_MSG_SUBMIT, NULL, (uint64_t)i, jobs_json[i]);
+        } else {
+            snprintf(t[i].id, sizeof t[i].id, "%s", ids[i]);
+            t[i].journaled = 1; /* a job one watches by id was journaled, or it is refused */
+            s_send(c->sock, WH_MSG_WATCH, t[i].id, (uint64_t)i, NULL);
+        }
+    }
+    int left = n, worst = 0;
+    uint64_t last = wh_now_ms(), lost_at = 0, asked = 0;
+    while (left > 0 && !*c->stop) {
+        zmq_pollitem_t it = {c->sock, 0, ZMQ_POLLIN, 0};
+        if (zmq_poll(&it, 1, 500) > 0) {
+            wh_msg_t m = {0};
+            if (wh_wire_recv(c->sock, &m, ZMQ_DONTWAIT) == 0) {
+                last = wh_now_ms();
+                lost_at = 0;
+                if (m.type == WH_MSG_PROGRESS)
+                    left -= s_on_progress(c, t, n, &m, &worst);
+                fflush(stdout);
+            }
+            wh_msg_clear(&m);
+        }
+        const char *refused = wh_auth_refused(c->mon);
+        if (refused) {
+            fprintf(stderr, "whittle: error: cluster '%s': %s\n", c->endpoint, refused);
+            worst = 2;
+            break;
+        }
+        uint64_t now = wh_now_ms();
+        if (!lost_at && now - last > WH_CLIENT_SILENT_MS) {
+            lost_at = asked = now;
+            s_reattach(c, t, n, 1);
+        } else if (lost_at && now - asked >= 2000) {
+            asked = now;
+            s_reattach(c, t, n, 0);
+        }
+        if (lost_at && now - lost_at > WH_CLIENT_REATTACH_MS) {
+            worst = s_give_up(c, t, n);
+            break;
+        }
+    }
+    free(t);
+    return worst;
+}
+
+int wh_client_cancel(const wh_client_t *c, const char *id)
+{
+    s_send(c->sock, WH_MSG_CANCEL, id, 0, NULL);
+    uint64_t t0 = wh_now_ms();
+    while (wh_now_ms() - t0 < 5000 && !*c->stop) {
+        zmq_pollitem_t it = {c->sock, 0, ZMQ_POLLIN, 0};
+        if (zmq_poll(&it, 1, 200) <= 0)
+            continue;
+        wh_msg_t m = {0};
+        int got = wh_wire_recv(c->sock, &m, ZMQ_DONTWAIT) == 0 && m.type == WH_MSG_PROGRESS &&
+                  m.final;
+        int code = m.code;
+        if (got && code)
+            fprintf(stderr, "whittle: error: %s\n", m.detail ? m.detail : "refused");
+        else if (got)
+            printf("%s\n", m.detail ? m.detail : "cancelled");
+        wh_msg_clear(&m);
+        if (got)
+            return code;
+    }
+    const char *refused = wh_auth_refused(c->mon);
+    fprintf(stderr, "whittle: error: cluster '%s': %s\n", c->endpoint,
+            refused ? refused : "no answer to the cancel within 5 s");
+    return refused ? 2 : 4;
+}

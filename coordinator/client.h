@@ -1,0 +1,46 @@
+/*
+ * client — the waiting side of `whittle submit`, `whittle reduce --cluster`
+ * and `whittle watch`: sends the jobs (or WATCHes job ids), prints their
+ * progress and results, and survives a coordinator restart. When the
+ * coordinator is silent for WH_CLIENT_SILENT_MS it prints "coordinator
+ * lost, reattaching to job ID..." and sends WATCH for every unfinished job
+ * every 2 s, for up to WH_CLIENT_REATTACH_MS; a restarted coordinator that
+ * journaled the job answers with its progress (or its result when it ended
+ * meanwhile). Giving up exits 4 with a message that says only what is
+ * known: a journaled job resumes when the coordinator comes back, a job the
+ * coordinator did not journal is lost. Status lines are drawn with
+ * progress.h (the caller brackets the wait with wh_progress_begin/end).
+ * Owns nothing; one thread.
+ */
+#ifndef WH_CLIENT_H
+#define WH_CLIENT_H
+
+#include <signal.h>
+
+#include "journal.h"
+
+#define WH_CLIENT_SILENT_MS 10000
+#define WH_CLIENT_REATTACH_MS 60000
+
+typedef struct {
+    void *sock;                 /* a DEALER connected to the coordinator */
+    void *mon;                  /* its auth monitor (wh_auth_refused), or NULL */
+    const char *endpoint;       /* for messages */
+    volatile sig_atomic_t *stop; /* set by a signal handler: stop waiting */
+    int quiet;                  /* -q: only results and errors */
+    /* called with each job's final text when it succeeded, or NULL */
+    void (*on_result)(void *ctx, const char *text);
+    void *ctx;
+} wh_client_t;
+
+/* Follows n jobs: job i is submitted from jobs_json[i] when that is not
+ * NULL, else watched by id ids[i]. Returns the worst exit status (0 all
+ * reduced; a job's own status; 2 refused keys; 4 the coordinator lost). */
+int wh_client_wait(const wh_client_t *c, char *const *jobs_json, const char *const *ids, int n);
+
+/* Asks the coordinator to cancel job id (only its owner may) and prints the
+ * answer. 0, or the refusal's status (2 not yours, 4 unknown or no answer
+ * within 5 s). */
+int wh_client_cancel(const wh_client_t *c, const char *id);
+
+#endif

@@ -1,0 +1,171 @@
+#!/bin/bash
+# Jobs survive a coordinator crash (issue 10). A coordinator, one real
+# whittle-node (one slot, so the walk is the sequential one), CURVE keys.
+#  - an uninterrupted run gives the reference answer and the count of
+#    candidates judged (built and run, not cached or predicted);
+#  - for each journal back end (Redis, when the cache is Redis; the embedded
+#    file beside the cache otherwise): `whittle submit` is started, the
+#    coordinator is killed with SIGKILL mid-job and restarted on the same
+#    port; the waiting client prints "coordinator lost, reattaching to job
+#    ID...", the same job id finishes with the reference answer, `whittle
+#    status` marked it resumed, and the candidates judged before the kill
+#    plus those judged after it equal the reference count, with no cache
+#    key judged twice;
+#  - another client key can neither cancel nor watch the job; its owner
+#    can cancel a job, and the waiting client hears it (exit 130).
+. "$(dirname "$0")/lib.sh"
+B="$WH_BINARY_DIR"
+PIDS=()
+stop_all() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait "${PIDS[@]}" 2>/dev/null; PIDS=(); }
+trap 'stop_all; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+
+K="$T/keys"; mkdir -p "$K/nodes" "$K/clients"
+for k in coord nodes/n1 clients/cli clients/other; do "$WHITTLE" keygen --out "$K/$k" > /dev/null || fail "keygen $k"; done
+export WHITTLE_SECRET_KEY="$K/clients/cli.secret" WHITTLE_SERVER_KEY="$K/coord.public"
+
+# The headers fixture with 16 removable statements more, and a test run
+# that takes 0.4 s: a walk of 24 candidates, long enough to be killed in.
+P="$T/headers"; cp -r "$FIX/headers" "$P"
+pad=$(for k in $(seq 1 16); do printf '    volatile int pad%d = %d;\\n' "$k" "$k"; done)
+sed -i "/struct request \*request = parse_request(\"GET \/demo/a\\
+$pad" "$P/tests/test_request.c"
+check_eq "padded test file" "$(grep -c 'volatile int pad' "$P/tests/test_request.c")" 16
+RUNS="$T/runs"  # the coordinator's --runs: a job's "out" is a folder under it
+job() { # out-folder (under $RUNS)
+    printf '[{"project": "%s", "file": "tests/test_request.c", "test": "test_should_read_headers",
+      "setup": "make -s", "build": "make -s", "run": "sleep 0.4 && ./test_request",
+      "framework": "cmocka", "speculate": false, "precheck": "off", "out": "%s"}]\n' "$P" "$1"
+}
+
+PORT=$(free_port); EP="tcp://127.0.0.1:$PORT"
+COORD_PID=
+start_coord() { # cache-spec log
+    "$B/coordinator/whittle-coordinator" --bind "$EP" --cache "$1" --runs "$RUNS" -v --secret-key "$K/coord.secret" \
+        --nodes "$K/nodes" --clients "$K/clients" >> "$2" 2>&1 &
+    COORD_PID=$!
+    PIDS+=($COORD_PID)
+    for _ in $(seq 1 50); do "$WHITTLE" status --cluster "$EP" > /dev/null 2>&1 && return 0; sleep 0.1; done
+    fail "coordinator did not start: $(tail -3 "$2")"
+}
+start_node() {
+    "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/node-$RANDOM" --id n1 \
+        --secret-key "$K/nodes/n1.secret" --server-key "$K/coord.public" > "$T/node.$RANDOM.log" 2>&1 &
+    PIDS+=($!)
+    for _ in $(seq 1 100); do
+        "$WHITTLE" status --cluster "$EP" 2>/dev/null | grep -q '^nodes: 1  slots: 1 ' && return 0
+        sleep 0.1
+    done
+    fail "the node did not join"
+}
+# Candidates judged by a slot (neither cached nor predicted) and their keys.
+judged() { python3 - "$1" <<'PY'
+import csv, sys
+rows = [r for r in csv.DictReader(open(sys.argv[1])) if r["cached"] == "0" and r["predicted"] == "0"]
+for r in rows: print(r["key"])
+PY
+}
+job_id() { sed -n 's/^\[job 0\] job \([0-9a-f]\{16\}\) accepted.*/\1/p' "$1" | head -n1; }
+
+# ---- the uninterrupted reference ----
+start_coord "dir:$T/c0" "$T/coord0.log"
+start_node
+job ref > "$T/ref.json"
+"$WHITTLE" submit --cluster "$EP" "$T/ref.json" > "$T/ref.out" 2>&1 || { cat "$T/ref.out"; fail "reference run"; }
+REF=$(run_dir "$RUNS/ref")
+REF_JUDGED=$(judged "$REF/candidates.csv" | wc -l)
+[ "$REF_JUDGED" -ge 20 ] && pass "reference judged $REF_JUDGED candidates" || fail "reference judged only $REF_JUDGED"
+stop_all
+
+# ---- kill -9 mid-job, restart, the client reattaches ----
+crash_run() { # name cache-spec
+    local name=$1 log="$T/$1.coord.log" out="$RUNS/$1"
+    start_coord "$2" "$log"
+    start_node
+    job "$name" > "$T/$name.json"
+    "$WHITTLE" submit --cluster "$EP" "$T/$name.json" > "$T/$name.out" 2>&1 &
+    local client=$!
+    local csv=
+    for _ in $(seq 1 600); do
+        csv=$(ls -d "$out"/*/ 2>/dev/null | grep -v /latest/ | head -n1)
+        csv=${csv:+${csv}candidates.csv}
+        [ -n "$csv" ] && [ "$(judged "$csv" | wc -l)" -ge 5 ] && break
+        sleep 0.1
+    done
+    kill -9 "$COORD_PID"; wait "$COORD_PID" 2>/dev/null
+    local before; before=$(judged "$csv" | wc -l)
+    local id; id=$(job_id "$T/$name.out")
+    [ -n "$id" ] && pass "$name: job id $id" || fail "$name: no job id in: $(cat "$T/$name.out")"
+    [ "$before" -lt "$REF_JUDGED" ] && pass "$name: killed mid-job ($before of $REF_JUDGED judged)" \
+        || fail "$name: the job was over before the kill ($before judged)"
+    start_coord "$2" "$log"
+    local resumed=
+    for _ in $(seq 1 100); do
+        "$WHITTLE" status --cluster "$EP" > "$T/$name.status" 2>&1
+        grep -q "^  job $id (resumed) " "$T/$name.status" && { resumed=1; break; }
+        sleep 0.1
+    done
+    [ -n "$resumed" ] && pass "$name: status marks job $id resumed" || fail "$name: status: $(cat "$T/$name.status")"
+    grep -q "resuming job $id (test_should_read_headers in tests/test_request.c) after a restart" "$log" \
+        && pass "$name: the coordinator resumed it" || fail "$name: no resume in the coordinator log"
+    # Another key may neither cancel nor watch it.
+    WHITTLE_SECRET_KEY="$K/clients/other.secret" "$WHITTLE" cancel --cluster "$EP" "$id" > "$T/$name.other" 2>&1
+    check_eq "$name: another key's cancel (exit)" "$?" 2
+    check_eq "$name: another key's cancel (message)" "$(cat "$T/$name.other")" \
+        "whittle: error: job $id belongs to another client key; refused"
+    WHITTLE_SECRET_KEY="$K/clients/other.secret" timeout 20 "$WHITTLE" watch --cluster "$EP" "$id" > "$T/$name.otherw" 2>&1
+    check_eq "$name: another key's watch (exit)" "$?" 2
+    start_node
+    local rc=0
+    for _ in $(seq 1 1800); do kill -0 "$client" 2>/dev/null || break; sleep 0.1; done
+    wait "$client" || rc=$?
+    check_eq "$name: the waiting client's exit" "$rc" 0
+    grep -q "^whittle: coordinator lost, reattaching to job $id\.\.\.$" "$T/$name.out" \
+        && pass "$name: the client said it reattaches" || fail "$name: client output: $(cat "$T/$name.out")"
+    grep -q "reattached to job $id (resumed after a coordinator restart)" "$T/$name.out" \
+        && pass "$name: the coordinator took the client back" || fail "$name: no reattach answer"
+    local runs; runs=$(ls -d "$out"/*/ | grep -v /latest/ | wc -l)
+    check_eq "$name: run folders (before and after the restart)" "$runs" 2
+    local R2; R2=$(ls -d "$out"/*/ | grep -v /latest/ | grep -v "^$(dirname "$csv")/$" | sed 's:/$::')
+    check_eq "$name: the resumed job's answer" "$(cat "$R2/reduced.c")" "$(cat "$REF/reduced.c")"
+    grep -qF "$(sed -n '/Reduced test:/,$p' "$T/ref.out" | sed -n 2p)" "$T/$name.out" \
+        && pass "$name: the client printed the answer" || fail "$name: the client printed no answer"
+    local after; after=$(judged "$R2/candidates.csv" | wc -l)
+    check_eq "$name: judged before ($before) + after ($after) the kill" "$((before + after))" "$REF_JUDGED"
+    check_eq "$name: keys judged twice" \
+        "$(cat <(judged "$csv") <(judged "$R2/candidates.csv") | sort | uniq -d | wc -l)" 0
+    stop_all
+}
+
+RPORT=$(free_port)
+redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no > "$T/redis.log" 2>&1 &
+RPID=$!
+for _ in $(seq 1 50); do redis-cli -p "$RPORT" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
+crash_run redis "redis://127.0.0.1:$RPORT/2"
+RID=$(job_id "$T/redis.out")
+check_eq "redis: the job's record" \
+    "$(redis-cli -p "$RPORT" -n 2 hget whittle:v1:jobs "$RID" | jq -r '"\(.state) \(.code) \(.resumed)"')" "done 0 1"
+grep -q "journal redis 127.0.0.1:$RPORT/2 hash whittle:v1:jobs" "$T/redis.coord.log" \
+    && pass "redis: journal in Redis" || fail "redis: journal not in Redis: $(grep journal "$T/redis.coord.log")"
+kill "$RPID"; wait "$RPID" 2>/dev/null
+
+crash_run embedded "dir:$T/c2"
+EID=$(job_id "$T/embedded.out")
+check_eq "embedded: the job's last record" \
+    "$(grep "\"id\":\"$EID\"" "$T/c2/journal" | tail -n1 | jq -r '"\(.state) \(.code) \(.resumed)"')" "done 0 1"
+
+# ---- its owner may cancel a job; the waiting client hears it ----
+start_coord "dir:$T/c2" "$T/cancel.coord.log"
+job cancelled > "$T/cancel.json"
+"$WHITTLE" submit --cluster "$EP" "$T/cancel.json" > "$T/cancel.out" 2>&1 &
+client=$!
+for _ in $(seq 1 100); do [ -n "$(job_id "$T/cancel.out")" ] && break; sleep 0.1; done
+CID=$(job_id "$T/cancel.out")
+"$WHITTLE" cancel --cluster "$EP" "$CID" > "$T/cancel.own" 2>&1
+check_eq "owner's cancel" "$?:$(cat "$T/cancel.own")" "0:job $CID cancelled"
+rc=0; wait "$client" || rc=$?
+check_eq "the cancelled job's client exit" "$rc" 130
+grep -q "whittle: error: job 0: job $CID cancelled by its owner" "$T/cancel.out" \
+    && pass "the client was told" || fail "cancel: $(cat "$T/cancel.out")"
+stop_all
+finish
