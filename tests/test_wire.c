@@ -70,7 +70,8 @@ static int s_msg_eq(const wh_msg_t *a, const wh_msg_t *b)
            s_bytes_eq(a->report, a->report_len, b->report, b->report_len) &&
            s_streq0(a->json, b->json) && a->final == b->final && a->code == b->code &&
            a->on_reference == b->on_reference && a->warm_ms == b->warm_ms && a->clone_ms == b->clone_ms &&
-           a->cloned == b->cloned && a->setups == b->setups && a->warms == b->warms;
+           a->cloned == b->cloned && a->setups == b->setups && a->warms == b->warms &&
+           a->journaled == b->journaled;
 }
 
 static int s_roundtrip(const wh_msg_t *in)
@@ -213,6 +214,15 @@ static void test_roundtrip_all_types(void)
     m.final = 1;
     m.code = -3;
     CHECK(s_roundtrip(&m));
+    m.job.job_id = "0123456789abcdef"; /* the coordinator's job id */
+    m.journaled = 1;
+    CHECK(s_roundtrip(&m));
+
+    memset(&m, 0, sizeof m);
+    m.type = WH_MSG_WATCH;
+    m.job.job_id = "0123456789abcdef";
+    m.cand_id = 3;
+    CHECK(s_roundtrip(&m));
 
     /* A running job's Progress carries its status line. */
     m.final = 0;
@@ -281,7 +291,7 @@ static void test_encode_rejects(void)
     wh_msg_t m = {0};
     CHECK_EQ_INT(wh_msg_encode(&m, &buf, &len), WH_EINVAL); /* NONE */
     CHECK(buf == NULL && len == 0);
-    m.type = (wh_msg_type_t)13;
+    m.type = (wh_msg_type_t)14;
     CHECK_EQ_INT(wh_msg_encode(&m, &buf, &len), WH_EINVAL);
 
     memset(&m, 0, sizeof m);
