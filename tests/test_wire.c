@@ -218,12 +218,6 @@ static void test_roundtrip_all_types(void)
     m.journaled = 1;
     CHECK(s_roundtrip(&m));
 
-    memset(&m, 0, sizeof m);
-    m.type = WH_MSG_WATCH;
-    m.job.job_id = "0123456789abcdef";
-    m.cand_id = 3;
-    CHECK(s_roundtrip(&m));
-
     /* A running job's Progress carries its status line. */
     m.final = 0;
     m.code = 0;
@@ -231,6 +225,12 @@ static void test_roundtrip_all_types(void)
                "ETA 1m05s";
     CHECK(s_roundtrip(&m));
     m.status = NULL;
+
+    memset(&m, 0, sizeof m);
+    m.type = WH_MSG_WATCH;
+    m.job.job_id = "0123456789abcdef";
+    m.cand_id = 3;
+    CHECK(s_roundtrip(&m));
 
     memset(&m, 0, sizeof m);
     m.type = WH_MSG_WARM;
