@@ -10,6 +10,24 @@ static const struct {
     {"CUnit/", "cunit"},          {"criterion/", "criterion"}, {"unity.h", "unity"},
 };
 
+/* Whether the include path name[0..n) names `prefix`: the header itself
+ * ("unity.h") or a file under the folder ("CUnit/"), spelled from the path's
+ * start or after one of its '/' (a vendored "unity/src/unity.h"). */
+static int s_names(const char *name, size_t n, const char *prefix)
+{
+    size_t pl = strlen(prefix);
+    int dir = prefix[pl - 1] == '/';
+    for (size_t at = 0; at < n; at++) {
+        if (at > 0 && name[at - 1] != '/')
+            continue;
+        size_t rest = n - at;
+        if (dir ? rest > pl && !strncmp(name + at, prefix, pl)
+                : rest == pl && !strncmp(name + at, prefix, pl))
+            return 1;
+    }
+    return 0;
+}
+
 /* The preset for one `#include <x>` / `#include "x"` line, else NULL. */
 static const char *s_match(const char *line, const char **header)
 {
@@ -34,10 +52,7 @@ static const char *s_match(const char *line, const char **header)
         return NULL;
     size_t n = (size_t)(end - name);
     for (size_t i = 0; i < sizeof s_headers / sizeof s_headers[0]; i++) {
-        size_t pl = strlen(s_headers[i].prefix);
-        int dir = s_headers[i].prefix[pl - 1] == '/';
-        if ((dir && n > pl && !strncmp(name, s_headers[i].prefix, pl)) ||
-            (!dir && n == pl && !strncmp(name, s_headers[i].prefix, pl))) {
+        if (s_names(name, n, s_headers[i].prefix)) {
             if (header)
                 *header = s_headers[i].prefix;
             return s_headers[i].preset;

@@ -8,7 +8,8 @@
 /* The preset named by the first framework header that `src` (a NUL-ended
  * C/C++ source) includes: cmocka.h -> cmocka, gtest/gtest.h -> gtest,
  * check.h -> check, CUnit/... -> cunit, criterion/... -> criterion,
- * unity.h -> unity. NULL when none is included. *header, when not NULL,
+ * unity.h -> unity, also under a folder of the path ("unity/src/unity.h",
+ * "vendor/CUnit/Basic.h"). NULL when none is included. *header, when not NULL,
  * receives the header's spelling as a static string. */
 const char *wh_fw_detect_source(const char *src, const char **header);
 

@@ -39,6 +39,18 @@ static void test_not_a_framework(void)
     s_check("", NULL, NULL);
 }
 
+/* A vendored framework is included by its path in the project (cJSON's tests:
+ * "unity/src/unity.h"); the header's last components still name it. */
+static void test_header_under_a_folder(void)
+{
+    s_check("#include \"unity/examples/unity_config.h\"\n#include \"unity/src/unity.h\"\n", "unity",
+            "unity.h");
+    s_check("#include \"../third_party/cmocka.h\"\n", "cmocka", "cmocka.h");
+    s_check("#include \"vendor/googletest/include/gtest/gtest.h\"\n", "gtest", "gtest/gtest.h");
+    s_check("#include <ext/CUnit/Basic.h>\n", "cunit", "CUnit/");
+    s_check("#include <mylib/mycheck.h>\n#include \"my_unity.h\"\n#include <xgtest/gtest.h>\n", NULL, NULL);
+}
+
 static void test_first_include_wins(void)
 {
     s_check("#include <gtest/gtest.h>\n#include <cmocka.h>\n", "gtest", "gtest/gtest.h");
@@ -48,6 +60,7 @@ int main(void)
 {
     RUN_TEST(test_each_framework);
     RUN_TEST(test_not_a_framework);
+    RUN_TEST(test_header_under_a_folder);
     RUN_TEST(test_first_include_wins);
     TEST_MAIN_END();
 }
