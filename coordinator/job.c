@@ -364,6 +364,27 @@ static int s_get_int(json_t *o, const char *k, long lo, long hi, int *dst, char 
     return 0;
 }
 
+int wh_job_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
+}
+
+/* "jobs": 1..1024, or "auto" (as --jobs auto: wh_job_cores()). */
+static int s_get_jobs(json_t *o, int *dst, char **err)
+{
+    json_t *v = json_object_get(o, "jobs");
+    if (v && json_is_string(v) && !strcmp(json_string_value(v), "auto")) {
+        *dst = wh_job_cores();
+        return 0;
+    }
+    if (s_get_int(o, "jobs", 1, 1024, dst, err) == 0)
+        return 0;
+    free(*err);
+    *err = strdup("field 'jobs' must be an integer in 1..1024 or \"auto\"");
+    return WH_EINVAL;
+}
+
 static int s_get_bool(json_t *o, const char *k, int *dst, char **err)
 {
     json_t *v = json_object_get(o, k);
@@ -516,7 +537,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         }
     }
     rc = rc ? rc : s_get_ignore(o, j, err);
-    rc = rc ? rc : s_get_int(o, "jobs", 1, 1024, &j->jobs, err);
+    rc = rc ? rc : s_get_jobs(o, &j->jobs, err);
     rc = rc ? rc : s_get_int(o, "repeat", 0, 1000, &j->repeat, err);
     rc = rc ? rc : s_get_int(o, "flaky_ok", 0, 1000, &j->flaky_ok, err);
     rc = rc ? rc : s_get_bool(o, "keep_fault", &j->keep_fault, err);

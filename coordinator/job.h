@@ -74,6 +74,10 @@ int wh_job_validate(wh_job_t *j, char **err);
  * wh_job_validate. 0, WH_EINVAL or WH_ENOMEM. */
 int wh_job_place_runs(wh_job_t *j, const char *runs, char **err);
 
+/* One slot per online core (1 when unknown, at most 1024): --jobs auto and
+ * the job field "jobs": "auto". */
+int wh_job_cores(void);
+
 /* Fills j from a JSON object (jansson json_t*), as `whittle submit` reads. */
 int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err);
 /* Fills j from a config file holding one job object (`whittle.json`; the

@@ -231,13 +231,6 @@ static int s_auth_take(const wh_cli_t *c)
     return 1;
 }
 
-/* --jobs auto: one slot per online core (1 when unknown, at most 1024). */
-static int s_cores(void)
-{
-    long n = sysconf(_SC_NPROCESSORS_ONLN);
-    return n < 1 ? 1 : n > 1024 ? 1024 : (int)n;
-}
-
 /* The reduce options that set a string field of the job. */
 static const struct {
     const char *name;
@@ -310,7 +303,7 @@ static int s_reduce_number(const wh_cli_t *c, wh_job_t *j)
     const char *v = c->arg;
     int bad = 0;
     if (wh_cli_is(c, "jobs") && !strcmp(v, "auto")) {
-        j->jobs = s_cores();
+        j->jobs = wh_job_cores();
     } else if (wh_cli_is(c, "jobs")) {
         char *end = NULL;
         long n = strtol(v, &end, 10);

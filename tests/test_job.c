@@ -8,6 +8,7 @@
 #include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "job.h"
 #include "wh_test.h"
@@ -210,11 +211,36 @@ static void test_git_json(void)
     }
 }
 
+/* "jobs": "auto" in a whittle.json means what --jobs auto means: one slot per
+ * online core of the machine reading it; another word names the field. */
+static void test_jobs_auto(void)
+{
+    long cores = sysconf(_SC_NPROCESSORS_ONLN);
+    int want = cores < 1 ? 1 : cores > 1024 ? 1024 : (int)cores;
+    json_t *o = json_loads("{\"jobs\":\"auto\"}", 0, NULL);
+    wh_job_t j;
+    wh_job_init(&j);
+    char *err = NULL;
+    CHECK_EQ_INT(wh_job_from_json(&j, o, &err), 0);
+    CHECK_EQ_INT(j.jobs, want);
+    CHECK_EQ_INT(wh_job_cores(), want);
+    wh_job_clear(&j);
+    json_decref(o);
+    o = json_loads("{\"jobs\":\"many\"}", 0, NULL);
+    wh_job_init(&j);
+    CHECK(wh_job_from_json(&j, o, &err) != 0);
+    CHECK_EQ_STR(err ? err : "(none)", "field 'jobs' must be an integer in 1..1024 or \"auto\"");
+    free(err);
+    wh_job_clear(&j);
+    json_decref(o);
+}
+
 int main(void)
 {
     RUN_TEST(test_validate);
     RUN_TEST(test_json_and_identity);
     RUN_TEST(test_place_runs);
     RUN_TEST(test_git_json);
+    RUN_TEST(test_jobs_auto);
     TEST_MAIN_END();
 }
