@@ -525,3 +525,16 @@ void wh_record_summary(wh_record_t *r, const wh_summary_t *s)
     s_summary_json(r, s);
     s_summary_txt(r, s);
 }
+
+char *wh_record_final_line(const wh_summary_t *s)
+{
+    char extra[96] = "";
+    if (s->extra > 0)
+        snprintf(extra, sizeof extra,
+                 "; %d extra built beside them (after a round's winner, in parallel)", s->extra);
+    return wh_strdup_printf("%d -> %d statements. %d candidates: %d evaluated, %d predicted, "
+                            "%d from the cache%s. %d rounds, %d sweeps, %llu ms.",
+                            s->before, s->after, s->candidates, s->evaluated - s->extra,
+                            s->predicted, s->cached, extra, s->rounds, s->sweeps,
+                            (unsigned long long)s->wall_ms);
+}

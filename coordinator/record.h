@@ -133,5 +133,10 @@ void wh_record_summary(wh_record_t *r, const wh_summary_t *s);
 /* The sentence for a fault-check status ("kept", "lost", or a reason);
  * NULL: no reference was given (the fault was not checked). */
 const char *wh_record_fault_line(const char *fault, int keep_fault);
+/* The run's closing count, malloc'd: "B -> A statements. N candidates: E
+ * evaluated, P predicted, C from the cache[; X extra built beside them
+ * (...)]. R rounds, S sweeps, MS ms." E + P + C = N: the extras, which
+ * s->evaluated counts, are named apart. */
+char *wh_record_final_line(const wh_summary_t *s);
 
 #endif

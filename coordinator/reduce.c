@@ -1853,13 +1853,10 @@ static void s_finish(wh_reduction_t *r)
         snprintf(dropped, sizeof dropped, " (%d verdicts found wrong were dropped)", r->dropped);
     r->closing = wh_strdup_printf("Verified: the reduced test fails the same way when built and "
                                   "run afresh%s\nFault check: %s\n", dropped, line);
-    wh_record_log(r->rec, "Final: %d -> %d statements. %d candidates: %d evaluated, %d predicted, "
-                  "%d from the cache.", s.before, s.after, r->candidates, r->evaluated,
-                  r->predicted, r->cached);
-    s_out(r, "Final: %d -> %d statements. %d candidates: %d evaluated, %d predicted, %d from the "
-          "cache. %d rounds, %d sweeps, %llu ms.\n", s.before, s.after, r->candidates,
-          r->evaluated, r->predicted, r->cached, s.rounds, s.sweeps,
-          (unsigned long long)r->wall_ms);
+    char *final = wh_record_final_line(&s);
+    wh_record_log(r->rec, "Final: %s", final ? final : "(out of memory)");
+    s_out(r, "Final: %s\n", final ? final : "(out of memory)");
+    free(final);
     s_write_page(r);
     r->state = S_DONE;
     r->status = 0;
