@@ -67,7 +67,7 @@ on_vs_off() { # label evaluated predicted cached reduce-args...
     local keys inpred=0 inreal=0
     keys=$(awk -F, 'NR > 1 && $14 == 1 { print $12 }' "$ON/candidates.csv" | sort -u)
     for k in $keys; do
-        grep -q "^$k BuildFailed$" "$T/cache-$label/predicted.log" && inpred=$((inpred + 1))
+        grep -q "^$k BuildFailed node=local$" "$T/cache-$label/predicted.log" && inpred=$((inpred + 1))
         grep -q "^$k " "$T/cache-$label/verdicts.log" && inreal=$((inreal + 1))
     done
     check_eq "$label: predicted keys in predicted.log" "$inpred" "$(echo "$keys" | grep -c .)"
