@@ -12,7 +12,10 @@
 #    plus those judged after it equal the reference count, with no cache
 #    key judged twice;
 #  - another client key can neither cancel nor watch the job; its owner
-#    can cancel a job, and the waiting client hears it (exit 130).
+#    can cancel a job, and the waiting client hears it (exit 130);
+#  - a coordinator that does not come back: the client gives up after 10 s
+#    of silence and 60 s of asking, exit 4, saying that a journaled job
+#    resumes on restart and that an unjournaled one (--journal off) is lost.
 . "$(dirname "$0")/lib.sh"
 B="$WH_BINARY_DIR"
 PIDS=()
@@ -168,4 +171,35 @@ check_eq "the cancelled job's client exit" "$rc" 130
 grep -q "whittle: error: job 0: job $CID cancelled by its owner" "$T/cancel.out" \
     && pass "the client was told" || fail "cancel: $(cat "$T/cancel.out")"
 stop_all
+
+# ---- the coordinator does not come back: after 10 s of silence and 60 s
+# of asking, the client exits 4 saying what it knows (both at once) ----
+gone_start() { # name coordinator-args...
+    local name=$1; shift
+    local ep="tcp://127.0.0.1:$(free_port)"
+    echo "$ep" > "$T/$name.ep"
+    "$B/coordinator/whittle-coordinator" --bind "$ep" --cache "dir:$T/$name.cache" --runs "$RUNS" "$@" \
+        --secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients" > "$T/$name.coord.log" 2>&1 &
+    echo $! > "$T/$name.coord.pid"
+    for _ in $(seq 1 50); do "$WHITTLE" status --cluster "$ep" > /dev/null 2>&1 && break; sleep 0.1; done
+    job "$name" > "$T/$name.json"
+    "$WHITTLE" submit --cluster "$ep" "$T/$name.json" > "$T/$name.out" 2>&1 &
+    echo $! > "$T/$name.client.pid"
+    for _ in $(seq 1 100); do [ -n "$(job_id "$T/$name.out")" ] && break; sleep 0.1; done
+    kill -9 "$(cat "$T/$name.coord.pid")"
+}
+gone_start gone
+gone_start gone_off --journal off
+for name in gone gone_off; do
+    rc=0; wait "$(cat "$T/$name.client.pid")" || rc=$?
+    check_eq "$name: the client's exit" "$rc" 4
+    ! grep -q "keep running" "$T/$name.out" && pass "$name: no claim that jobs keep running" \
+        || fail "$name: $(cat "$T/$name.out")"
+done
+GID=$(job_id "$T/gone.out"); GEP=$(cat "$T/gone.ep")
+check_eq "journaled job: the client's last words" "$(tail -n1 "$T/gone.out")" \
+    "whittle: error: job 0: coordinator at $GEP did not come back within 60 s; job $GID is journaled there and resumes when the coordinator restarts (follow it: whittle watch --cluster $GEP $GID)"
+OID=$(job_id "$T/gone_off.out"); OEP=$(cat "$T/gone_off.ep")
+check_eq "unjournaled job: the client's last words" "$(tail -n1 "$T/gone_off.out")" \
+    "whittle: error: job 0: coordinator at $OEP did not come back within 60 s; job $OID was not journaled (the coordinator runs with --journal off), so a restart loses it"
 finish
