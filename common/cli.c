@@ -80,11 +80,19 @@ static int s_error(wh_cli_t *c, const char *fmt, const char *a, const char *b)
 
 static int s_unknown(wh_cli_t *c, const char *token)
 {
-    char name[128], full[64];
+    char name[128], full[64], hint[96] = "";
     snprintf(name, sizeof name, "%.*s", (int)strcspn(token, "="), token);
     wh_cli_fullname(c->cmd, full, sizeof full);
-    fprintf(stderr, "%s: error: unknown option '%s' for %s (see %s --help)\n", c->cmd->prog, name,
-            full, full);
+    if (!strncmp(name, "--", 2) && name[2]) {
+        const char *names[WH_CLI_MAX_OPTS];
+        for (int i = 0; i < c->nrows; i++)
+            names[i] = c->rows[i]->name;
+        const char *near = wh_cli_suggest(name + 2, names, (size_t)c->nrows);
+        if (near)
+            snprintf(hint, sizeof hint, "did you mean --%s? ", near);
+    }
+    fprintf(stderr, "%s: error: unknown option '%s' for %s (%ssee %s --help)\n", c->cmd->prog,
+            name, full, hint, full);
     c->exit = 2;
     return -1;
 }

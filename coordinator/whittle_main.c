@@ -308,7 +308,7 @@ static int s_reduce_number(const wh_cli_t *c, wh_job_t *j)
         char *end = NULL;
         long n = strtol(v, &end, 10);
         if (!end || *end || n < 1 || n > 1024)
-            return -s_die(1, "--jobs wants a number from 1 to 1024, not '%s'", v);
+            return -s_die(1, "--jobs wants a number from 1 to 1024 or auto, not '%s'", v);
         j->jobs = (int)n;
     } else if (wh_cli_is(c, "build-timeout")) {
         j->build_timeout_ms = s_secs(v, "--build-timeout", &bad);
@@ -1016,9 +1016,15 @@ int main(int argc, char **argv)
         {"cache", wh_cache_cmd}, {"report", wh_report_cmd},
     };
     const char *cmd = argv[1];
-    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++)
+    const char *names[sizeof cmds / sizeof cmds[0]];
+    for (size_t k = 0; k < sizeof cmds / sizeof cmds[0]; k++) {
         if (!strcmp(cmd, cmds[k].name))
             return cmds[k].run(argc - 2, argv + 2);
+        names[k] = cmds[k].name;
+    }
     s_usage(stderr);
+    const char *near = wh_cli_suggest(cmd, names, sizeof names / sizeof names[0]);
+    if (near)
+        return s_die(2, "unknown command '%s' (did you mean '%s'?)", cmd, near);
     return s_die(2, "unknown command '%s'", cmd);
 }

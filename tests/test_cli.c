@@ -98,7 +98,18 @@ static void test_errors(void)
     CHECK_EQ_STR(err, "whittle: error: unknown option '--x' for whittle reduce (see whittle reduce --help)");
     /* Abbreviations are refused, even unique ones. */
     CHECK_EQ_INT(PARSE("whittle", "reduce", "--proj", "p"), -3);
-    CHECK_EQ_STR(err, "whittle: error: unknown option '--proj' for whittle reduce (see whittle reduce --help)");
+    CHECK_EQ_STR(err, "whittle: error: unknown option '--proj' for whittle reduce (did you mean --project? "
+                      "see whittle reduce --help)");
+    /* A typo names the option it most likely meant. */
+    CHECK_EQ_INT(PARSE("whittle", "reduce", "--projct", "p"), -3);
+    CHECK_EQ_STR(err, "whittle: error: unknown option '--projct' for whittle reduce (did you mean --project? "
+                      "see whittle reduce --help)");
+    CHECK_EQ_INT(PARSE("whittle", "reduce", "--framwork=unity"), -3);
+    CHECK_EQ_STR(err, "whittle: error: unknown option '--framwork' for whittle reduce (did you mean "
+                      "--framework? see whittle reduce --help)");
+    CHECK(wh_cli_suggest("reduc", (const char *const[]){"inspect", "reduce", "report"}, 3) != NULL);
+    CHECK_EQ_STR(wh_cli_suggest("reduc", (const char *const[]){"inspect", "reduce", "report"}, 3), "reduce");
+    CHECK(wh_cli_suggest("xyz", (const char *const[]){"inspect", "reduce"}, 2) == NULL);
     CHECK_EQ_INT(PARSE("whittle", "reduce", "-vz"), -3);
     CHECK_EQ_STR(err, "whittle: error: unknown option '-z' for whittle reduce (see whittle reduce --help)");
     /* An option of another command is unknown here. */
@@ -119,7 +130,8 @@ static void test_errors(void)
     CHECK_EQ_INT(PARSE("whittle", "inspect", "--list=yes"), -3);
     CHECK_EQ_STR(err, "whittle: error: --list takes no value (got '--list=yes')");
     CHECK_EQ_INT(PARSE("whittle", "inspect", "--lis=yes"), -3);
-    CHECK_EQ_STR(err, "whittle: error: unknown option '--lis' for whittle inspect (see whittle inspect --help)");
+    CHECK_EQ_STR(err, "whittle: error: unknown option '--lis' for whittle inspect (did you mean --list? see "
+                      "whittle inspect --help)");
 }
 
 static void test_builtin(void)

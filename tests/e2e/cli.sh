@@ -74,7 +74,7 @@ check_eq "help nosuch message" "$(tail -n1 "$T/err")" "whittle: error: unknown c
 check_eq "unknown message" "$(cat "$T/err")" \
     "whittle: error: unknown option '--nosuch' for whittle reduce (see whittle reduce --help)"
 "$(bin whittle)" reduce -j0 2> "$T/err"; check_eq "range exit" $? 2
-check_eq "range message" "$(cat "$T/err")" "whittle: error: --jobs wants a number from 1 to 1024, not '0'"
+check_eq "range message" "$(cat "$T/err")" "whittle: error: --jobs wants a number from 1 to 1024 or auto, not '0'"
 
 # --version on all three: 0.3.0, then git describe when the build had one.
 want="0.3.0"
