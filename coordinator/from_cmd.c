@@ -155,9 +155,18 @@ int wh_from_cmd(const wh_job_t *tmpl, const wh_from_opts_t *o)
     }
     fflush(stdout);
     for (char *save = NULL, *l = missing.buf ? strtok_r(missing.buf, "\n", &save) : NULL; l;
-         l = strtok_r(NULL, "\n", &save))
-        fprintf(stderr, "whittle: error: failing test '%s' is defined in no file matching '%s'; "
-                        "skipped\n", l, tmpl->file);
+         l = strtok_r(NULL, "\n", &save)) {
+        char *prog = strchr(l, '\t');
+        if (prog)
+            *prog++ = '\0';
+        if (prog && *prog)
+            fprintf(stderr, "whittle: error: failing test '%s' is the whole test program %s, not a "
+                            "function of it: reduce its failing function with --file %s --test NAME "
+                            "(the program's output names it); skipped\n", l, prog, prog);
+        else
+            fprintf(stderr, "whittle: error: failing test '%s' is defined in no file matching '%s'; "
+                            "skipped\n", l, tmpl->file);
+    }
     if (nj)
         code = o->cluster_run ? s_cluster(jobs, nj, tmpl->out, o) : s_embedded(jobs, nj, o);
     if (!code && missing.len)

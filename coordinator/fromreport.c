@@ -7,6 +7,7 @@
 #include "junit_cases.h"
 #include "testfind.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
@@ -151,10 +152,14 @@ int wh_from_jobs(const wh_job_t *tmpl, const wh_failing_t *v, size_t n, wh_job_t
     size_t k = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         const char *file = NULL, *test = NULL;
+        const char *prog = wh_testfind_program(f, v[i].name);
         if (wh_testfind_case(f, v[i].name, v[i].classname, v[i].suite, &file, &test)) {
-            wh_buf_printf(missing, "%s\n", v[i].name);
+            wh_buf_printf(missing, "%s\t%s\n", v[i].name, prog ? prog : "");
             continue;
         }
+        if (prog && strcmp(prog, file))
+            fprintf(stderr, "whittle: warning: failing test '%s' is named like the test program %s; "
+                            "reducing the function %s of %s\n", v[i].name, prog, test, file);
         if (!s_seen(out, k, file, test) && !(rc = s_job_for(tmpl, project, file, test, &out[k], err)))
             k++;
     }

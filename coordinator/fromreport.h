@@ -31,7 +31,9 @@ void wh_failing_free(wh_failing_t *v, size_t n);
 
 /* One validated job per failing case found in tmpl->file (a path or a glob
  * pattern inside tmpl->project); a case no file defines gets a line
- * "NAME" in missing and no job; two cases naming one test give one job.
+ * "NAME\tPROGRAM" in missing (PROGRAM: wh_testfind_program's file, or
+ * empty) and no job; a case found in another file than the one it is named
+ * like is warned about on stderr; two cases naming one test give one job.
  * 0 with *jobs (wh_job_clear each, then free) and *njobs; WH_E* with a
  * one-line *err when the files cannot be listed or a job is invalid. */
 int wh_from_jobs(const wh_job_t *tmpl, const wh_failing_t *v, size_t n, wh_job_t **jobs,

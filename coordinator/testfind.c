@@ -23,6 +23,20 @@ struct wh_testfind {
     char *project;
 };
 
+const char *wh_testfind_program(const wh_testfind_t *f, const char *name)
+{
+    size_t n = strlen(name);
+    for (size_t i = 0; f && i < f->files; i++) {
+        const char *path = f->jobs[i].file;
+        const char *base = strrchr(path, '/');
+        base = base ? base + 1 : path;
+        const char *dot = strrchr(base, '.');
+        if (dot && (size_t)(dot - base) == n && !strncmp(base, name, n))
+            return path;
+    }
+    return NULL;
+}
+
 void wh_testfind_close(wh_testfind_t **fp)
 {
     if (!fp || !*fp)

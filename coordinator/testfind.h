@@ -33,6 +33,12 @@ void wh_testfind_close(wh_testfind_t **f);
 int wh_testfind_case(wh_testfind_t *f, const char *name, const char *classname,
                      const char *suite, const char **file, const char **test);
 
+/* The listed file whose name without folder and extension is `name`
+ * (relative to the project, owned by f), else NULL: a CTest or JUnit case
+ * named like that is most likely the whole test program built from it
+ * (cJSON's "misc_tests" runs tests/misc_tests.c), not one of its functions. */
+const char *wh_testfind_program(const wh_testfind_t *f, const char *name);
+
 /* Number of files listed and tests found in them. */
 size_t wh_testfind_files(const wh_testfind_t *f);
 size_t wh_testfind_tests(const wh_testfind_t *f);

@@ -66,6 +66,11 @@ static void test_ctest_plain_function(void)
     CHECK_EQ_STR(test, "take_twice");
     CHECK_EQ_INT(wh_testfind_tests(f), 1);
     CHECK_EQ_INT(wh_testfind_case(f, "no_such_fn", "", "", &file, &test), WH_ENOTFOUND);
+    /* A case named like a listed file is that file's whole program. */
+    CHECK_EQ_STR(wh_testfind_program(f, "test_purse") ? wh_testfind_program(f, "test_purse") : "(none)",
+                 "tests/test_purse.c");
+    CHECK(wh_testfind_program(f, "take_twice") == NULL);
+    CHECK(wh_testfind_program(f, "test_purs") == NULL);
     wh_testfind_close(&f);
 }
 

@@ -47,6 +47,13 @@ check_eq "exit with a missing test" "$?" 1
 check_eq "missing test named" "$(cat "$T/e3")" \
     "whittle: error: failing test 'gone' is defined in no file matching 'tests/*.c'; skipped"
 check_eq "others reduced" "$(grep -c ': reduced test (' "$T/o3")" 2
+# A case named like a test file (CTest's whole-program tests, cJSON's
+# "misc_tests") is not a function: the message says so and how to go on.
+printf '<testsuite><testcase name="test_purse"><failure message="x"/></testcase></testsuite>\n' > "$T/report4.xml"
+"$WHITTLE" reduce --from-junit "$T/report4.xml" "${args[@]}" > "$T/o4" 2> "$T/e4"
+check_eq "exit with a whole program" "$?" 1
+check_eq "whole program named" "$(cat "$T/e4")" \
+    "whittle: error: failing test 'test_purse' is the whole test program tests/test_purse.c, not a function of it: reduce its failing function with --file tests/test_purse.c --test NAME (the program's output names it); skipped"
 check_eq "rerun evaluated" "$(for R in $(sed -n 's/.*: run folder //p' "$T/o3"); do json "$R/summary.json" .evaluated; done | tr '\n' ' ')" "0 0 "
 # cmocka's own report (CMOCKA_MESSAGE_OUTPUT=xml) of the farm fixture with
 # shop_find missing the last item: test_price_last and test_restock_last
