@@ -26,6 +26,7 @@
 
 #include "baseline.h"
 #include "foreign.h"
+#include "functext.h"
 #include "identity.h"
 #include "engine.h"
 #include "precheck.h"
@@ -1659,47 +1660,6 @@ static void s_on_note(void *ctx, uint64_t id, wh_pool_note_t what, const char *w
 
 /* ---- results ---- */
 
-static char *s_function_text(const wh_tree_t *t, const char *lines_true)
-{
-    /* The reduced test function for the console: from the line holding the
-     * function's signature (the line of '{', or the one before when '{' is
-     * alone on its line) to the closing '}', dropping lines that became
-     * blank. */
-    size_t b = t->body_begin, e = t->body_end;
-    size_t ls = b;
-    while (ls > 0 && t->text[ls - 1] != '\n')
-        ls--;
-    int brace_alone = 1;
-    for (size_t i = ls; i < b; i++)
-        if (t->text[i] != ' ' && t->text[i] != '\t')
-            brace_alone = 0;
-    if (brace_alone && ls > 0) {
-        ls--;
-        while (ls > 0 && t->text[ls - 1] != '\n')
-            ls--;
-    }
-    wh_buf_t out = WH_BUF_INIT;
-    size_t i = ls;
-    while (i < e) {
-        size_t j = i;
-        while (j < t->text_len && t->text[j] != '\n')
-            j++;
-        int was_blank = 1, now_blank = 1;
-        for (size_t k = i; k < j; k++) {
-            if (t->text[k] != ' ' && t->text[k] != '\t' && t->text[k] != '\r')
-                was_blank = 0;
-            if (lines_true[k] != ' ' && lines_true[k] != '\t' && lines_true[k] != '\r')
-                now_blank = 0;
-        }
-        if (!(now_blank && !was_blank)) {
-            wh_buf_append(&out, lines_true + i, j - i);
-            wh_buf_puts(&out, "\n");
-        }
-        i = j + 1;
-    }
-    return wh_buf_detach(&out);
-}
-
 /* Statement counts of the original and of the accepted configuration. */
 static void s_count_units(const wh_reduction_t *r, wh_summary_t *s)
 {
@@ -1780,7 +1740,9 @@ static void s_write_reduced(wh_reduction_t *r)
     char *lines = wh_render(r->tree, rem, &len);
     char *compact = wh_render_compact(r->tree, rem, &clen);
     wh_record_reduced(r->rec, wh_job_ext(&r->job), lines, len, compact, clen);
-    r->result_text = lines ? s_function_text(r->tree, lines) : NULL;
+    r->result_text = lines ? wh_function_text(r->tree->text, r->tree->text_len, r->tree->body_begin,
+                                             r->tree->body_end, lines)
+                           : NULL;
     /* a/ and b/ name the file in the project, for `patch -p1` there */
     char *an = wh_strdup_printf("a/%s", r->job.file), *bn = wh_strdup_printf("b/%s", r->job.file);
     size_t dlen = 0;
