@@ -982,6 +982,14 @@ static int s_help(int argc, char **argv)
     const wh_cli_cmd_t *cmd = wh_cli_cmd("whittle", name);
     if (!cmd) {
         s_usage(stderr);
+        const char *names[32];
+        size_t n = 0;
+        for (const wh_cli_cmd_t *k = wh_cli_cmds; k->prog && n < 32; k++)
+            if (!strcmp(k->prog, "whittle") && k->name)
+                names[n++] = k->name;
+        const char *near = name ? wh_cli_suggest(name, names, n) : NULL;
+        if (near)
+            return s_die(2, "unknown command '%s' (did you mean '%s'?)", name, near);
         return s_die(2, "unknown command '%s'", name);
     }
     wh_cli_help(cmd, stdout);

@@ -70,6 +70,10 @@ check_eq "README usage = generated synopsis" "$(diff "$T/synopsis" "$T/readme" &
 check_eq "help reduce" "$("$(bin whittle)" help reduce | sha256sum)" "$("$(bin whittle)" reduce --help | sha256sum)"
 "$(bin whittle)" help nosuch > /dev/null 2> "$T/err"; check_eq "help nosuch exit" $? 2
 check_eq "help nosuch message" "$(tail -n1 "$T/err")" "whittle: error: unknown command 'nosuch'"
+"$(bin whittle)" help reduc > /dev/null 2> "$T/err"; check_eq "help reduc exit" $? 2
+check_eq "help reduc message" "$(tail -n1 "$T/err")" "whittle: error: unknown command 'reduc' (did you mean 'reduce'?)"
+"$(bin whittle)" reduc > /dev/null 2> "$T/err"; check_eq "reduc exit" $? 2
+check_eq "reduc message" "$(tail -n1 "$T/err")" "whittle: error: unknown command 'reduc' (did you mean 'reduce'?)"
 "$(bin whittle)" reduce --jobs=4 --nosuch=1 2> "$T/err"; check_eq "unknown exit" $? 2
 check_eq "unknown message" "$(cat "$T/err")" \
     "whittle: error: unknown option '--nosuch' for whittle reduce (see whittle reduce --help)"
