@@ -18,7 +18,25 @@ struct wh_record {
     FILE *log;
     FILE *csv;
     FILE *judged;
+    char **slots;    /* distinct slots that answered (judged.csv) */
+    int nslots;
 };
+
+/* Counts slot among the slots that answered in this run. */
+static void s_count_slot(wh_record_t *r, const char *slot)
+{
+    if (!slot || !strcmp(slot, "-"))
+        return;
+    for (int i = 0; i < r->nslots; i++)
+        if (!strcmp(r->slots[i], slot))
+            return;
+    char **v = realloc(r->slots, (size_t)(r->nslots + 1) * sizeof *v);
+    if (!v)
+        return;
+    r->slots = v;
+    if ((v[r->nslots] = strdup(slot)))
+        r->nslots++;
+}
 
 static char *s_safe_name(const char *test)
 {
@@ -120,6 +138,9 @@ void wh_record_close(wh_record_t **rp)
         fclose(r->csv);
     if (r->judged)
         fclose(r->judged);
+    for (int i = 0; i < r->nslots; i++)
+        free(r->slots[i]);
+    free(r->slots);
     free(r->dir);
     free(r);
     *rp = NULL;
@@ -187,6 +208,7 @@ void wh_record_judged(wh_record_t *r, const wh_judged_row_t *j)
             (unsigned long long)j->build_ms, (unsigned long long)j->test_ms,
             (unsigned long long)j->end_ms);
     fflush(r->judged);
+    s_count_slot(r, j->slot);
 }
 
 int wh_record_file(wh_record_t *r, const char *name, const void *data, size_t len)
@@ -503,8 +525,8 @@ static void s_summary_txt(wh_record_t *r, const wh_summary_t *s)
     wh_buf_puts(&b, "verdicts:");
     for (int v = 1; v < WH_V_COUNT; v++)
         wh_buf_printf(&b, " %s=%d", wh_verdict_name((wh_verdict_t)v), s->verdicts[v]);
-    wh_buf_printf(&b, "\nwall time:   %llu ms  (node slots: %d, cache: %s)\n",
-                  (unsigned long long)s->wall_ms, s->jobs, s_nz(s->cache));
+    wh_buf_printf(&b, "\nwall time:   %llu ms  (slots that judged: %d, cache: %s)\n",
+                  (unsigned long long)s->wall_ms, r->nslots, s_nz(s->cache));
     s_txt_precheck(&b, s);
     s_txt_measures(&b, s);
     wh_buf_printf(&b, "verified:    %s (%d verify run%s, %d verdict%s dropped as wrong)\n",

@@ -103,6 +103,10 @@ for n in 2 4; do
     Rn=$(run_dir "$T/j$n")
     cmp -s "$R/reduced.c" "$Rn/reduced.c" && pass "jobs $n: same reduced test" || fail "jobs $n: different reduced test"
     check_eq "jobs $n: same candidate sequence and verdicts" "$(cut -d, -f1-6 "$Rn/candidates.csv")" "$seq1"
+    # summary.txt names the slots that answered (judged.csv), not --jobs
+    check_eq "jobs $n: summary.txt slots that judged" \
+        "$(sed -n 's/^wall time: .*(slots that judged: \([0-9]*\),.*/\1/p' "$Rn/summary.txt")" \
+        "$(tail -n +2 "$Rn/judged.csv" | cut -d, -f3 | sort -u | grep -vc '^-$')"
 done
 
 check_eq "project byte-identical after the runs" "$(tree_digest "$P")" "$before"
