@@ -60,6 +60,7 @@ static int s_die(int code, const char *fmt, ...)
 {
     va_list ap;
     wh_progress_erase();
+    fflush(stdout); /* what was said before the error comes before it, piped too */
     va_start(ap, fmt);
     fputs("whittle: error: ", stderr);
     vfprintf(stderr, fmt, ap);

@@ -34,4 +34,10 @@ check_eq "broken json: exit" "$rc" 2
 case "$out" in "whittle: error: cannot read config '$T/broken.json':"*) pass "broken json named";; *) fail "broken json: got '$out'";; esac
 out=$("$WHITTLE" reduce --config "$T/none.json" 2>&1); rc=$?
 check_eq "missing config: exit" "$rc" 2
+# An option refused after the config was read: the console reads in the order
+# things happened, even through a pipe (stdout is flushed before an error).
+out=$("$WHITTLE" reduce --config "$P/whittle.json" --jobs autp 2>&1); rc=$?
+check_eq "bad option after config: exit" "$rc" 2
+check_eq "bad option after config: order" "$out" "config: $P/whittle.json
+whittle: error: --jobs wants a number from 1 to 1024 or auto, not 'autp'"
 finish
