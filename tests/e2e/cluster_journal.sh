@@ -11,6 +11,8 @@
 #    status` marked it resumed, and the candidates judged before the kill
 #    plus those judged after it equal the reference count, with no cache
 #    key judged twice;
+#  - the same after SIGTERM (a rolling update): the client is told the job
+#    resumes when the coordinator restarts;
 #  - another client key can neither cancel nor watch the job; its owner
 #    can cancel a job, and the waiting client hears it (exit 130);
 #  - a coordinator that does not come back: the client gives up after 10 s
@@ -81,8 +83,8 @@ REF_JUDGED=$(judged "$REF/candidates.csv" | wc -l)
 stop_all
 
 # ---- kill -9 mid-job, restart, the client reattaches ----
-crash_run() { # name cache-spec
-    local name=$1 log="$T/$1.coord.log" out="$RUNS/$1"
+crash_run() { # name cache-spec [signal, default KILL]
+    local name=$1 sig=${3:-KILL} log="$T/$1.coord.log" out="$RUNS/$1"
     start_coord "$2" "$log"
     start_node
     job "$name" > "$T/$name.json"
@@ -95,7 +97,7 @@ crash_run() { # name cache-spec
         [ -n "$csv" ] && [ "$(judged "$csv" | wc -l)" -ge 5 ] && break
         sleep 0.1
     done
-    kill -9 "$COORD_PID"; wait "$COORD_PID" 2>/dev/null
+    kill -"$sig" "$COORD_PID"; wait "$COORD_PID" 2>/dev/null
     local before; before=$(judged "$csv" | wc -l)
     local id; id=$(job_id "$T/$name.out")
     [ -n "$id" ] && pass "$name: job id $id" || fail "$name: no job id in: $(cat "$T/$name.out")"
@@ -123,6 +125,10 @@ crash_run() { # name cache-spec
     for _ in $(seq 1 1800); do kill -0 "$client" 2>/dev/null || break; sleep 0.1; done
     wait "$client" || rc=$?
     check_eq "$name: the waiting client's exit" "$rc" 0
+    if [ "$sig" = TERM ]; then
+        grep -q "coordinator stopping; job $id is journaled and resumes when it restarts" "$T/$name.out" \
+            && pass "$name: the client was told the job resumes" || fail "$name: no stopping line"
+    fi
     grep -q "^whittle: coordinator lost, reattaching to job $id\.\.\.$" "$T/$name.out" \
         && pass "$name: the client said it reattaches" || fail "$name: client output: $(cat "$T/$name.out")"
     grep -q "reattached to job $id (resumed after a coordinator restart)" "$T/$name.out" \
@@ -156,6 +162,12 @@ crash_run embedded "dir:$T/c2"
 EID=$(job_id "$T/embedded.out")
 check_eq "embedded: the job's last record" \
     "$(grep "\"id\":\"$EID\"" "$T/c2/journal" | tail -n1 | jq -r '"\(.state) \(.code) \(.resumed)"')" "done 0 1"
+
+# A clean stop (SIGTERM, as a rolling update sends) leaves the job to resume.
+crash_run stopped "dir:$T/c4" TERM
+SID=$(job_id "$T/stopped.out")
+check_eq "stopped: the job's last record" \
+    "$(grep "\"id\":\"$SID\"" "$T/c4/journal" | tail -n1 | jq -r '"\(.state) \(.code) \(.resumed)"')" "done 0 1"
 
 # ---- its owner may cancel a job; the waiting client hears it ----
 start_coord "dir:$T/c2" "$T/cancel.coord.log"
