@@ -763,6 +763,14 @@ int main(int argc, char **argv)
     wh_auth_t *auth = NULL;
     if (secret && !(auth = wh_auth_server_new(zctx, secret, nodes, clients, &err)))
         goto out;
+    /* First the cheap checks of the command line (a bad --metrics address
+     * is named as such), and probes answer "starting" while the cache and
+     * the journal open. */
+    if (metrics && !(self.metrics = wh_metrics_start(metrics, &err)))
+        goto out;
+    if (self.metrics)
+        fprintf(stderr, "whittle-coordinator: metrics on http://%s/metrics (/healthz, /readyz)\n",
+                wh_metrics_addr(self.metrics));
     if (!(self.cache = wh_cache_open(cache_spec, &err)))
         goto out;
     if (cache_max)
@@ -777,11 +785,6 @@ int main(int argc, char **argv)
                 wh_auth_count(auth, WH_ROLE_NODE), wh_auth_count(auth, WH_ROLE_CLIENT));
     wh_pool_on_other(self.pool, s_on_other, &self);
     self.t0 = wh_now_ms();
-    if (metrics && !(self.metrics = wh_metrics_start(metrics, &err)))
-        goto out;
-    if (self.metrics)
-        fprintf(stderr, "whittle-coordinator: metrics on http://%s/metrics (/healthz, /readyz)\n",
-                wh_metrics_addr(self.metrics));
     fprintf(stderr, "whittle-coordinator: listening on %s, cache %s, journal %s, run folders "
             "under %s\n", wh_pool_endpoint(self.pool), wh_cache_describe(self.cache),
             self.journal ? wh_journal_describe(self.journal) : "off", self.runs);
