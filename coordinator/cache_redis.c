@@ -755,6 +755,29 @@ static int s_forget_page(s_redis_t *r, const redisReply *keys, const redisReply 
     return rc;
 }
 
+/* Ends a forget or a clear: bumps the generation when the deletes went
+ * through (rc 0), closes the section without pipelining, and takes the new
+ * number (our own bump: no news to announce). 0, or WH_EUNAVAIL with the
+ * cache marked down for why. */
+static int s_redis_bump_gen(s_redis_t *r, int rc, s_nopipe_t *np, char *why, size_t n)
+{
+    redisReply *rep = rc ? NULL : redisCommand(r->rc, "INCR " S_REDIS_GEN_KEY);
+    s_nopipe_end(np);
+    int rrc = WH_EUNAVAIL;
+    if (rep && rep->type == REDIS_REPLY_INTEGER) {
+        r->gen_known = 0;
+        s_redis_gen_take(r, rep);
+        rrc = 0;
+    } else if (!rc) {
+        snprintf(why, n, "%s", rep && rep->type == REDIS_REPLY_ERROR ? rep->str : s_rc_err(r->rc));
+    }
+    if (rep)
+        freeReplyObject(rep);
+    if (rrc)
+        s_redis_down(r, why);
+    return rrc;
+}
+
 /* Redis first, so that the generation is bumped before the fallback is
  * touched: a process that looks up in between already ignores its old
  * fallback verdicts. */
@@ -770,22 +793,9 @@ static int s_redis_forget(void *be, const char *node, wh_cache_forgot_t *out)
         s_nopipe_begin(&np);
         int rc = s_redis_scan(r, s_redis_prefix[WH_CACHE_VERDICTS], s_forget_page, &f, why,
                               sizeof why);
-        redisReply *rep = rc ? NULL : redisCommand(r->rc, "INCR " S_REDIS_GEN_KEY);
-        s_nopipe_end(&np);
         out->redis = f.deleted;
-        if (rep && rep->type == REDIS_REPLY_INTEGER) {
-            r->gen_known = 0; /* our own bump: no news to announce */
-            s_redis_gen_take(r, rep);
+        if ((rrc = s_redis_bump_gen(r, rc, &np, why, sizeof why)) == 0)
             out->generation = r->gen;
-            rrc = 0;
-        } else if (!rc) {
-            snprintf(why, sizeof why, "%s",
-                     rep && rep->type == REDIS_REPLY_ERROR ? rep->str : s_rc_err(r->rc));
-        }
-        if (rep)
-            freeReplyObject(rep);
-        if (rrc)
-            s_redis_down(r, why);
     }
     uint64_t g = out->generation;
     int erc = r->emb_ops->forget(r->emb, node, out);
@@ -893,20 +903,7 @@ static int s_redis_clear(void *be, wh_cache_forgot_t *out)
             if (i == 0)
                 out->redis = f.deleted;
         }
-        redisReply *rep = rc ? NULL : redisCommand(r->rc, "INCR " S_REDIS_GEN_KEY);
-        s_nopipe_end(&np);
-        if (rep && rep->type == REDIS_REPLY_INTEGER) {
-            r->gen_known = 0;
-            s_redis_gen_take(r, rep);
-            rrc = 0;
-        } else if (!rc) {
-            snprintf(why, sizeof why, "%s",
-                     rep && rep->type == REDIS_REPLY_ERROR ? rep->str : s_rc_err(r->rc));
-        }
-        if (rep)
-            freeReplyObject(rep);
-        if (rrc)
-            s_redis_down(r, why);
+        rrc = s_redis_bump_gen(r, rc, &np, why, sizeof why);
         r->n_pending = 0; /* nothing stored before a clear goes back */
     }
     uint64_t g = r->gen;
