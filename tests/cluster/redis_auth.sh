@@ -14,9 +14,7 @@ for tool in redis-server redis-cli jq; do
 done
 B="$WH_BINARY_DIR"
 PIDS=()
-stop_all() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=(); }
 trap 'stop_all; rm -rf "$T"' EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 PASS='p@ss:w/rd-Zq81'                 # needs escaping in a URL
 PASS_URL='p%40ss%3Aw%2Frd-Zq81'

@@ -16,9 +16,7 @@
 . "$(dirname "$0")/lib.sh"
 B="$WH_BINARY_DIR"
 PIDS=()
-stop_all() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=(); }
 trap 'stop_all; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 K="$T/keys"; mkdir -p "$K/nodes" "$K/clients"
 for k in coord nodes/n1 nodes/n2 clients/cli; do "$WHITTLE" keygen --out "$K/$k" > /dev/null || fail "keygen $k"; done

@@ -18,9 +18,7 @@
 B="$WH_BINARY_DIR"
 COORD="$B/coordinator/whittle-coordinator"; NODE="$B/node/whittle-node"; PEER="$B/tests/wh_peer"
 PIDS=()
-stop_all() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=(); }
 trap 'stop_all; rm -rf "$T"' EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 # ---- no keys: loopback only, and only with --insecure ----
 port=$(free_port)

@@ -10,9 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 B="$WH_BINARY_DIR"
 PIDS=()
-stop_all() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=(); }
 trap 'stop_all; rm -rf "$T"' EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 P="$T/p"; cp -r "$FIX/farm" "$P"
 before=$(tree_digest "$P")
 margs=(--project "$P" --source 'src/*.c' --tests-file tests/test_shop.c --setup "make -s" --build "make -s"

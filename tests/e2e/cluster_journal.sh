@@ -23,7 +23,6 @@ B="$WH_BINARY_DIR"
 PIDS=()
 stop_all() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait "${PIDS[@]}" 2>/dev/null; PIDS=(); }
 trap 'stop_all; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 K="$T/keys"; mkdir -p "$K/nodes" "$K/clients"
 for k in coord nodes/n1 clients/cli clients/other; do "$WHITTLE" keygen --out "$K/$k" > /dev/null || fail "keygen $k"; done

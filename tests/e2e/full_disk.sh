@@ -24,9 +24,7 @@ if ! mount -t tmpfs -o size=2m tmpfs "$FULL" 2>"$T/mount.err"; then
     echo "skip: cannot mount a tmpfs: $(cat "$T/mount.err")" >&2; rm -rf "$T"; exit 77
 fi
 PIDS=()
-stop_all() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=(); }
 trap 'stop_all; umount "$FULL" 2>/dev/null; rm -rf "$T"' EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 
 P="$T/headers"; cp -r "$FIX/headers" "$P"
 args=(--project "$P" --file tests/test_request.c --test test_should_read_headers

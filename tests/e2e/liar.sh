@@ -14,9 +14,7 @@
 . "$(dirname "$0")/lib.sh"
 B="$WH_BINARY_DIR"
 PIDS=()
-stop_all() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=(); }
 trap 'stop_all; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 slots_joined() { "$WHITTLE" status --cluster "$EP" | sed -n 's/^nodes: [0-9]*  slots: \([0-9]*\).*/\1/p'; }
 wait_slots() { # n
     for _ in $(seq 1 50); do [ "$(slots_joined)" = "$1" ] && return 0; sleep 0.1; done

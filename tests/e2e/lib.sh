@@ -22,6 +22,11 @@ check_eq() { # name got want
 check_le() { # name got max
     if [ "$2" -le "$3" ]; then pass "$1 = $2 <= $3"; else fail "$1: got $2, want <= $3"; fi
 }
+# Cluster tests: a free loopback port, and the processes a test started
+# (PIDS), stopped by PID.
+free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
+PIDS=()
+stop_all() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=(); }
 json() { # file jq-expression
     jq -r "$2" "$1"
 }

@@ -11,7 +11,6 @@ B="$WH_BINARY_DIR"
 PIDS=()
 stop_all() { for p in "${PIDS[@]}"; do kill -CONT "$p" 2>/dev/null; kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=(); }
 trap 'stop_all; rm -rf "$T"' EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 # get URL -> prints "CODE BODY..." (python: no curl on a minimal Debian)
 get() { python3 - "$1" <<'PY'
 import sys, urllib.request, urllib.error

@@ -12,7 +12,6 @@
 . "$(dirname "$0")/lib.sh"
 B="$WH_BINARY_DIR"
 PIDS=()
-stop_all() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=(); }
 trap 'stop_all; rm -rf "$T"' EXIT
 P="$T/calc"; cp -r "$FIX/calc" "$P"
 args=(--project "$P" --file tests/test_calc.c --test test_basic --setup "make -s"
@@ -68,7 +67,6 @@ cmp -s "$T/q.out" "$T/q.want" && pass "--quiet: stdout is the result only" || { 
 check_eq "--quiet: stderr" "$(cat "$T/q.err")" ""
 
 # ---- through a coordinator ----
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 EP="tcp://127.0.0.1:$(free_port)"
 "$B/coordinator/whittle-coordinator" --bind "$EP" --cache memory: --insecure --runs "$T/runs" > "$T/coord.log" 2>&1 &
 PIDS+=($!)

@@ -17,9 +17,7 @@
 unshare -m true 2>/dev/null || { echo "skipped: no mount namespaces here" >&2; exit 77; }
 B="$WH_BINARY_DIR"
 PIDS=()
-stop_all() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=(); }
 trap 'stop_all; rm -rf "$T"' EXIT
-free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 g() { git -c user.name=t -c user.email=t@example.invalid -c init.defaultBranch=main "$@"; }
 
 # The git server and the client's clone.
