@@ -53,7 +53,7 @@ check_eq "complete framework" "$(PATH="$B/coordinator:$PATH" comp whittle reduce
 
 # No option parsed by hand: the files that read argv compare no string
 # starting with '-' (they ask the table's parser, wh_cli_is).
-hand=$(cd "$WH_SOURCE_DIR" && grep -lE 'char \*\*argv' coordinator/*.c node/*.c common/*.c proto/*.c |
+hand=$(cd "$WH_SOURCE_DIR" && grep -lE 'char \*\*argv' coordinator/*/*.c node/*.c node/fw/*.c common/*.c proto/*.c |
        grep -v '^common/cli' | xargs grep -nE 'str(n)?cmp\([^)]*"-[-a-zA-Z]' || true)
 check_eq "options parsed outside the table" "$hand" ""
 
