@@ -81,13 +81,18 @@ bench_judge() {
 # bench_cluster_start NAME SLOTS PROCS: a coordinator on a free loopback
 # port with a fresh in-memory cache, and PROCS whittle-node processes that
 # share SLOTS slots as evenly as they can. Waits until the coordinator sees
-# every slot. Sets CL_EP (the endpoint) and CL_PIDS.
+# every slot. Sets CL_EP (the endpoint) and CL_PIDS. Arguments after PROCS
+# go to the coordinator too (farm_scale.sh: --journal, --max-client-jobs).
 bench_cluster_start() {
     local name=$1 slots=$2 procs=$3 i
+    shift 3
     [ "$procs" -gt "$slots" ] && procs=$slots
     CL_PIDS=()
+    # The log exists before the coordinator starts, so the loop below never
+    # reads a file the background shell has not created yet.
+    : >"$BENCH_TMP/$name.coord.log"
     "$WB/coordinator/whittle-coordinator" --runs "$BENCH_TMP" --bind 'tcp://127.0.0.1:*' --insecure --cache memory: \
-        2>"$BENCH_TMP/$name.coord.log" &
+        "$@" 2>>"$BENCH_TMP/$name.coord.log" &
     BENCH_PIDS+=($!)
     CL_PIDS+=($!)
     CL_EP=
@@ -130,8 +135,12 @@ bench_now_ms() { echo $(( $(date +%s%N) / 1000000 )); }
 # The single run folder under an --out folder.
 bench_run_dir() { ls -d "$1"/*/ 2>/dev/null | head -n1 | sed 's:/$::'; }
 
-# Mean node-side milliseconds of the candidates a node judged (candidates.csv
-# column ms, rows with cached == 0).
+# Mean node-side milliseconds (build + test) of the candidates slots really
+# judged, extras and candidates judged ahead included: judged.csv rows of
+# kind candidate or ahead. (candidates.csv is the wrong source: a candidate
+# the precheck predicted has cached = 0 and 0 ms, which pulled the mean
+# below the latency.) Slot names are quoted and hold no commas.
 bench_mean_ms() {
-    awk -F, 'NR > 1 && $7 == 0 && $9 != "" { n++; s += $9 } END { printf "%.0f", n ? s / n : 0 }' "$1"
+    awk -F, 'NR > 1 && ($2 == "candidate" || $2 == "ahead") && $4 != "InfraError" { n++; s += $5 + $6 }
+             END { printf "%.0f", n ? s / n : 0 }' "$1"
 }

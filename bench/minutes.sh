@@ -205,7 +205,7 @@ for row in "${ROWS[@]}"; do
     read -r label jobs d <<< "$row"
     s="$d/summary.json"
     jq -r --arg l "$label" --arg j "$jobs" --argjson base "$base" --argjson abase "$abase" \
-          --arg c "$(bench_mean_ms "$d/candidates.csv")" '
+          --arg c "$(bench_mean_ms "$d/judged.csv")" '
       def r(x; n): (x * pow(10; n) | round) / pow(10; n);
       [$l, $j, r(.wall_ms / 1000; 1), r($base / .wall_ms; 2),
        r((.wall_ms - .warm.first_warm_ms) / 1000; 1), r($abase / (.wall_ms - .warm.first_warm_ms); 2),

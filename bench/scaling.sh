@@ -12,27 +12,36 @@
 #   rounds    the critical path: rounds never run in parallel
 #   evaluated candidates judged by a node (parallel runs judge extras)
 #   bound     evaluated / rounds (all rounds)
-#   brounds   rounds that build something (summary.json building_rounds:
-#             a round answered wholly by the cache or the precheck costs
-#             no build, so it is not on the critical path of builds)
-#   ceiling   the 1-slot run's evaluated / brounds: T1/T∞, the highest
-#             speedup any number of slots can reach without speculation
+#   depth     the sequential depth: chains (chain.h) that build something
+#             (summary.json building_rounds; a chain answered wholly by the
+#             cache or the precheck costs no build). The walk's rounds are
+#             the same for every slot count; the depth shrinks with the
+#             slots, because a chain runs ahead over the rounds the walk
+#             expects next
+#   ceiling   the 1-slot run's evaluated / depth: what the 1-slot walk
+#             offers per chain (slots can beat it: depth shrinks with N)
 #   of_ceil   speedup / min(slots, ceiling)
-#   ideal     brounds x LATENCY, the wall time with unlimited slots and a
+#   work_s    builds at 1 slot / N x the 1-slot cand_ms: the wall time if
+#             N slots shared the sequential walk's builds perfectly
+#   of_work   work_s / wall: the speedup against that limit (1 = perfect)
+#   ideal     depth x LATENCY, the wall time with unlimited slots and a
 #             zero-cost coordinator (DESIGN.md, "The round engine")
 #   eff       ideal / wall
-#   cand_ms   mean node-side time of one judged candidate (latency + the
-#             process starts + file writes), a noise gauge
-#   limit_s   brounds x cand_ms of the mode's 1-slot run: the same limit
+#   cand_ms   mean node-side time (build + test) of every candidate a slot
+#             judged, extras included (judged.csv: candidates the precheck
+#             predicted are not judged and not counted), a noise gauge
+#   limit_s   depth x cand_ms of the mode's 1-slot run: the same limit
 #             with the latency a candidate really has on this machine
 #
 # and asserts that every run gives the same reduced test, the same number of
-# rounds, and judges the same candidates the sequential walk judges
-# (evaluated - extra is constant).
+# rounds, the same candidates and verdicts in candidates.csv (candidate,
+# sweep, level, kept, total, verdict), and judges the same candidates the
+# sequential walk judges (evaluated - extra is constant; not with
+# --speculate, whose verdicts judged ahead may come back as cache hits).
 #
 # usage: bench/scaling.sh [--quick] [--latency MS] [--slots "1 2 4 8 16 32"]
 #                         [--jobs "1 4 16"] [--procs N] [--build-dir DIR]
-#                         [--test NAME] [--csv FILE] [--keep]
+#                         [--test NAME] [--csv FILE] [--keep] [--precheck MODE]
 #   --quick    latency 50 ms, slots 1 2 4, no embedded runs, and the
 #              fixture's 19-statement test_synth_small (< 60 s)
 #   --procs N  at most N whittle-node processes per cluster (default 4):
@@ -40,6 +49,9 @@
 #   --jobs ""  skips the embedded runs
 #   --speculate  idle slots also judge the predicted next round (whittle's
 #              default; without this flag the runs pass --no-speculate)
+#   --precheck MODE  passed to each run (on, off, audit; default: whittle's);
+#              each run's front-end figures (checks, unchecked, predicted,
+#              check ms) are logged
 source "$(dirname "${BASH_SOURCE[0]}")/lib.sh"
 
 LAT_MS=200
@@ -51,6 +63,7 @@ CSV=
 TEST=test_synth
 SPEC=
 SPEC_ARG=--no-speculate
+PRECHECK_ARG=()
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) LAT_MS=50; SLOTS="1 2 4"; JOBS=""; TEST=test_synth_small ;;
@@ -63,6 +76,7 @@ while [ $# -gt 0 ]; do
     --csv) CSV=${2:?}; shift ;;
     --keep) BENCH_KEEP=1 ;;
     --speculate) SPEC=--speculate; SPEC_ARG=--speculate ;;
+    --precheck) PRECHECK_ARG=(--precheck "${2:?}"); shift ;;
     -h|--help) sed -n '2,/^source/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) bench_die "unknown argument '$1'" ;;
     esac
@@ -79,12 +93,12 @@ LAT_S=$(awk -v m="$LAT_MS" 'BEGIN { printf "%.3f", m / 1000 }')
 ROWS=()
 FAILED=0
 REF_DIR= REF_ROUNDS= REF_SEQ=
-declare -A WALL1 MS1 CEIL1
+declare -A WALL1 MS1 CEIL1 EV1
 run_one() {
     local mode=$1 n=$2 name="$1-$2" out="$BENCH_TMP/out-$1-$2" procs=1 layout
     local args=(reduce --project "$BENCH_FIX" --file tests/test_synth.c --test "$TEST"
         --setup true --build "$JUDGE build $LAT_S" --run "$JUDGE run" --framework junit
-        --out "$out" --cache memory: $SPEC_ARG)
+        --out "$out" --cache memory: $SPEC_ARG "${PRECHECK_ARG[@]+"${PRECHECK_ARG[@]}"}")
     if [ "$mode" = cluster ]; then
         procs=$((n < PROCS ? n : PROCS))
         bench_cluster_start "$name" "$n" "$procs"
@@ -111,7 +125,9 @@ run_one() {
     fi
     local s="$d/summary.json" wall rounds evaluated extra cached cand brounds
     read -r wall rounds evaluated extra cached cand brounds < <(jq -r '[.wall_ms, .rounds, .evaluated, .extra, .cached, .candidates, .building_rounds] | @tsv' "$s")
-    local ms; ms=$(bench_mean_ms "$d/candidates.csv")
+    local ms; ms=$(bench_mean_ms "$d/judged.csv")
+    bench_log "$name: precheck $(jq -r '"\(.precheck.mode): \(.precheck.checks) checks, \(.precheck.unchecked) unchecked, " +
+        "\(.predicted) predicted, \(.precheck.check_ms | floor) ms of checks"' "$s"), wall $wall ms"
     if [ -z "$REF_DIR" ]; then
         REF_DIR=$d REF_ROUNDS=$rounds REF_SEQ=$((evaluated - extra))
     else
@@ -124,17 +140,15 @@ run_one() {
         if [ -z "$SPEC" ]; then
             [ $((evaluated - extra)) = "$REF_SEQ" ] ||
                 { bench_log "FAIL: $name: evaluated - extra = $((evaluated - extra)), first run had $REF_SEQ"; FAILED=1; }
-        else
-            # With speculation a verdict judged ahead may come back as a
-            # cache hit; the walk itself must be the same candidate for
-            # candidate, verdict for verdict.
-            cmp -s <(cut -d, -f1-6 "$REF_DIR/candidates.csv") <(cut -d, -f1-6 "$d/candidates.csv") ||
-                { bench_log "FAIL: $name: candidates or verdicts differ from the first run's"; FAILED=1; }
         fi
+        # The walk itself must be the same candidate for candidate, verdict
+        # for verdict, whatever the slots.
+        cmp -s <(cut -d, -f1-6 "$REF_DIR/candidates.csv") <(cut -d, -f1-6 "$d/candidates.csv") ||
+            { bench_log "FAIL: $name: candidates or verdicts differ from the first run's"; FAILED=1; }
     fi
-    [ -z "${WALL1[$mode]:-}" ] && WALL1[$mode]=$wall MS1[$mode]=$ms CEIL1[$mode]=$(awk -v e="$evaluated" -v b="$brounds" 'BEGIN { printf "%.3f", (b > 0 ? e / b : 1) }')
-    ROWS+=("$mode $n $layout $wall $((t1 - t0)) ${WALL1[$mode]} $rounds $evaluated $extra $cached $cand $ms ${MS1[$mode]} $brounds ${CEIL1[$mode]}")
-    bench_log "  $name: wall $wall ms, $rounds rounds, $evaluated evaluated ($extra extra), $ms ms/candidate"
+    [ -z "${WALL1[$mode]:-}" ] && WALL1[$mode]=$wall MS1[$mode]=$ms EV1[$mode]=$evaluated CEIL1[$mode]=$(awk -v e="$evaluated" -v b="$brounds" 'BEGIN { printf "%.3f", (b > 0 ? e / b : 1) }')
+    ROWS+=("$mode $n $layout $wall $((t1 - t0)) ${WALL1[$mode]} $rounds $evaluated $extra $cached $cand $ms ${MS1[$mode]} $brounds ${CEIL1[$mode]} ${EV1[$mode]} $(cut -d' ' -f1 /proc/loadavg)")
+    bench_log "  $name: wall $wall ms, $rounds rounds, depth $brounds, $evaluated evaluated ($extra extra), $ms ms/candidate, load $(cut -d' ' -f1-3 /proc/loadavg)"
 }
 
 bench_log "whittle scaling benchmark: latency $LAT_MS ms, slots: $SLOTS, embedded jobs: ${JOBS:-none}"
@@ -145,20 +159,22 @@ for n in $JOBS; do run_one embedded "$n"; done
 T_END=$(bench_now_ms)
 
 # The table.
-hdr="mode slots layout wall_s client_s speedup rounds brounds evaluated extra cached bound ceiling of_ceil ideal_s eff cand_ms limit_s"
+hdr="mode slots layout wall_s client_s speedup rounds depth evaluated extra cached bound ceiling of_ceil work_s of_work ideal_s eff cand_ms limit_s load"
 {
     echo "$hdr"
     for r in "${ROWS[@]}"; do
         set -- $r
         awk -v mode="$1" -v n="$2" -v lay="$3" -v wall="$4" -v client="$5" -v w1="$6" \
             -v rounds="$7" -v ev="$8" -v extra="$9" -v cached="${10}" -v ms="${12}" -v ms1="${13}" \
-            -v br="${14}" -v ceil="${15}" -v lat="$LAT_MS" 'BEGIN {
+            -v br="${14}" -v ceil="${15}" -v ev1="${16}" -v load="${17}" -v lat="$LAT_MS" 'BEGIN {
             ideal = br * lat
             sp = w1 / wall
             lim = n < ceil ? n : ceil
-            printf "%s %d %s %.1f %.1f %.2f %d %d %d %d %d %.2f %.2f %.2f %.1f %.2f %d %.1f\n", mode, n, lay,
+            work = ev1 * ms1 / n
+            printf "%s %d %s %.1f %.1f %.2f %d %d %d %d %d %.2f %.2f %.2f %.1f %.2f %.1f %.2f %d %.1f %s\n", mode, n, lay,
                 wall / 1000, client / 1000, sp, rounds, br, ev, extra, cached,
-                ev / rounds, ceil, sp / lim, ideal / 1000, ideal / wall, ms, br * ms1 / 1000 }'
+                ev / rounds, ceil, sp / lim, work / 1000, work / wall, ideal / 1000, ideal / wall, ms,
+                br * ms1 / 1000, load }'
     done
 } >"$BENCH_TMP/table"
 [ -n "$CSV" ] && tr ' ' ',' <"$BENCH_TMP/table" >"$CSV"
@@ -171,4 +187,4 @@ if [ "$FAILED" -ne 0 ]; then
     echo "FAILED: runs disagree or failed (records kept in $BENCH_TMP)" >&2
     exit 1
 fi
-echo "all runs gave the same reduced test (sha256 $(sha256sum <"$REF_DIR/reduced.c" | cut -c1-12)), the same $REF_ROUNDS rounds, and judged the $REF_SEQ candidates of the sequential walk"
+echo "all runs gave the same reduced test (sha256 $(sha256sum <"$REF_DIR/reduced.c" | cut -c1-12)), the same $REF_ROUNDS rounds, the same candidates and verdicts, and judged the $REF_SEQ candidates of the sequential walk"

@@ -24,7 +24,7 @@ const wh_cli_cmd_t wh_cli_cmds[] = {
      "Prints the statement tree of one test function (or lists the test functions) of a test "
      "file, as libclang parses it."},
     {WH_CLI_REDUCE, "whittle", "reduce",
-     "[--config FILE] --project DIR --file FILE --test NAME --run CMD [OPTION...] [-- FLAGS...]", 0, 1,
+     "[--config FILE] [--project DIR] --file FILE --test NAME --run CMD [OPTION...] [-- FLAGS...]", 0, 1,
      "Reduces one failing test: removes statements (hierarchical delta debugging over the "
      "statement tree) while the test still fails the same way. Without --cluster it runs in "
      "this process with --jobs slot threads. Settings come from --config FILE, else from "
@@ -33,7 +33,8 @@ const wh_cli_cmd_t wh_cli_cmds[] = {
      "Sends every job of a JSON list (fields as the reduce flags, '-' spelled '_') to a "
      "coordinator and waits for their results."},
     {WH_CLI_STATUS, "whittle", "status", "--cluster ENDPOINT [KEYS]", 0, 0,
-     "Prints a coordinator's nodes, slots, cache, journal and jobs (resumed ones marked)."},
+     "Prints a coordinator's nodes, slots, cache, journal and the jobs of this client key "
+     "(resumed ones marked; other clients' jobs only counted)."},
     {WH_CLI_WATCH, "whittle", "watch", "--cluster ENDPOINT [KEYS] JOB_ID...", 64, 0,
      "Follows jobs by id to their results, as submit does: after a coordinator restart, or "
      "from another terminal. Only the key that submitted a job may watch it."},
@@ -87,7 +88,8 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "Reads the job from FILE (the fields of a submit entry) before the flags; default "
      "./whittle.json when it exists."},
     {WH_CLI_REDUCE | WH_CLI_MUTATE, "project", 0, "DIR",
-     "The project folder. It is copied into workspaces and never written to."},
+     "The project folder. It is copied into workspaces and never written to. reduce: "
+     "default the current folder (also for a --config or whittle.json without \"project\")."},
     {WH_CLI_REDUCE, "file", 0, "FILE", "The test file, relative to the project."},
     {WH_CLI_INSPECT | WH_CLI_REDUCE, "test", 0, "NAME",
      "The test function (or GoogleTest Suite.Name) to parse or reduce."},
@@ -125,6 +127,11 @@ const wh_cli_opt_t wh_cli_opts[] = {
     {WH_CLI_CACHE, "cache", 0, "SPEC",
      "The cache to look after, as reduce --cache takes it (default: the embedded one); a "
      "redis:// cache includes its embedded fallback."},
+    {WH_CLI_REDUCE | WH_CLI_COORD | WH_CLI_CACHE, "cache-secret-file", 0, "FILE",
+     "The cluster secret (at least 32 bytes; make one with head -c 32 /dev/urandom | base64): "
+     "every value written to a redis:// cache or journal carries an HMAC-SHA-256 under it, and "
+     "a value without a valid one is not believed (a miss, counted by cache stats). Needed "
+     "with a redis:// cache; default $WHITTLE_CACHE_SECRET_FILE. Never the secret itself."},
     {WH_CLI_CACHE, "node", 0, "KEYID",
      "forget: the node whose verdicts go, by its key name (the base name of its public key "
      "file), or local (the embedded reduce and --insecure nodes)."},
@@ -148,9 +155,11 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "every run preserves the failure."},
     {WH_CLI_REDUCE, "flaky-ok", 0, "R",
      "With --repeat, accepts a candidate when R of the K runs (1 to 1000) preserve the failure."},
-    {WH_CLI_REDUCE, "reference", 0, "DIR|GIT-REV",
+    {WH_CLI_REDUCE, "reference", 0, "DIR|GIT-REV|auto|none",
      "A version without the bug (a folder or a git revision of the project): checks that the "
-     "reduced test still passes there (the fault is kept)."},
+     "reduced test still passes there (the fault is kept). auto, the default in a git project: "
+     "HEAD when tracked files outside the test changed, else the merge base with the upstream "
+     "branch; none: no check."},
     {WH_CLI_REDUCE, "keep-fault", 0, NULL,
      "With --reference, a candidate is kept only if it also passes on the reference (the "
      "default with --reference)."},
@@ -162,6 +171,11 @@ const wh_cli_opt_t wh_cli_opts[] = {
     {WH_CLI_REDUCE, "precheck", 0, "on|off|audit",
      "Predicts candidates that cannot build with libclang and skips them: on (default), off, "
      "or audit (build them anyway and count disagreements)."},
+    {WH_CLI_REDUCE, "ub-guard", 0, "on|off",
+     "A candidate whose front end (libclang, the test file's compile command) raises a "
+     "-Wuninitialized, -Wsometimes-uninitialized, -Wconditional-uninitialized or -Wreturn-type "
+     "warning the original does not is not Preserved: it reads an indeterminate value and "
+     "fails the same way only by accident (verdict UBGuard, not built). on (default) or off."},
     {WH_CLI_REDUCE, "from-junit", 0, "REPORT",
      "Reduces every failing test (failure or error) of a JUnit XML report, one job each on one "
      "pool and cache, each with its own run folder; --test is not needed and --file may be a "
@@ -170,7 +184,13 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "root-cause groups are printed at the end."},
     {WH_CLI_REDUCE, "from-ctest", 0, "BUILD_DIR",
      "As --from-junit, for the failing tests of the last ctest run in BUILD_DIR "
-     "(Testing/Temporary/LastTestsFailed.log, refused when older than LastTest.log)."},
+     "(Testing/Temporary/LastTestsFailed.log, refused when older than LastTest.log). Alone, "
+     "in the project folder, it needs nothing else: the test files, --setup, --build and "
+     "--run come from what CMake and CTest recorded (CMakeCache.txt, CTestTestfile.cmake; "
+     "the build folder is configured afresh in the workspace), and a whole-program test "
+     "is split into the failing functions its output names (cmocka, GoogleTest, Unity, "
+     "Check, CUnit, Criterion), each reduced. --from-junit does the same for a report in "
+     "a CMake build folder."},
     {WH_CLI_REDUCE, "ignore", 0, "GLOB",
      "Leaves files matching GLOB (a name anywhere, or a path from the project root when it "
      "holds '/') out of the job's identity, so they do not miss the cache; may be given more "
@@ -255,9 +275,13 @@ const wh_cli_opt_t wh_cli_opts[] = {
     {WH_CLI_COORD, "runs", 0, "DIR",
      "Where every submitted job's run folder goes (default ./whittle-runs); a client's --out "
      "names at most a relative folder under it."},
+    {WH_CLI_COORD, "max-client-jobs", 0, "N",
+     "At most N jobs queued or running per client key (1 to 100000, default 32; under "
+     "--insecure, for all clients together). A submit beyond it is refused, not journaled, "
+     "and its client exits 4."},
     {WH_CLI_COORD, "metrics", 0, "[HOST:]PORT",
      "Serves Prometheus text at /metrics and the probes /healthz and /readyz (PORT alone: on "
-     "127.0.0.1)."},
+     "127.0.0.1), to up to 1024 connections at once; one idle for 5 s is closed."},
     {WH_CLI_COORD | WH_CLI_NODE, "heartbeat", 0, "MS",
      "Heartbeat interval in milliseconds (10 to 600000, default 1000)."},
     {WH_CLI_COORD | WH_CLI_NODE, "verbose", 'v', NULL, "Logs more (info level)."},
@@ -281,5 +305,10 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "bwrap also confines each job command with bubblewrap: system folders read-only, a "
      "private /tmp, its workspace (other slots' workspaces masked), loopback-only network. "
      "Default none."},
+    {WH_CLI_NODE, "job-uids", 0, "LO-HI",
+     "Started as root, runs each workspace key's commands (one project snapshot, setup and "
+     "test file) as a uid of its own from LO..HI, skipping uids with an account; its key "
+     "folder is that uid's alone, so one job's commands cannot read or change another's "
+     "workspace. Default: off (every job as --run-as)."},
     {0, NULL, 0, NULL, NULL},
 };

@@ -41,6 +41,8 @@ static const char *const s_verdict_names[WH_V_COUNT] = {
 
 const char *wh_verdict_name(wh_verdict_t v)
 {
+    if (v == WH_V_UB_GUARD)
+        return "UBGuard";
     if ((int)v < 0 || (int)v >= WH_V_COUNT)
         return "None";
     return s_verdict_names[v];

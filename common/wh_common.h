@@ -30,7 +30,8 @@
     X(ECANCEL, -1011, "cancelled")                               \
     X(ETOOBIG, -1012, "input exceeds size cap")                  \
     X(EUNAVAIL, -1013, "service unavailable")                    \
-    X(ETAINT, -1014, "infrastructure fault")
+    X(ETAINT, -1014, "infrastructure fault")                     \
+    X(EAUTH, -1015, "credentials refused")
 
 enum {
 #define WH_ERR_ENUM(name, val, str) WH_##name = (val),
@@ -52,10 +53,16 @@ typedef enum {
     WH_V_BUILD_FAILED = 4,
     WH_V_TEST_MISSING = 5,
     WH_V_INFRA_ERROR = 6,
+    /* Not a node's verdict: the coordinator's UB guard (DESIGN.md, "Trust")
+     * found a candidate reading an indeterminate value, so it is not
+     * Preserved whatever its build says. Beyond WH_V_COUNT, so the wire,
+     * the cache and wh_verdict_parse refuse it: it never travels and is
+     * never stored; only the run record names it. */
+    WH_V_UB_GUARD = 7,
 } wh_verdict_t;
 #define WH_V_COUNT 7
 
-/* "Preserved", "TestPassed", ... ; "None" for WH_V_NONE. */
+/* "Preserved", "TestPassed", ..., "UBGuard"; "None" for WH_V_NONE. */
 const char *wh_verdict_name(wh_verdict_t v);
 /* Inverse of wh_verdict_name; WH_V_NONE when s names no verdict. */
 wh_verdict_t wh_verdict_parse(const char *s);

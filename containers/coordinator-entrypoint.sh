@@ -15,6 +15,9 @@
 #   WHITTLE_REDIS_PASSWORD_FILE  file holding the Redis password
 #                        (default /run/secrets/redis_password when it exists);
 #                        exported as WHITTLE_REDIS_PASSWORD, never on the command line
+#   WHITTLE_CACHE_SECRET_FILE  the cluster secret that MACs every value in Redis
+#                        (default /run/secrets/cache_secret when it exists);
+#                        passed as --cache-secret-file, the file, never the secret
 #   WHITTLE_INSECURE=1   no keys (whittle-coordinator refuses it off loopback)
 #   WHITTLE_METRICS  [HOST:]PORT for Prometheus /metrics and the /healthz,
 #                    /readyz probes (default 0.0.0.0:9100 in the image; set it
@@ -42,6 +45,8 @@ if [ -z "${WHITTLE_REDIS_PASSWORD:-}" ] && [ -r "$pwfile" ]; then
     WHITTLE_REDIS_PASSWORD="$(cat "$pwfile")"
     export WHITTLE_REDIS_PASSWORD
 fi
+cachesecret="${WHITTLE_CACHE_SECRET_FILE:-/run/secrets/cache_secret}"
+[ ! -r "$cachesecret" ] || set -- --cache-secret-file "$cachesecret" "$@"
 [ -z "${WHITTLE_METRICS:-}" ] || set -- --metrics "$WHITTLE_METRICS" "$@"
 [ "${WHITTLE_VERBOSE:-0}" = 0 ] || set -- -v "$@"
 exec /usr/local/bin/whittle-coordinator "$@"

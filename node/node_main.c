@@ -5,6 +5,10 @@
  * Its options are rows of common/cli_table.c (whittle-node --help).
  * Started as root, the node runs job commands as --run-as USER (default
  * nobody): a submitted job's setup must not run as root on every slot.
+ *
+ * Built with WH_NODE_TEST it is whittle-node-test, for the test suite only:
+ * it also reads the switches that make a node misbehave on purpose
+ * (WH_TEST_LIE, WH_TEST_BUSY). whittle-node never does.
  */
 #define _GNU_SOURCE
 #include <signal.h>
@@ -53,6 +57,34 @@ static int s_parse_size(const char *s, uint64_t *out)
     return 0;
 }
 
+/* A coordinator that refused the node's handshake WH_NODE_REFUSALS times in
+ * a row refuses it for ever: one line saying which coordinator refused
+ * which key, and 2 (a bad key, as for a bad option); else 0. */
+static int s_refused(const wh_node_t *n, const wh_node_opts_t *o, const wh_auth_keys_t *keys,
+                     const char *secret)
+{
+    wh_auth_refusal_t r = wh_node_refused(n);
+    if (r == WH_AUTH_NOT_REFUSED)
+        return 0;
+    const char *file = secret ? secret : getenv("WHITTLE_SECRET_KEY");
+    if (r == WH_AUTH_KEY_REFUSED)
+        fprintf(stderr, "whittle-node: error: coordinator at %s refused this node's key '%s' "
+                "(public key %s) %d times in a row: it is not in the coordinator's --nodes "
+                "folder; stopping\n", o->endpoint, file ? file : "?",
+                keys ? keys->public_key : "?", WH_NODE_REFUSALS);
+    else if (keys)
+        fprintf(stderr, "whittle-node: error: coordinator at %s failed the security handshake "
+                "with this node's key '%s' (public key %s) %d times in a row: --server-key is "
+                "not its public key, or it runs without keys (--insecure); stopping\n",
+                o->endpoint, file ? file : "?", keys->public_key, WH_NODE_REFUSALS);
+    else
+        fprintf(stderr, "whittle-node: error: coordinator at %s failed the security handshake "
+                "with this node (--insecure, no key) %d times in a row: it runs with CURVE "
+                "keys; give --secret-key and --server-key; stopping\n", o->endpoint,
+                WH_NODE_REFUSALS);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     wh_node_opts_t o = {0};
@@ -84,7 +116,16 @@ int main(int argc, char **argv)
             insecure = 1;
         else if (wh_cli_is(&c, "run-as"))
             o.run_as = v;
-        else if (wh_cli_is(&c, "sandbox")) {
+        else if (wh_cli_is(&c, "job-uids")) {
+            unsigned long lo = 0, hi = 0;
+            char tail = 0;
+            if (sscanf(v, "%lu-%lu%c", &lo, &hi, &tail) != 2 || lo < 1000 || hi < lo ||
+                hi > 2147483647ul)
+                return s_die("--job-uids wants LO-HI with 1000 <= LO <= HI (like 900000-999999), "
+                             "not", v);
+            o.job_uid_lo = (unsigned)lo;
+            o.job_uid_hi = (unsigned)hi;
+        } else if (wh_cli_is(&c, "sandbox")) {
             if (strcmp(v, "bwrap") && strcmp(v, "none"))
                 return s_die("--sandbox wants bwrap or none, not", v);
             o.sandbox = !strcmp(v, "bwrap") ? WH_SANDBOX_BWRAP : WH_SANDBOX_NONE;
@@ -102,9 +143,15 @@ int main(int argc, char **argv)
         return c.exit;
     if (!o.endpoint)
         return s_die("missing --connect ENDPOINT", NULL);
+    if (o.job_uid_hi && geteuid() != 0) {
+        char uid[32];
+        snprintf(uid, sizeof uid, "%u", (unsigned)geteuid());
+        return s_die("--job-uids needs a node started as root; this one runs as uid", uid);
+    }
     if (!o.run_as && geteuid() == 0)
         o.run_as = "nobody"; /* never a job's commands as root by default */
     wh_auth_keys_t keys;
+    memset(&keys, 0, sizeof keys);
     char *aerr = NULL;
     int have = wh_auth_client_setup(&keys, secret, server, o.endpoint, insecure, &aerr);
     if (have < 0) {
@@ -113,14 +160,20 @@ int main(int argc, char **argv)
         return 2;
     }
     o.keys = have ? &keys : NULL;
-    /* TEST ONLY: a node that lies (tests/e2e/liar.sh). Never set it on a
-     * real node: every candidate would be answered Preserved unjudged. */
+#ifdef WH_NODE_TEST
+    /* TEST ONLY, and only in whittle-node-test (built with WH_NODE_TEST):
+     * a node that lies (tests/e2e/liar.sh): every candidate would be
+     * answered Preserved unjudged. whittle-node reads no such switch. */
     const char *lie = getenv("WH_TEST_LIE");
     if (lie && *lie) {
-        if (strcmp(lie, "preserved") != 0)
-            return s_die("WH_TEST_LIE (test only) must be 'preserved', not", lie);
-        o.test_lie = 1;
-        fprintf(stderr, "whittle-node: WH_TEST_LIE=preserved: this node LIES (test only)\n");
+        o.test_lie = strcmp(lie, "preserved") == 0     ? WH_V_PRESERVED
+                     : strcmp(lie, "buildfailed") == 0 ? WH_V_BUILD_FAILED
+                     : strcmp(lie, "testpassed") == 0  ? WH_V_TEST_PASSED
+                                                       : WH_V_NONE;
+        if (o.test_lie == WH_V_NONE)
+            return s_die("WH_TEST_LIE (test only) must be 'preserved', 'buildfailed' or "
+                         "'testpassed', not", lie);
+        fprintf(stderr, "whittle-node: WH_TEST_LIE=%s: this node LIES (test only)\n", lie);
     }
     /* TEST ONLY: a node whose slots always say busy (tests/e2e/busy_node.sh). */
     const char *busy = getenv("WH_TEST_BUSY");
@@ -131,6 +184,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "whittle-node: WH_TEST_BUSY=always: this node answers busy to every "
                         "candidate (test only)\n");
     }
+#endif
     signal(SIGPIPE, SIG_IGN);
     struct sigaction sa = {0};
     sa.sa_handler = s_on_signal;
@@ -147,13 +201,19 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "whittle-node: %d slot(s) connected to %s, workspaces in %s\n", o.slots,
             o.endpoint, o.workdir);
-    if (o.run_as || o.sandbox)
+    if (o.job_uid_hi)
+        fprintf(stderr, "whittle-node: job commands run as a uid of their workspace key's own "
+                "(%u-%u)%s\n", o.job_uid_lo, o.job_uid_hi,
+                o.sandbox ? " in a bwrap sandbox (loopback-only network)" : "");
+    else if (o.run_as || o.sandbox)
         fprintf(stderr, "whittle-node: job commands run as %s%s\n",
                 o.run_as ? o.run_as : "this node's user",
                 o.sandbox ? " in a bwrap sandbox (loopback-only network)" : "");
-    while (!s_stop)
+    int code = 0;
+    while (!s_stop && !(code = s_refused(n, &o, have ? &keys : NULL, secret)))
         usleep(100 * 1000);
     wh_node_stop(&n);
     zmq_ctx_term(zctx);
-    return 0;
+    memset(&keys, 0, sizeof keys);
+    return code;
 }

@@ -188,6 +188,39 @@ wh_runas_t *wh_runas_new(const char *user, wh_sandbox_t sb, const char *workdir,
     return r;
 }
 
+wh_runas_t *wh_runas_for_uid(const wh_runas_t *base, unsigned uid, const char *workdir,
+                             char **err)
+{
+    *err = NULL;
+    if (geteuid() != 0) {
+        *err = wh_strdup_printf("--job-uids needs a node started as root (this one runs as uid "
+                                "%u)", (unsigned)geteuid());
+        return NULL;
+    }
+    wh_runas_t *r = calloc(1, sizeof *r);
+    int rc = r ? 0 : WH_ENOMEM;
+    if (!rc && !(r->user = wh_strdup_printf("whittle-%u", uid)))
+        rc = WH_ENOMEM;
+    if (!rc) {
+        r->uid = (uid_t)uid;
+        r->gid = (gid_t)uid;
+        r->groups[0] = (gid_t)uid;
+        r->ngroups = 1;
+        r->drop = 1;
+        rc = s_home(r, workdir, err);
+    }
+    if (!rc && !(r->ws = wh_strdup_printf("%s/ws/", workdir)))
+        rc = WH_ENOMEM;
+    if (!rc && base && base->bwrap && !(r->bwrap = strdup(base->bwrap)))
+        rc = WH_ENOMEM;
+    if (rc) {
+        if (!*err)
+            *err = wh_strdup_printf("--job-uids: uid %u: %s", uid, wh_strerror(rc));
+        wh_runas_destroy(&r);
+    }
+    return r;
+}
+
 void wh_runas_destroy(wh_runas_t **rp)
 {
     wh_runas_t *r = *rp;
@@ -202,6 +235,11 @@ void wh_runas_destroy(wh_runas_t **rp)
     free(r->env_logname);
     free(r);
     *rp = NULL;
+}
+
+unsigned wh_runas_uid(const wh_runas_t *r)
+{
+    return r && r->drop ? (unsigned)r->uid : (unsigned)geteuid();
 }
 
 const char *wh_runas_user(const wh_runas_t *r)

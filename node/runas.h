@@ -35,6 +35,15 @@ typedef struct wh_runas wh_runas_t;
 wh_runas_t *wh_runas_new(const char *user, wh_sandbox_t sb, const char *workdir, char **err);
 void wh_runas_destroy(wh_runas_t **r);
 
+/* The user of one workspace key (whittle-node --job-uids): uid and gid
+ * uid, no supplementary group, no passwd entry needed, HOME
+ * workdir/home-whittle-UID (mode 0700, its own), base's sandbox. Needs a
+ * node running as root. NULL with *err (one line) on failure. */
+wh_runas_t *wh_runas_for_uid(const wh_runas_t *base, unsigned uid, const char *workdir,
+                             char **err);
+
+/* The uid commands run as (the node's own when r is NULL). */
+unsigned wh_runas_uid(const wh_runas_t *r);
 /* "nobody", or NULL when commands run as the node's own user. */
 const char *wh_runas_user(const wh_runas_t *r);
 

@@ -149,6 +149,35 @@ static int s_has_compile(const char *dir, const char *mount_at, const char *test
     return found;
 }
 
+/* The last non-empty line of a log (at most 160 printable bytes, a
+ * trailing "..." when cut), malloc'ed, or NULL: what a failed setup said,
+ * so its one-line error says more than a path. */
+static char *s_last_line(const char *log)
+{
+    char *text = NULL;
+    size_t len = 0;
+    if (wh_read_file(log, 1u << 20, &text, &len) != 0 || !text)
+        return NULL;
+    while (len && (text[len - 1] == '\n' || text[len - 1] == '\r' || text[len - 1] == ' '))
+        len--;
+    size_t start = len;
+    while (start && text[start - 1] != '\n')
+        start--;
+    char *line = NULL;
+    if (len > start) {
+        size_t n = len - start > 160 ? 160 : len - start;
+        line = malloc(n + 4);
+        for (size_t i = 0; line && i < n; i++) {
+            unsigned char ch = (unsigned char)text[start + i];
+            line[i] = ch < 0x20 || ch == 0x7f ? ' ' : (char)ch;
+        }
+        if (line)
+            strcpy(line + n, len - start > 160 ? "..." : "");
+    }
+    free(text);
+    return line;
+}
+
 /* Copies the project into dir and runs the setup there (seen at mount_at
  * when not NULL). Writes the setup's log beside dir. */
 static int s_copy_setup(const wh_warm_req_t *r, const char *dir, const char *mount_at,
@@ -197,10 +226,17 @@ static int s_copy_setup(const wh_warm_req_t *r, const char *dir, const char *mou
         rc = WH_ECANCEL;
         *detail = strdup("setup cancelled");
     } else if (rc || x.timed_out || x.signaled || x.exit_code != 0) {
+        char *said = rc ? NULL : s_last_line(log);
+        const char *sep = said ? ": " : "";
+        const char *what = said ? said : "";
         *detail = rc ? wh_strdup_printf("setup could not start: %s", wh_strerror(rc))
-                  : x.timed_out ? wh_strdup_printf("setup timed out after %u ms (log: %s)", o.timeout_ms, log)
-                  : x.signaled  ? wh_strdup_printf("setup killed by signal %d (log: %s)", x.term_signal, log)
-                                : wh_strdup_printf("setup exited %d (log: %s)", x.exit_code, log);
+                  : x.timed_out ? wh_strdup_printf("setup timed out after %u ms%s%s (log: %s)",
+                                                   o.timeout_ms, sep, what, log)
+                  : x.signaled  ? wh_strdup_printf("setup killed by signal %d%s%s (log: %s)",
+                                                   x.term_signal, sep, what, log)
+                                : wh_strdup_printf("setup exited %d%s%s (log: %s)", x.exit_code,
+                                                   sep, what, log);
+        free(said);
         rc = WH_ESETUP;
     } else if (r->test_file && !s_has_compile(dir, mount_at, r->test_file)) {
         o.env = NULL;

@@ -9,6 +9,7 @@
 #include <fcntl.h>
 #include <ftw.h>
 #include <pthread.h>
+#include <pwd.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
@@ -43,14 +44,30 @@ struct wh_node {
     wh_auth_keys_t keys;       /* CURVE client keys when has_keys */
     int has_keys;
     int nslots;
-    int test_lie;           /* see wh_node_opts_t: test only */
-    int test_busy;          /* see wh_node_opts_t: test only */
+#ifdef WH_NODE_TEST
+    int test_lie;           /* see wh_node_opts_t: whittle-node-test only */
+    int test_busy;
+#endif
     s_slot_t *slots;
     atomic_int stop;
+    /* Handshakes the coordinator refused in a row, over all slots; at
+     * WH_NODE_REFUSALS, refused holds the last kind (wh_auth_refusal_t):
+     * the node should stop (wh_node_refused). */
+    atomic_int refusals;
+    atomic_int refused;
+    _Atomic uint64_t refusal_ms;  /* when the last refusal was counted */
     atomic_uint_fast64_t evaluated;
     pthread_mutex_t disk_mu;   /* serializes eviction scans */
     wh_warmup_t *warm;         /* one setup per node per workspace key */
     wh_runas_t *runas;         /* the user and sandbox of job commands, or NULL */
+    /* --job-uids: a user per workspace key (s_key_runas) */
+    unsigned uid_lo, uid_hi;
+    pthread_mutex_t uid_mu;
+    struct s_keyuser {
+        char key[65];
+        wh_runas_t *runas;
+    } *keyusers;
+    int nkeyusers;
 };
 
 struct s_slot {
@@ -59,6 +76,7 @@ struct s_slot {
     pthread_t thread;
     int started;
     void *sock;
+    void *mon;              /* watches sock's CURVE handshakes (wh_auth_watch), or NULL */
     uint64_t last_rx;       /* monotonic ms of the last message from the coordinator */
     uint64_t last_tx;
     unsigned backoff_ms;
@@ -85,11 +103,17 @@ static int s_connect(s_slot_t *s)
     zmq_setsockopt(s->sock, ZMQ_LINGER, &linger, sizeof linger);
     int ivl = 200;
     zmq_setsockopt(s->sock, ZMQ_RECONNECT_IVL, &ivl, sizeof ivl);
+    /* A refused handshake is told apart from a silent coordinator (inproc://
+     * has no handshake to refuse). */
+    s->mon = strncmp(n->endpoint, "inproc://", 9) ? wh_auth_watch(n->zctx, s->sock) : NULL;
     if ((n->has_keys && wh_auth_client_apply(&n->keys, s->sock) != 0) ||
         wh_wire_limit(s->sock) != 0 || zmq_connect(s->sock, n->endpoint) < 0) {
         int e = -errno;
         zmq_close(s->sock);
         s->sock = NULL;
+        if (s->mon)
+            zmq_close(s->mon);
+        s->mon = NULL;
         return e;
     }
     wh_msg_t hello = {0};
@@ -108,6 +132,37 @@ static void s_disconnect(s_slot_t *s)
     if (s->sock)
         zmq_close(s->sock);
     s->sock = NULL;
+    if (s->mon)
+        zmq_close(s->mon);
+    s->mon = NULL;
+}
+
+/* A coordinator that does not admit this node's key refuses it on every
+ * reconnect, which looked like a silent coordinator. Each run of refusals
+ * is said at once (a warning, without -v), and after WH_NODE_REFUSALS in a
+ * row (any slot; a message from the coordinator ends the run) the node is
+ * told to stop (wh_node_refused). libzmq does not reconnect after a refused
+ * key, so the slot reconnects itself after its backoff (returns 1: it
+ * should). After a failed handshake libzmq retries every 200 ms on its own
+ * (returns 0); those failures count at most once a second, so that a
+ * handshake cut short by a coordinator's restart does not stop the node. */
+static int s_check_refused(s_slot_t *s)
+{
+    wh_node_t *n = s->node;
+    wh_auth_refusal_t r = wh_auth_refusal(s->mon);
+    if (r == WH_AUTH_NOT_REFUSED)
+        return 0;
+    uint64_t now = wh_now_ms(), last = atomic_load(&n->refusal_ms);
+    if (r == WH_AUTH_HANDSHAKE_FAILED && last && now - last < 1000)
+        return 0;
+    atomic_store(&n->refusal_ms, now);
+    int k = atomic_fetch_add(&n->refusals, 1) + 1;
+    if (k == 1)
+        wh_warn("node %s slot %d: coordinator at %s: %s", n->node_id, s->index, n->endpoint,
+                wh_auth_refusal_why(r));
+    if (k >= WH_NODE_REFUSALS)
+        atomic_store(&n->refused, (int)r);
+    return r == WH_AUTH_KEY_REFUSED;
 }
 
 static void s_send(s_slot_t *s, const wh_msg_t *m)
@@ -392,6 +447,51 @@ static int s_tick_bg(void *arg)
     return atomic_load(&s->node->stop);
 }
 
+/* The user a workspace key's commands run as: the node's (n->runas), or
+ * with --job-uids one of its own, the first uid of lo..hi from the key's
+ * hash on that no other key of this node holds and no account has. NULL
+ * with *detail when it cannot be made. */
+static const wh_runas_t *s_key_runas(wh_node_t *n, const char *key, char **detail)
+{
+    if (!n->uid_hi)
+        return n->runas;
+    const wh_runas_t *found = NULL;
+    pthread_mutex_lock(&n->uid_mu);
+    for (int i = 0; i < n->nkeyusers && !found; i++)
+        if (strcmp(n->keyusers[i].key, key) == 0)
+            found = n->keyusers[i].runas;
+    unsigned span = n->uid_hi - n->uid_lo + 1, start = 0;
+    for (int i = 0; i < 8; i++)
+        start = start * 16 + (unsigned)(key[i] <= '9' ? key[i] - '0' : key[i] - 'a' + 10);
+    for (unsigned k = 0; !found && k < span; k++) {
+        unsigned uid = n->uid_lo + (start + k) % span;
+        struct passwd pw, *pr = NULL;
+        char pbuf[1024];
+        int taken = getpwuid_r(uid, &pw, pbuf, sizeof pbuf, &pr) == 0 && pr;
+        for (int i = 0; i < n->nkeyusers && !taken; i++)
+            taken = wh_runas_uid(n->keyusers[i].runas) == uid;
+        if (taken)
+            continue;
+        struct s_keyuser *nk = realloc(n->keyusers, (size_t)(n->nkeyusers + 1) * sizeof *nk);
+        char *err = NULL;
+        wh_runas_t *ru = nk ? wh_runas_for_uid(n->runas, uid, n->workdir, &err) : NULL;
+        if (nk)
+            n->keyusers = nk;
+        if (!ru) {
+            *detail = err ? err : strdup("out of memory");
+            break;
+        }
+        snprintf(n->keyusers[n->nkeyusers].key, 65, "%s", key);
+        n->keyusers[n->nkeyusers++].runas = ru;
+        found = ru;
+    }
+    if (!found && !*detail)
+        *detail = wh_strdup_printf("--job-uids: every uid of %u-%u is taken", n->uid_lo,
+                                   n->uid_hi);
+    pthread_mutex_unlock(&n->uid_mu);
+    return found;
+}
+
 /* Makes sure the slot's workspace for job j exists and is set up (the
  * node's first setup of the key, or a clone of it: warmup.h). Returns 0,
  * or a negative code with *detail set (WH_ESETUP when setup failed).
@@ -424,8 +524,15 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *p
         s_evict(n, dir);
     wh_rm_rf(dir);
     /* The key folder is the user's too: the report and the sanitizer logs
-     * of a run are written beside its workspace. */
-    if ((rc = wh_mkdir_p(parent)) != 0 || (rc = wh_runas_grant(n->runas, parent, 0)) != 0) {
+     * of a run are written beside its workspace; with a user per key, it
+     * is that user's alone. */
+    const wh_runas_t *ru = s_key_runas(n, key, detail);
+    if (!ru && n->uid_hi) {
+        rc = WH_ESETUP;
+        goto out;
+    }
+    if ((rc = wh_mkdir_p(parent)) != 0 || (rc = wh_runas_grant(ru, parent, 0)) != 0 ||
+        (n->uid_hi && chmod(parent, 0700) < 0 && (rc = -errno) != 0)) {
         *detail = wh_strdup_printf("cannot create workspace under %s: %s", n->workdir,
                                    wh_strerror(rc));
         goto out;
@@ -435,7 +542,7 @@ static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *p
         excl[i] = j->exclude[i];
     wh_warm_req_t q = {dir,    project, excl,       j->setup_cmd, j->setup_timeout_ms,
                        bg ? s_tick_bg : s_tick, s, j->test_file, bg ? NULL : s_on_setup,
-                       n->runas};
+                       ru};
     wh_warm_stats_t st;
     memset(&st, 0, sizeof st);
     rc = wh_warmup_prepare(n->warm, &q, &st, detail);
@@ -600,7 +707,13 @@ static int s_run_set(s_slot_t *s, const wh_job_spec_t *j, const wh_framework_t *
     es.tick_arg = s;
     char *at = wh_warmup_mount_at(s->node->warm, x->root);
     es.mount_at = at;
-    es.runas = s->node->runas;
+    char kkey[65];
+    s_ws_key(j, project, kkey);
+    es.runas = s_key_runas(s->node, kkey, detail);
+    if (!es.runas && s->node->uid_hi) {
+        free(at);
+        return WH_ESETUP;
+    }
     for (int i = 0; i < want; i++) {
         if (i > 0)
             es.build_cmd = NULL; /* built once; the repeats only run */
@@ -856,12 +969,14 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
     s->cancel = 0;
 
     const wh_framework_t *fw = NULL;
+#ifdef WH_NODE_TEST
     if (n->test_busy) {
         /* TEST ONLY: a slot that is always busy (see wh_node_opts_t). */
         v.code = WH_EPROTO;
         detail = strdup("slot busy");
         goto reply;
     }
+#endif
     if ((detail = s_spec_refusal(m, &fw, &v.code)))
         goto reply;
     const char *project = m->on_reference ? j->reference : j->project;
@@ -869,14 +984,19 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
      * reference check is a single run. */
     int want = m->on_reference ? 1 : (j->repeat > 1 ? (int)j->repeat : 1);
     const wh_fp_t *ref = (m->baseline || m->on_reference) ? NULL : &m->ref;
+#ifdef WH_NODE_TEST
     if (n->test_lie && ref) {
         /* TEST ONLY: a lying node (see wh_node_opts_t). */
-        v.verdict = WH_V_PRESERVED;
-        v.test_status = WH_TR_FAILED;
-        v.observed = m->ref;
+        v.verdict = (uint32_t)n->test_lie;
+        v.code = n->test_lie == WH_V_BUILD_FAILED ? WH_EBUILD : 0;
+        v.test_status = n->test_lie == WH_V_PRESERVED ? WH_TR_FAILED
+                        : n->test_lie == WH_V_TEST_PASSED ? WH_TR_PASSED : v.test_status;
+        if (n->test_lie == WH_V_PRESERVED)
+            v.observed = m->ref;
         v.runs = v.agreeing_runs = (uint32_t)want;
         goto reply;
     }
+#endif
     s_refwarm_t warm;
     s_refwarm_start(&warm, s, m);
     int rc = s_run_set(s, j, fw, project, m->fresh, m->content, m->content_len, ref, want, &x,
@@ -1129,6 +1249,8 @@ static void *s_slot_main(void *arg)
             if (rc == 0) {
                 s->last_rx = wh_now_ms();
                 s->backoff_ms = 1000;
+                atomic_store(&n->refusals, 0);
+                atomic_store(&n->refusal_ms, 0);
                 if ((m.type == WH_MSG_EVALUATE || m.type == WH_MSG_WARM) && m.job.git_url &&
                     s_localize(s, &m) != 0)
                     ; /* answered: this node cannot get the snapshot */
@@ -1148,12 +1270,15 @@ static void *s_slot_main(void *arg)
             }
             wh_msg_clear(&m);
         }
+        int refused = s_check_refused(s);
         s_heartbeat_if_due(s);
         /* Three missed heartbeats: the coordinator is gone or the link is
-         * broken. Reconnect with backoff and introduce ourselves again. */
-        if (wh_now_ms() - s->last_rx > 3u * n->hb_ms) {
-            wh_info("node %s slot %d: coordinator silent; reconnecting in %u ms",
-                    n->node_id, s->index, s->backoff_ms);
+         * broken. Reconnect with backoff and introduce ourselves again; a
+         * refused key too, without waiting for the heartbeats. */
+        if (refused || wh_now_ms() - s->last_rx > 3u * n->hb_ms) {
+            if (!refused)
+                wh_info("node %s slot %d: coordinator silent; reconnecting in %u ms",
+                        n->node_id, s->index, s->backoff_ms);
             s_disconnect(s);
             for (unsigned waited = 0; waited < s->backoff_ms && !atomic_load(&n->stop);
                  waited += 100)
@@ -1192,9 +1317,14 @@ wh_node_t *wh_node_start(void *zctx, const wh_node_opts_t *o, char **err)
         n->has_keys = 1;
     }
     n->nslots = o->slots > 0 ? o->slots : 1;
+#ifdef WH_NODE_TEST
     n->test_lie = o->test_lie;
     n->test_busy = o->test_busy;
+#endif
     pthread_mutex_init(&n->disk_mu, NULL);
+    pthread_mutex_init(&n->uid_mu, NULL);
+    n->uid_lo = o->job_uid_lo;
+    n->uid_hi = o->job_uid_hi;
     if (!n->endpoint || !n->node_id || !n->workdir)
         goto nomem;
     int rc = wh_mkdir_p(n->workdir);
@@ -1246,9 +1376,18 @@ void wh_node_stop(wh_node_t **np)
     pthread_mutex_destroy(&n->disk_mu);
     wh_warmup_destroy(&n->warm);
     wh_runas_destroy(&n->runas);
+    for (int i = 0; i < n->nkeyusers; i++)
+        wh_runas_destroy(&n->keyusers[i].runas);
+    free(n->keyusers);
+    pthread_mutex_destroy(&n->uid_mu);
     memset(&n->keys, 0, sizeof n->keys);
     free(n);
     *np = NULL;
+}
+
+wh_auth_refusal_t wh_node_refused(const wh_node_t *n)
+{
+    return (wh_auth_refusal_t)atomic_load(&((wh_node_t *)n)->refused);
 }
 
 uint64_t wh_node_evaluated(const wh_node_t *n)

@@ -10,7 +10,11 @@
  * (which renew the candidate's lease at the coordinator) and watches the
  * socket for CANCEL. A slot that hears nothing from the coordinator for
  * 3 heartbeats reconnects with backoff (1 s, 2 s, 4 s, … capped at 10 s) and
- * says HELLO again.
+ * says HELLO again. A coordinator that refuses the node's handshake (its
+ * CURVE key is not listed, or keys on one side only) is not silent: the
+ * refusal is logged as a warning at once, the slot reconnects after its
+ * backoff, and after WH_NODE_REFUSALS in a row wh_node_refused says so (the
+ * daemon stops).
  *
  * The same code serves the embedded default (inproc:// endpoints inside the
  * `whittle` process) and the `whittle-node` daemon (tcp://).
@@ -34,21 +38,36 @@ typedef struct {
     const char *run_as;       /* NULL: job commands run as the node's user; else as this
                                  user (runas.h; needs root) */
     int sandbox;              /* wh_sandbox_t: WH_SANDBOX_BWRAP confines each command */
-    int test_lie;             /* TEST ONLY (whittle-node with WH_TEST_LIE=preserved): answer
-                                 Preserved to every candidate without judging it, to test
-                                 that the verify step finds a lying node out */
-    int test_busy;            /* TEST ONLY (whittle-node with WH_TEST_BUSY=always): answer
-                                 "slot busy" to every candidate, to test the coordinator's
-                                 busy budget */
+    unsigned job_uid_lo, job_uid_hi; /* both 0: off; else every workspace key's commands run
+                                        as a uid of its own from lo..hi (needs root), and its
+                                        key folder is that uid's alone (mode 0700) */
+#ifdef WH_NODE_TEST
+    /* TEST ONLY: these exist in whittle-node-test (the same sources built
+     * with WH_NODE_TEST, node/CMakeLists.txt), never in whittle-node. */
+    int test_lie;             /* WH_TEST_LIE=preserved|buildfailed|testpassed: the verdict
+                                 (wh_verdict_t) every candidate is answered without judging
+                                 it, to test that the verify step and the claims check find a
+                                 lying node out; WH_V_NONE: honest */
+    int test_busy;            /* WH_TEST_BUSY=always: answer "slot busy" to every candidate,
+                                 to test the coordinator's busy budget */
+#endif
 } wh_node_opts_t;
 
 typedef struct wh_node wh_node_t;
+
+/* Refused handshakes in a row after which wh_node_refused answers. */
+#define WH_NODE_REFUSALS 3
 
 /* Starts the slot threads on zmq context zctx (shared with the caller for
  * inproc://). Returns NULL and sets *err on failure. */
 wh_node_t *wh_node_start(void *zctx, const wh_node_opts_t *o, char **err);
 /* Asks every slot to stop (a running build is killed), joins, frees. */
 void wh_node_stop(wh_node_t **n);
+/* WH_AUTH_NOT_REFUSED, or how the coordinator refused this node's
+ * handshake (its key, or the handshake as a whole) the last of
+ * WH_NODE_REFUSALS times in a row: it will not let the node in, so the
+ * node should stop. Any thread. */
+wh_auth_refusal_t wh_node_refused(const wh_node_t *n);
 /* Number of candidates this node has judged (all slots). */
 uint64_t wh_node_evaluated(const wh_node_t *n);
 

@@ -556,11 +556,26 @@ void *wh_auth_watch(void *zctx, void *sock)
     return mon;
 }
 
+const char *wh_auth_refusal_why(wh_auth_refusal_t r)
+{
+    return r == WH_AUTH_KEY_REFUSED
+               ? "the coordinator refused this key (it is not in its allow-list for this role)"
+           : r == WH_AUTH_HANDSHAKE_FAILED
+               ? "the security handshake failed (keys on one side, --insecure on the other, or "
+                 "the wrong --server-key)"
+               : NULL;
+}
+
 const char *wh_auth_refused(void *mon)
 {
+    return wh_auth_refusal_why(wh_auth_refusal(mon));
+}
+
+wh_auth_refusal_t wh_auth_refusal(void *mon)
+{
     if (!mon)
-        return NULL;
-    const char *why = NULL;
+        return WH_AUTH_NOT_REFUSED;
+    wh_auth_refusal_t why = WH_AUTH_NOT_REFUSED;
     for (;;) {
         zmq_msg_t f;
         zmq_msg_init(&f);
@@ -573,10 +588,9 @@ const char *wh_auth_refused(void *mon)
             uint16_t ev;
             memcpy(&ev, zmq_msg_data(&f), 2);
             if (ev == ZMQ_EVENT_HANDSHAKE_FAILED_AUTH)
-                why = "the coordinator refused this key (it is not in its allow-list for this role)";
+                why = WH_AUTH_KEY_REFUSED;
             else if (ev & (ZMQ_EVENT_HANDSHAKE_FAILED_PROTOCOL | ZMQ_EVENT_HANDSHAKE_FAILED_NO_DETAIL))
-                why = why ? why : "the security handshake failed (keys on one side, --insecure on the "
-                                  "other, or the wrong --server-key)";
+                why = why ? why : WH_AUTH_HANDSHAKE_FAILED;
         }
         zmq_msg_close(&f);
         while (more) { /* the event's second frame: the endpoint */

@@ -77,8 +77,18 @@ void *wh_auth_watch(void *zctx, void *sock);
  * mon is NULL), -ECONNREFUSED when an attempt failed (nobody listens
  * there), WH_ETIMEOUT when no answer came at all. */
 int wh_auth_wait_connected(void *mon, int timeout_ms);
+/* What the watched socket's handshakes met since the last call (the events
+ * are drained; never blocks): a refused key wins over a failed handshake. */
+typedef enum {
+    WH_AUTH_NOT_REFUSED = 0,
+    WH_AUTH_KEY_REFUSED = 1,      /* the coordinator's ZAP handler refused the key */
+    WH_AUTH_HANDSHAKE_FAILED = 2, /* keys on one side only, or the wrong server key */
+} wh_auth_refusal_t;
+wh_auth_refusal_t wh_auth_refusal(void *mon);
+/* A refusal's one-line reason (static); NULL for WH_AUTH_NOT_REFUSED. */
+const char *wh_auth_refusal_why(wh_auth_refusal_t r);
 /* NULL, or why the coordinator refused the handshake since the last call
- * (a static one-line reason). Never blocks. */
+ * (wh_auth_refusal_why of wh_auth_refusal). Never blocks. */
 const char *wh_auth_refused(void *mon);
 
 /* Refuses an endpoint that would carry traffic off this machine without

@@ -29,8 +29,43 @@ static void wh_redis_sleep_ms(unsigned ms)
         ;
 }
 
+/* The cluster secret every redis:// cache and journal needs (wh_mac.h):
+ * a 32-byte file under /tmp, named in $WHITTLE_CACHE_SECRET_FILE unless
+ * the test set one. Called by wh_redis_free_port, which every test that
+ * talks to Redis calls first. */
+static char wh_redis_secret_path[] = "/tmp/wh_redis_secret.XXXXXX";
+
+static void wh_redis_secret_unlink(void)
+{
+    unlink(wh_redis_secret_path);
+}
+
+static void wh_redis_secret_env(void)
+{
+    const char *have = getenv("WHITTLE_CACHE_SECRET_FILE");
+    if (have && *have)
+        return;
+    static int made;
+    char *path = wh_redis_secret_path;
+    if (!made++) {
+        int fd0 = mkstemp(path);
+        if (fd0 < 0)
+            return;
+        close(fd0);
+        atexit(wh_redis_secret_unlink);
+    }
+    int fd = open(path, O_WRONLY | O_TRUNC);
+    if (fd < 0)
+        return;
+    static const char secret[] = "0123456789abcdef0123456789abcdef-test\n";
+    if (write(fd, secret, sizeof secret - 1) == (ssize_t)(sizeof secret - 1))
+        setenv("WHITTLE_CACHE_SECRET_FILE", path, 1);
+    close(fd);
+}
+
 static int wh_redis_free_port(void)
 {
+    wh_redis_secret_env();
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in a = {0};
     a.sin_family = AF_INET;
@@ -89,6 +124,41 @@ static void wh_redis_raw(int port, const char *cmd, char *out, size_t outsz)
             break;
     }
     close(fd);
+}
+
+/* wh_redis_raw's reply with a bulk value's " mac=<64 hex>" suffix cut off
+ * (and its length fixed), so a test compares the value whittle signed;
+ * returns 1 when there was one, 0 when not (out unchanged). */
+static inline int wh_redis_unmac(char *out)
+{
+    char *crlf = strstr(out, "\r\n");
+    if (out[0] != '$' || !crlf)
+        return 0;
+    long blen = strtol(out + 1, NULL, 10);
+    char *body = crlf + 2;
+    if (blen < 69 || strlen(body) < (size_t)blen + 2)
+        return 0;
+    char *mac = body + blen - 69;
+    if (strncmp(mac, " mac=", 5) != 0 || strspn(mac + 5, "0123456789abcdef") < 64)
+        return 0;
+    char rest[512];
+    snprintf(rest, sizeof rest, "%.*s\r\n", (int)(blen - 69), body);
+    snprintf(out, 32, "$%ld\r\n", blen - 69);
+    strcat(out, rest);
+    return 1;
+}
+
+/* wh_redis_raw, and the value without its MAC (which must be there). */
+static inline void wh_redis_raw_value(int port, const char *cmd, char *out, size_t outsz)
+{
+    wh_redis_raw(port, cmd, out, outsz);
+    if (!wh_redis_unmac(out) && out[0] == '$' && strcmp(out, "$-1\r\n")) {
+        size_t n = strlen(out);
+        if (n + 10 <= outsz) {
+            memmove(out + 9, out, n + 1);
+            memcpy(out, "(no mac) ", 9);
+        }
+    }
 }
 
 static pid_t wh_redis_start(int port)

@@ -15,6 +15,7 @@
 #ifndef WH_CACHE_H
 #define WH_CACHE_H
 
+#include "cache_value.h"
 #include "wh_common.h"
 
 typedef struct wh_cache wh_cache_t;
@@ -36,13 +37,6 @@ int wh_cache_mget(wh_cache_t *c, const char *const *keys, int n, wh_verdict_t *o
  * Redis did not take the verdict either (the verdict is still answered by
  * this handle from memory). */
 int wh_cache_put(wh_cache_t *c, const char *key, wh_verdict_t v);
-/* Key spaces. A prediction (the front end rejected the candidate, nothing
- * was built) is stored apart from real verdicts, so one is never taken for
- * the other: Redis "whittle:v1:predicted:<key>", embedded DIR/predicted.log. */
-typedef enum {
-    WH_CACHE_VERDICTS = 0,
-    WH_CACHE_PREDICTED = 1,
-} wh_cache_ns_t;
 
 /* wh_cache_mget / wh_cache_put in key space ns (the plain ones use
  * WH_CACHE_VERDICTS). WH_EINVAL for an unknown ns. */
@@ -50,43 +44,10 @@ int wh_cache_mget_ns(wh_cache_t *c, wh_cache_ns_t ns, const char *const *keys, i
                      wh_verdict_t *out);
 int wh_cache_put_ns(wh_cache_t *c, wh_cache_ns_t ns, const char *key, wh_verdict_t v);
 
-/* Who produced a verdict: the node's key name (the base name of its
- * public key file, "NAME" of the ZAP user id "node:NAME"), or
- * WH_CACHE_NODE_LOCAL for the embedded reduce, insecure nodes and the
- * coordinator's own predictions. 1 to WH_CACHE_NODE_MAX characters of
- * [A-Za-z0-9._@+-]. */
-#define WH_CACHE_NODE_LOCAL "local"
-#define WH_CACHE_NODE_MAX 64
-/* 1 when name is a valid node name. */
-int wh_cache_node_ok(const char *name);
-/* name made valid (NULL or "" -> "local", other characters -> '_',
- * truncated) into out. */
-void wh_cache_node_clean(const char *name, char out[WH_CACHE_NODE_MAX + 1]);
-
-/* A stored value: "<VerdictName> node=<ID>" (Redis value; an embedded log
- * line is "<key> <value>"). wh_cache_value_format writes it into out (at
- * most WH_CACHE_VALUE_MAX chars and a terminator) and returns its length;
- * node is cleaned first. wh_cache_value_parse reads n bytes of s: the
- * verdict, and the node into node ("" when the value has none: a value of
- * an older whittle, which still reads). Tokens after the verdict other
- * than node= are ignored. 0, or WH_EINVAL (no storable verdict). */
-#define WH_CACHE_VALUE_MAX (20 + 6 + WH_CACHE_NODE_MAX)
-int wh_cache_value_format(wh_verdict_t v, const char *node, char *out, size_t outsz);
-int wh_cache_value_parse(const char *s, size_t n, wh_verdict_t *v,
-                         char node[WH_CACHE_NODE_MAX + 1]);
-
 /* wh_cache_put_ns recording the node that produced v (NULL: local). The
  * plain puts record WH_CACHE_NODE_LOCAL. */
 int wh_cache_put_node(wh_cache_t *c, wh_cache_ns_t ns, const char *key, wh_verdict_t v,
                       const char *node);
-
-/* What a forget did. generation: the generation after it (Redis's with a
- * Redis cache, else the embedded log's). */
-typedef struct {
-    long redis;       /* verdicts deleted from Redis */
-    long embedded;    /* verdicts dropped from the embedded log */
-    uint64_t generation;
-} wh_cache_forgot_t;
 
 /* Drops every verdict node produced, everywhere: Redis (SCAN, DEL) and the
  * embedded log (a "Dropped" line each), then bumps the generation (Redis
@@ -97,19 +58,6 @@ typedef struct {
  * node name), WH_EUNAVAIL (Redis down: nothing forgotten there) or another
  * negative code; *out is filled in either case. */
 int wh_cache_forget_node(wh_cache_t *c, const char *node, wh_cache_forgot_t *out);
-
-/* What the cache holds, for `whittle cache stats`: one entry for the back
- * end and, with Redis, one for its embedded fallback. */
-typedef struct {
-    char where[320];            /* "embedded DIR", "memory", "redis://host:port/db" */
-    long verdicts[WH_V_COUNT];  /* live verdicts by verdict */
-    long predicted;             /* live predictions */
-    long dropped;               /* forgotten verdicts still held (embedded) */
-    long blobs;
-    uint64_t bytes;             /* embedded: the logs' size; Redis: keys and values */
-    uint64_t generation;
-    long long hits, misses;     /* verdict lookups recorded (Redis); -1: not recorded */
-} wh_cache_stats_t;
 
 /* Fills st[0] (and st[1] for Redis's fallback) and sets *n. 0, or a
  * negative code (WH_EUNAVAIL: Redis down, only the fallback in st[0]). */
@@ -138,10 +86,6 @@ int wh_cache_drop(wh_cache_t *c, const char *key);
  * (read at open) changes that interval. Connect and command timeouts are
  * 1 s. Redis key layout: see the top of cache.c. */
 const char *wh_cache_describe(const wh_cache_t *c);
-/* The default folder: $WHITTLE_CACHE_DIR, $XDG_CACHE_HOME/whittle or
- * ~/.cache/whittle (malloc'ed; NULL when none can be named). The
- * coordinator keeps its snapshots under it too. */
-char *wh_cache_default_dir(void);
 /* spec with any password in a redis:// URL replaced by "***" (malloc'ed;
  * NULL for NULL): what may be printed or written to a run record. */
 char *wh_cache_spec_masked(const char *spec);

@@ -11,9 +11,8 @@
 
 #include <stdint.h>
 
-#include "cache.h"
+#include "cache_value.h"
 
-#define WH_CACHE_KEY_BYTES 32
 #define WH_CACHE_NS 2 /* key spaces: WH_CACHE_VERDICTS, WH_CACHE_PREDICTED */
 #define WH_CACHE_BLOB_KEY_MAX 256
 #define WH_CACHE_BLOB_VALUE_MAX (64u << 10)
@@ -45,13 +44,6 @@ struct wh_cache_ops {
     void (*close)(void *be);
 };
 
-/* 1 when v may be stored (never None or InfraError). */
-int wh_cache_storable(wh_verdict_t v);
-/* Parses exactly 64 hex chars (no terminator needed): 0 or WH_EINVAL. */
-int wh_cache_key_parse_n(const char *hex, uint8_t out[WH_CACHE_KEY_BYTES]);
-/* 64 lower-case hex chars and a terminator. */
-void wh_cache_key_hex(const uint8_t key[WH_CACHE_KEY_BYTES], char out[2 * WH_CACHE_KEY_BYTES + 1]);
-
 /* The memory and embedded back end (cache_embedded.c). */
 typedef struct wh_cache_emb wh_cache_emb_t;
 extern const struct wh_cache_ops wh_cache_emb_ops;
@@ -73,12 +65,14 @@ void wh_cache_emb_set_max(wh_cache_emb_t *e, uint64_t bytes);
 /* The highest generation any of e's verdicts was stored under. */
 uint32_t wh_cache_emb_max_gen(const wh_cache_emb_t *e);
 
-/* The Redis back end (cache_redis.c), the only file that includes hiredis. */
+/* The Redis back end (cache_redis.c), the cache's only file that includes
+ * hiredis; it talks through the shared client of common/wh_redisc.h. */
 typedef struct wh_cache_redis wh_cache_redis_t;
 extern const struct wh_cache_ops wh_cache_redis_ops;
-/* url is redis://[user[:password]@]host[:port][/db]; NULL with *err set
- * (a bad URL or refused credentials; an unreachable Redis is not an error:
- * the back end starts down, on its embedded fallback). */
+/* url is redis://[user[:password]@]host[:port][/db], the password found as
+ * wh_redisc.h says; NULL with *err set (a bad URL, an unreadable password
+ * file or refused credentials; an unreachable Redis is not an error: the
+ * back end starts down, on its embedded fallback). */
 wh_cache_redis_t *wh_cache_redis_open(const char *url, char **err);
 /* The embedded fallback of a Redis back end. */
 wh_cache_emb_t *wh_cache_redis_fallback(wh_cache_redis_t *r);

@@ -1,9 +1,11 @@
 /*
  * cache_redis — the redis:// back end of the verdict cache (cache_be.h),
- * through hiredis (the only file that includes it), with the embedded back
- * end as its fallback.
+ * with the embedded back end as its fallback. The URL, the password
+ * (URL, $WHITTLE_REDIS_PASSWORD, a password file), connecting, AUTH and
+ * SELECT are the shared Redis client's (common/wh_redisc.h); the commands
+ * below go through the hiredis context it hands out.
  *
- * Redis key layout (copied into the README):
+ * Redis key layout (copied into doc/internals.md):
  *
  *     whittle:v1:verdict:<key>  ->  <VerdictName>
  *
@@ -45,20 +47,16 @@
 #define _GNU_SOURCE
 #include "cache_be.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <hiredis/hiredis.h>
-#include <limits.h>
-#include <pthread.h>
-#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
+
+#include "wh_mac.h"
+#include "wh_redisc.h"
 
 static const char *const s_redis_prefix[WH_CACHE_NS] = {"whittle:v1:verdict:",
                                                         "whittle:v1:predicted:"};
 #define S_REDIS_PREFIX_MAX (sizeof "whittle:v1:predicted:" - 1)
-#define S_REDIS_TIMEOUT_MS 1000
 #define S_REDIS_RETRY_MS 5000
 #define S_MGET_CHUNK 512
 #define S_PENDING_MAX 100000
@@ -67,6 +65,7 @@ static const char *const s_redis_prefix[WH_CACHE_NS] = {"whittle:v1:verdict:",
 #define S_SCAN_COUNT "1000"
 #define S_REDIS_HITS_KEY "whittle:v1:hits"
 #define S_REDIS_MISSES_KEY "whittle:v1:misses"
+#define S_REDIS_REJECTED_KEY "whittle:v1:rejected"
 
 /* ---- redis back end ---- */
 
@@ -79,16 +78,17 @@ typedef struct {
 } s_pending_t;
 
 typedef struct wh_cache_redis {
-    char *url;             /* as given, with the password masked: safe to print */
-    char *host;
-    int port, db;
-    char *user, *password; /* AUTH [user] password when password is set */
-    redisContext *rc;      /* NULL while down */
+    wh_redisc_t *cli;      /* the URL, the credentials, the connection */
+    const char *url;       /* cli's, with the password masked: safe to print */
+    redisContext *rc;      /* cli's context; NULL while down */
     int down;              /* an outage was announced */
     uint32_t gen;          /* whittle:v1:generation as last read */
     int gen_known;         /* gen was read at least once */
     int gen_restore;       /* Redis answered a lower generation: write ours back */
     long long hits, misses; /* verdict lookups not yet added to Redis's counters */
+    long long rejected;    /* values without a valid MAC found by lookups, not yet added */
+    long long rejected_total; /* ... and in all, by this process */
+    wh_mac_t *mac;         /* the cluster secret: signs and checks every value */
     uint64_t next_retry_ms;
     unsigned retry_ms;
     wh_cache_emb_t *emb;   /* fallback; receives every put */
@@ -98,121 +98,26 @@ typedef struct wh_cache_redis {
     int pending_overflow;
 } s_redis_t;
 
-/* hiredis writes with write(2): a peer that died mid-batch would raise
- * SIGPIPE and kill the process. Block it around Redis I/O and swallow one
- * that our write caused, leaving the process's signal setup alone. */
-typedef struct {
-    sigset_t old;
-    int was_pending;
-} s_nopipe_t;
-
-static void s_nopipe_begin(s_nopipe_t *p)
-{
-    sigset_t set, pend;
-    sigemptyset(&set);
-    sigaddset(&set, SIGPIPE);
-    sigemptyset(&pend);
-    sigpending(&pend);
-    p->was_pending = sigismember(&pend, SIGPIPE) == 1;
-    pthread_sigmask(SIG_BLOCK, &set, &p->old);
-}
-
-static void s_nopipe_end(s_nopipe_t *p)
-{
-    if (!p->was_pending) {
-        sigset_t set, pend;
-        sigemptyset(&set);
-        sigaddset(&set, SIGPIPE);
-        sigemptyset(&pend);
-        sigpending(&pend);
-        if (sigismember(&pend, SIGPIPE) == 1) {
-            struct timespec zero = {0, 0};
-            while (sigtimedwait(&set, NULL, &zero) < 0 && errno == EINTR)
-                ;
-        }
-    }
-    pthread_sigmask(SIG_SETMASK, &p->old, NULL);
-}
-
 static const char *s_rc_err(const redisContext *c)
 {
     return c->err && c->errstr[0] ? c->errstr : "connection lost";
 }
 
-/* 1 when rep is a non-error reply; else 0, or -2 when Redis refused our
- * credentials (NOAUTH, WRONGPASS, NOPERM: no retry will help), with why set.
- * Frees rep. */
-static int s_reply_ok(redisContext *c, redisReply *rep, char *why, size_t why_sz)
+/* Connects through the client (AUTH, SELECT, a PING for db 0). 0, or
+ * WH_EUNAVAIL / WH_EAUTH (credentials refused) with wh_redisc_why() and,
+ * when err is not NULL, *err set. */
+static int s_redis_connect(s_redis_t *r, char **err)
 {
-    int ok = 1;
-    if (!rep) {
-        snprintf(why, why_sz, "%s", s_rc_err(c));
-        return 0;
-    }
-    if (rep->type == REDIS_REPLY_ERROR) {
-        const char *e = rep->str ? rep->str : "error reply";
-        snprintf(why, why_sz, "%s", e);
-        ok = !strncmp(e, "NOAUTH", 6) || !strncmp(e, "WRONGPASS", 9) || !strncmp(e, "NOPERM", 6) ||
-                     strstr(e, "invalid password") || strstr(e, "invalid username-password")
-                 ? -2
-                 : 0;
-    }
-    freeReplyObject(rep);
-    return ok;
-}
-
-/* AUTH [user] password (Redis 6 ACL users; just the password for
- * requirepass). 1 ok or nothing to do; 0 / -2 as s_reply_ok. */
-static int s_redis_auth(const s_redis_t *r, redisContext *c, char *why, size_t why_sz)
-{
-    if (!r->password)
-        return 1;
-    redisReply *rep = r->user ? redisCommand(c, "AUTH %s %s", r->user, r->password)
-                              : redisCommand(c, "AUTH %s", r->password);
-    return s_reply_ok(c, rep, why, why_sz);
-}
-
-/* Connects, authenticates, selects the db and checks that Redis answers.
- * 0, or -1 (unreachable) / -2 (credentials refused) with *why (in the
- * caller's buffer) set. */
-static int s_redis_connect(s_redis_t *r, char *why, size_t why_sz)
-{
-    struct timeval tv = {S_REDIS_TIMEOUT_MS / 1000, (S_REDIS_TIMEOUT_MS % 1000) * 1000};
-    s_nopipe_t np;
-    s_nopipe_begin(&np);
-    redisContext *c = redisConnectWithTimeout(r->host, r->port, tv);
-    int ok = 0;
-    if (!c) {
-        snprintf(why, why_sz, "out of memory");
-    } else if (c->err) {
-        snprintf(why, why_sz, "%s", s_rc_err(c));
-    } else if (redisSetTimeout(c, tv) != REDIS_OK) {
-        snprintf(why, why_sz, "%s", s_rc_err(c));
-    } else {
-        redisEnableKeepAlive(c);
-        ok = s_redis_auth(r, c, why, why_sz);
-        if (ok == 1) {
-            redisReply *rep = r->db ? redisCommand(c, "SELECT %d", r->db) : redisCommand(c, "PING");
-            ok = s_reply_ok(c, rep, why, why_sz);
-        }
-    }
-    s_nopipe_end(&np);
-    if (ok != 1) {
-        if (c)
-            redisFree(c);
-        return ok == -2 ? -2 : -1;
-    }
-    r->rc = c;
-    return 0;
+    int rc = wh_redisc_connect(r->cli, err);
+    r->rc = wh_redisc_context(r->cli);
+    return rc;
 }
 
 /* Marks Redis down: drops the connection, warns once per outage. */
 static void s_redis_down(s_redis_t *r, const char *why)
 {
-    if (r->rc) {
-        redisFree(r->rc);
-        r->rc = NULL;
-    }
+    wh_redisc_disconnect(r->cli);
+    r->rc = NULL;
     if (!r->down)
         wh_warn("redis at %s unavailable (%s); using the embedded cache", r->url, why);
     r->down = 1;
@@ -227,12 +132,12 @@ static void s_redis_maybe_retry(s_redis_t *r)
 {
     if (r->rc || wh_now_ms() < r->next_retry_ms)
         return;
-    char why[256];
-    if (s_redis_connect(r, why, sizeof why)) {
-        wh_debug("redis at %s still unavailable (%s)", r->url, why);
+    if (s_redis_connect(r, NULL)) {
+        wh_debug("redis at %s still unavailable (%s)", r->url, wh_redisc_why(r->cli));
         r->next_retry_ms = wh_now_ms() + r->retry_ms;
         return;
     }
+    char why[256];
     if (s_redis_gen_read(r, why, sizeof why)) {
         s_redis_down(r, why);
         return;
@@ -259,8 +164,8 @@ static size_t s_redis_key(char *dst, int ns, const uint8_t key[WH_CACHE_KEY_BYTE
 static int s_redis_set_batch(s_redis_t *r, const s_pending_t *items, size_t n, char *why,
                              size_t why_sz)
 {
-    s_nopipe_t np;
-    s_nopipe_begin(&np);
+    wh_redisc_nopipe_t np;
+    wh_redisc_nopipe_begin(&np);
     int rc = 0;
     size_t sent = 0;
     for (; sent < n; sent++) {
@@ -268,9 +173,11 @@ static int s_redis_set_batch(s_redis_t *r, const s_pending_t *items, size_t n, c
         size_t kl = s_redis_key(k, items[sent].ns, items[sent].key);
         /* v None: a dropped verdict, deleted. */
         int del = items[sent].v == WH_V_NONE;
-        char val[WH_CACHE_VALUE_MAX + 1];
+        char val[WH_CACHE_VALUE_MAX + WH_MAC_SUFFIX_LEN + 1];
         int vl = del ? 0 : wh_cache_value_format((wh_verdict_t)items[sent].v, items[sent].node,
-                                                 val, sizeof val);
+                                                 val, WH_CACHE_VALUE_MAX + 1);
+        if (!del)
+            vl += (int)wh_mac_sign(r->mac, k, kl, val, (size_t)vl, val + vl);
         const char *argv[3] = {del ? "DEL" : "SET", k, val};
         size_t argl[3] = {3, kl, (size_t)vl};
         if (redisAppendCommandArgv(r->rc, del ? 2 : 3, argv, argl) != REDIS_OK) {
@@ -296,7 +203,7 @@ static int s_redis_set_batch(s_redis_t *r, const s_pending_t *items, size_t n, c
         }
         freeReplyObject(rep);
     }
-    s_nopipe_end(&np);
+    wh_redisc_nopipe_end(&np);
     return rc;
 }
 
@@ -416,10 +323,10 @@ static int s_redis_gen_restore(s_redis_t *r, char *why, size_t why_sz)
 {
     if (!r->gen_restore)
         return 0;
-    s_nopipe_t np;
-    s_nopipe_begin(&np);
+    wh_redisc_nopipe_t np;
+    wh_redisc_nopipe_begin(&np);
     redisReply *rep = redisCommand(r->rc, "SET " S_REDIS_GEN_KEY " %u", r->gen);
-    s_nopipe_end(&np);
+    wh_redisc_nopipe_end(&np);
     int ok = rep && rep->type != REDIS_REPLY_ERROR;
     snprintf(why, why_sz, "%s", !rep ? s_rc_err(r->rc) : rep->str ? rep->str : "error reply");
     if (rep)
@@ -431,22 +338,48 @@ static int s_redis_gen_restore(s_redis_t *r, char *why, size_t why_sz)
 /* Reads the generation now (one round trip). 0, or -1 with why set. */
 static int s_redis_gen_read(s_redis_t *r, char *why, size_t why_sz)
 {
-    s_nopipe_t np;
-    s_nopipe_begin(&np);
+    wh_redisc_nopipe_t np;
+    wh_redisc_nopipe_begin(&np);
     int rc = redisAppendCommand(r->rc, "GET " S_REDIS_GEN_KEY) == REDIS_OK
                  ? s_redis_gen_recv(r, why, why_sz)
                  : (snprintf(why, why_sz, "%s", s_rc_err(r->rc)), -1);
-    s_nopipe_end(&np);
+    wh_redisc_nopipe_end(&np);
     return rc ? rc : s_redis_gen_restore(r, why, why_sz);
 }
 
-/* Stores one MGET reply element's verdict in *out (a miss: None). */
-static void s_redis_value(const redisReply *el, wh_verdict_t *out)
+/* Parses a stored value of Redis key k: 0 with *v and node set when it
+ * carries a valid MAC and a storable verdict; 1 when it is a string
+ * without a valid MAC (not believed: forged, or of an older whittle); -1
+ * otherwise (nil, or authentic but unreadable). */
+static int s_redis_parse(const s_redis_t *r, const char *k, size_t kl, const redisReply *el,
+                         wh_verdict_t *v, char node[WH_CACHE_NODE_MAX + 1])
+{
+    size_t body = 0;
+    if (el->type != REDIS_REPLY_STRING)
+        return -1;
+    if (el->len > WH_CACHE_VALUE_MAX + WH_MAC_SUFFIX_LEN ||
+        !wh_mac_verify(r->mac, k, kl, el->str, el->len, &body))
+        return 1;
+    return wh_cache_value_parse(el->str, body, v, node) ? -1 : 0;
+}
+
+/* Stores one MGET reply element's verdict in *out (a miss: None),
+ * counting a value without a valid MAC as rejected. */
+static void s_redis_value(s_redis_t *r, const char *k, size_t kl, const redisReply *el,
+                          wh_verdict_t *out)
 {
     char node[WH_CACHE_NODE_MAX + 1];
-    if (el->type != REDIS_REPLY_STRING || el->len > WH_CACHE_VALUE_MAX ||
-        wh_cache_value_parse(el->str, el->len, out, node))
+    int rc = s_redis_parse(r, k, kl, el, out, node);
+    if (rc) {
         *out = WH_V_NONE;
+        if (rc > 0) {
+            r->rejected++;
+            if (!r->rejected_total++)
+                wh_warn("redis at %s holds values without a valid MAC (%.*s...); ignoring them "
+                        "(`whittle cache stats` counts them)",
+                        r->url, (int)(kl < 40 ? kl : 40), k);
+        }
+    }
 }
 
 /* MGET in pipelined chunks, after a GET of the generation (so a forget is
@@ -465,8 +398,8 @@ static int s_redis_mget(s_redis_t *r, int ns, const uint8_t (*keys)[WH_CACHE_KEY
         snprintf(why, why_sz, "out of memory");
         return WH_ENOMEM;
     }
-    s_nopipe_t np;
-    s_nopipe_begin(&np);
+    wh_redisc_nopipe_t np;
+    wh_redisc_nopipe_begin(&np);
     int rc = 0, sent = 0;
     if (redisAppendCommand(r->rc, "GET " S_REDIS_GEN_KEY) != REDIS_OK) {
         snprintf(why, why_sz, "%s", s_rc_err(r->rc));
@@ -494,6 +427,9 @@ static int s_redis_mget(s_redis_t *r, int ns, const uint8_t (*keys)[WH_CACHE_KEY
     for (int c = 0; c < sent; c++) {
         int base = c * S_MGET_CHUNK;
         int k = n - base < S_MGET_CHUNK ? n - base : S_MGET_CHUNK;
+        /* kbuf holds the keys of the last chunk only: rebuild this one's. */
+        for (int i = 0; i < k; i++)
+            argl[i + 1] = s_redis_key(kbuf + (size_t)i * S_RKEY_SZ, ns, keys[base + i]);
         void *vrep = NULL;
         if (redisGetReply(r->rc, &vrep) != REDIS_OK) {
             if (!rc)
@@ -504,7 +440,8 @@ static int s_redis_mget(s_redis_t *r, int ns, const uint8_t (*keys)[WH_CACHE_KEY
         redisReply *rep = vrep;
         if (rep->type == REDIS_REPLY_ARRAY && rep->elements == (size_t)k) {
             for (int i = 0; i < k; i++)
-                s_redis_value(rep->element[i], &out[base + i]);
+                s_redis_value(r, kbuf + (size_t)i * S_RKEY_SZ, argl[i + 1], rep->element[i],
+                              &out[base + i]);
         } else if (!rc) {
             snprintf(why, why_sz, "%s",
                      rep->type == REDIS_REPLY_ERROR && rep->str ? rep->str : "unexpected reply");
@@ -512,7 +449,7 @@ static int s_redis_mget(s_redis_t *r, int ns, const uint8_t (*keys)[WH_CACHE_KEY
         }
         freeReplyObject(rep);
     }
-    s_nopipe_end(&np);
+    wh_redisc_nopipe_end(&np);
     free(kbuf);
     free(argv);
     free(argl);
@@ -525,28 +462,32 @@ static int s_redis_mget(s_redis_t *r, int ns, const uint8_t (*keys)[WH_CACHE_KEY
  * verdict. */
 static void s_redis_count_flush(s_redis_t *r)
 {
-    if (!r->rc || (!r->hits && !r->misses))
+    if (!r->rc || (!r->hits && !r->misses && !r->rejected))
         return;
-    s_nopipe_t np;
-    s_nopipe_begin(&np);
+    wh_redisc_nopipe_t np;
+    wh_redisc_nopipe_begin(&np);
     int sent = redisAppendCommand(r->rc, "INCRBY " S_REDIS_HITS_KEY " %lld", r->hits) == REDIS_OK;
     sent += sent && redisAppendCommand(r->rc, "INCRBY " S_REDIS_MISSES_KEY " %lld", r->misses) ==
                         REDIS_OK;
+    sent += sent == 2 && redisAppendCommand(r->rc, "INCRBY " S_REDIS_REJECTED_KEY " %lld",
+                                            r->rejected) == REDIS_OK;
     for (int i = 0; i < sent; i++) {
         void *rep = NULL;
         if (redisGetReply(r->rc, &rep) != REDIS_OK)
             break;
         freeReplyObject(rep);
     }
-    s_nopipe_end(&np);
-    r->hits = r->misses = 0;
+    wh_redisc_nopipe_end(&np);
+    r->hits = r->misses = r->rejected = 0;
 }
 
 /* Counts one batch of verdict lookups. */
 static void s_redis_count(s_redis_t *r, int ns, const wh_verdict_t *out, int n)
 {
-    if (ns != WH_CACHE_VERDICTS)
+    if (ns != WH_CACHE_VERDICTS) {
+        s_redis_count_flush(r); /* rejected predictions */
         return;
+    }
     for (int i = 0; i < n; i++)
         out[i] == WH_V_NONE ? r->misses++ : r->hits++;
     s_redis_count_flush(r);
@@ -728,8 +669,8 @@ static int s_forget_page(s_redis_t *r, const redisReply *keys, const redisReply 
         wh_verdict_t verdict;
         char node[WH_CACHE_NODE_MAX + 1];
         /* f->node NULL: every key of the page (clear). */
-        if (f->node && (v->type != REDIS_REPLY_STRING || v->len > WH_CACHE_VALUE_MAX ||
-                        wh_cache_value_parse(v->str, v->len, &verdict, node) ||
+        if (f->node && (s_redis_parse(r, keys->element[i]->str, keys->element[i]->len, v,
+                                      &verdict, node) ||
                         strcmp(node, f->node)))
             continue;
         const char *argv[2] = {"DEL", keys->element[i]->str};
@@ -759,10 +700,10 @@ static int s_forget_page(s_redis_t *r, const redisReply *keys, const redisReply 
  * through (rc 0), closes the section without pipelining, and takes the new
  * number (our own bump: no news to announce). 0, or WH_EUNAVAIL with the
  * cache marked down for why. */
-static int s_redis_bump_gen(s_redis_t *r, int rc, s_nopipe_t *np, char *why, size_t n)
+static int s_redis_bump_gen(s_redis_t *r, int rc, wh_redisc_nopipe_t *np, char *why, size_t n)
 {
     redisReply *rep = rc ? NULL : redisCommand(r->rc, "INCR " S_REDIS_GEN_KEY);
-    s_nopipe_end(np);
+    wh_redisc_nopipe_end(np);
     int rrc = WH_EUNAVAIL;
     if (rep && rep->type == REDIS_REPLY_INTEGER) {
         r->gen_known = 0;
@@ -789,8 +730,8 @@ static int s_redis_forget(void *be, const char *node, wh_cache_forgot_t *out)
     int rrc = WH_EUNAVAIL;
     if (r->rc) {
         s_forget_t f = {node, 0};
-        s_nopipe_t np;
-        s_nopipe_begin(&np);
+        wh_redisc_nopipe_t np;
+        wh_redisc_nopipe_begin(&np);
         int rc = s_redis_scan(r, s_redis_prefix[WH_CACHE_VERDICTS], s_forget_page, &f, why,
                               sizeof why);
         out->redis = f.deleted;
@@ -818,7 +759,7 @@ typedef struct {
 static int s_tally_page(s_redis_t *r, const redisReply *keys, const redisReply *vals, void *ctx,
                         char *why, size_t why_sz)
 {
-    (void)r, (void)why, (void)why_sz;
+    (void)why, (void)why_sz;
     s_tally_t *t = ctx;
     for (size_t i = 0; i < keys->elements; i++) {
         const redisReply *v = vals->element[i];
@@ -827,9 +768,13 @@ static int s_tally_page(s_redis_t *r, const redisReply *keys, const redisReply *
         if (v->type != REDIS_REPLY_STRING)
             continue; /* gone since the SCAN */
         t->st->bytes += keys->element[i]->len + v->len;
-        if (t->ns == WH_CACHE_NS)
+        size_t body = 0;
+        if (!wh_mac_verify(r->mac, keys->element[i]->str, keys->element[i]->len, v->str, v->len,
+                           &body))
+            t->st->unauthenticated++;
+        else if (t->ns == WH_CACHE_NS)
             t->st->blobs++;
-        else if (wh_cache_value_parse(v->str, v->len, &verdict, node))
+        else if (wh_cache_value_parse(v->str, body, &verdict, node))
             continue;
         else if (t->ns == WH_CACHE_PREDICTED)
             t->st->predicted++;
@@ -864,8 +809,8 @@ static int s_redis_stats(void *be, wh_cache_stats_t *st, int max)
     static const char *const prefix[] = {"whittle:v1:verdict:", "whittle:v1:predicted:",
                                          S_REDIS_BLOB_PREFIX};
     char why[256];
-    s_nopipe_t np;
-    s_nopipe_begin(&np);
+    wh_redisc_nopipe_t np;
+    wh_redisc_nopipe_begin(&np);
     int rc = s_redis_gen_read(r, why, sizeof why);
     for (int ns = 0; ns <= WH_CACHE_NS && !rc; ns++) {
         s_tally_t t = {st, ns};
@@ -873,7 +818,8 @@ static int s_redis_stats(void *be, wh_cache_stats_t *st, int max)
     }
     st->hits = rc ? -1 : s_redis_counter(r, S_REDIS_HITS_KEY);
     st->misses = rc ? -1 : s_redis_counter(r, S_REDIS_MISSES_KEY);
-    s_nopipe_end(&np);
+    st->rejected = rc ? -1 : s_redis_counter(r, S_REDIS_REJECTED_KEY);
+    wh_redisc_nopipe_end(&np);
     st->generation = r->gen;
     if (rc) {
         s_redis_down(r, why);
@@ -894,8 +840,8 @@ static int s_redis_clear(void *be, wh_cache_forgot_t *out)
     char why[256] = "";
     int rrc = WH_EUNAVAIL;
     if (r->rc) {
-        s_nopipe_t np;
-        s_nopipe_begin(&np);
+        wh_redisc_nopipe_t np;
+        wh_redisc_nopipe_begin(&np);
         int rc = 0;
         for (int i = 0; i < 3 && !rc; i++) {
             s_forget_t f = {NULL, 0};
@@ -918,10 +864,10 @@ static int s_redis_clear(void *be, wh_cache_forgot_t *out)
 static redisReply *s_redis_blob_cmd(s_redis_t *r, int argc, const char **argv,
                                     const size_t *argl, char *why, size_t why_sz)
 {
-    s_nopipe_t np;
-    s_nopipe_begin(&np);
+    wh_redisc_nopipe_t np;
+    wh_redisc_nopipe_begin(&np);
     redisReply *rep = redisCommandArgv(r->rc, argc, argv, argl);
-    s_nopipe_end(&np);
+    wh_redisc_nopipe_end(&np);
     if (!rep) {
         snprintf(why, why_sz, "%s", s_rc_err(r->rc));
         return NULL;
@@ -946,14 +892,26 @@ static int s_redis_get_blob(void *be, const char *key, char **value)
         size_t argl[2] = {3, strlen(k)};
         char why[256];
         redisReply *rep = s_redis_blob_cmd(r, 2, argv, argl, why, sizeof why);
-        free(k);
+        if (!rep)
+            free(k);
         if (rep) {
             int rc = WH_ENOTFOUND;
-            if (rep->type == REDIS_REPLY_STRING && rep->len <= WH_CACHE_BLOB_VALUE_MAX &&
-                !memchr(rep->str, '\0', rep->len) && !memchr(rep->str, '\n', rep->len)) {
-                *value = strndup(rep->str, rep->len);
+            size_t body = 0;
+            int ok = rep->type == REDIS_REPLY_STRING &&
+                     rep->len <= WH_CACHE_BLOB_VALUE_MAX + WH_MAC_SUFFIX_LEN &&
+                     wh_mac_verify(r->mac, k, strlen(k), rep->str, rep->len, &body);
+            if (rep->type == REDIS_REPLY_STRING && !ok) {
+                r->rejected++;
+                if (!r->rejected_total++)
+                    wh_warn("redis at %s holds values without a valid MAC (%.40s); ignoring them "
+                            "(`whittle cache stats` counts them)",
+                            r->url, k);
+            }
+            if (ok && !memchr(rep->str, '\0', body) && !memchr(rep->str, '\n', body)) {
+                *value = strndup(rep->str, body);
                 rc = *value ? 0 : WH_ENOMEM;
             }
+            free(k);
             freeReplyObject(rep);
             if (rc != WH_ENOTFOUND)
                 return rc;
@@ -975,11 +933,20 @@ static int s_redis_put_blob(void *be, const char *key, const char *value)
         char *k = wh_strdup_printf(S_REDIS_BLOB_PREFIX "%s", key);
         if (!k)
             return WH_ENOMEM;
-        const char *argv[3] = {"SET", k, value};
-        size_t argl[3] = {3, strlen(k), strlen(value)};
+        size_t vl = strlen(value);
+        char *signed_v = malloc(vl + WH_MAC_SUFFIX_LEN + 1);
+        if (!signed_v) {
+            free(k);
+            return WH_ENOMEM;
+        }
+        memcpy(signed_v, value, vl);
+        vl += wh_mac_sign(r->mac, k, strlen(k), value, vl, signed_v + vl);
+        const char *argv[3] = {"SET", k, signed_v};
+        size_t argl[3] = {3, strlen(k), vl};
         char why[256];
         redisReply *rep = s_redis_blob_cmd(r, 3, argv, argl, why, sizeof why);
         free(k);
+        free(signed_v);
         if (rep) {
             freeReplyObject(rep);
             return 0;
@@ -1001,18 +968,11 @@ static void s_redis_close(void *be)
     if (!r)
         return;
     s_redis_count_flush(r);
-    if (r->rc)
-        redisFree(r->rc);
+    wh_redisc_destroy(&r->cli); /* closes the connection, wipes the password */
+    wh_mac_destroy(&r->mac);
     if (r->emb)
         r->emb_ops->close(r->emb);
     free(r->pending);
-    free(r->url);
-    free(r->host);
-    free(r->user);
-    if (r->password) {
-        memset(r->password, 0, strlen(r->password));
-        free(r->password);
-    }
     free(r);
 }
 
@@ -1029,134 +989,6 @@ const struct wh_cache_ops wh_cache_redis_ops = {
     .close = s_redis_close,
 };
 
-/* Decodes %XX escapes of n bytes at s (so a password may hold ':', '@' or
- * '/'). NULL when out of memory or on a bad escape. */
-static char *s_pct_decode(const char *s, size_t n)
-{
-    char *out = malloc(n + 1), *o = out;
-    if (!out)
-        return NULL;
-    for (size_t i = 0; i < n; i++) {
-        if (s[i] != '%') {
-            *o++ = s[i];
-            continue;
-        }
-        if (i + 2 >= n || !isxdigit((unsigned char)s[i + 1]) ||
-            !isxdigit((unsigned char)s[i + 2])) {
-            free(out);
-            return NULL;
-        }
-        char hex[3] = {s[i + 1], s[i + 2], 0};
-        unsigned v = (unsigned)strtoul(hex, NULL, 16);
-        if (v == 0) {
-            free(out);
-            return NULL;
-        }
-        *o++ = (char)v;
-        i += 2;
-    }
-    *o = 0;
-    return out;
-}
-
-/* Splits "[user[:password]@]" off the URL: sets r->user/r->password (the
- * password may also come from $WHITTLE_REDIS_PASSWORD), and the masked
- * r->url. Returns the rest (host...) or NULL with *err set. */
-static const char *s_redis_userinfo(s_redis_t *r, const char *url, char **err)
-{
-    const char *p = url + strlen("redis://");
-    const char *at = NULL;
-    for (const char *q = p; *q && *q != '/'; q++)
-        if (*q == '@')
-            at = q;
-    const char *env = getenv("WHITTLE_REDIS_PASSWORD");
-    if (!at) {
-        r->url = strdup(url);
-        if (env && *env)
-            r->password = strdup(env);
-        return p;
-    }
-    const char *colon = memchr(p, ':', (size_t)(at - p));
-    const char *uend = colon ? colon : at;
-    if (uend > p && !(r->user = s_pct_decode(p, (size_t)(uend - p))))
-        goto bad;
-    if (colon && !(r->password = s_pct_decode(colon + 1, (size_t)(at - colon - 1))))
-        goto bad;
-    if (r->password && !*r->password) {
-        free(r->password);
-        r->password = NULL;
-    }
-    if (!r->password && env && *env)
-        r->password = strdup(env);
-    if (!r->password) {
-        *err = wh_strdup_printf("redis URL names user '%s' but no password (add :PASSWORD or set "
-                                "WHITTLE_REDIS_PASSWORD)", r->user ? r->user : "");
-        return NULL;
-    }
-    r->url = wh_strdup_printf("redis://%.*s%s@%s", (int)(uend - p), p, colon ? ":***" : "", at + 1);
-    return at + 1;
-bad:
-    *err = wh_strdup_printf("bad user or password escape in redis URL 'redis://***@%s'", at + 1);
-    return NULL;
-}
-
-/* Parses redis://[user[:password]@]host[:port][/db] (host may be [ipv6]).
- * 0 or WH_EINVAL with *err set (never showing the password). */
-static int s_redis_parse(s_redis_t *r, const char *url, char **err)
-{
-    const char *p = s_redis_userinfo(r, url, err);
-    const char *host, *hend;
-    if (!p)
-        return WH_EINVAL;
-    if (*p == '[') {
-        host = p + 1;
-        hend = strchr(host, ']');
-        if (!hend)
-            goto bad;
-        p = hend + 1;
-    } else {
-        host = p;
-        hend = p + strcspn(p, ":/");
-        p = hend;
-    }
-    if (hend == host)
-        goto bad;
-    r->port = 6379;
-    r->db = 0;
-    if (*p == ':') {
-        char *e;
-        errno = 0;
-        long port = strtol(p + 1, &e, 10);
-        if (e == p + 1 || errno || port < 1 || port > 65535)
-            goto bad;
-        r->port = (int)port;
-        p = e;
-    }
-    if (*p == '/' && p[1]) {
-        char *e;
-        errno = 0;
-        long db = strtol(p + 1, &e, 10);
-        if (e == p + 1 || errno || db < 0 || db > INT_MAX || *e)
-            goto bad;
-        r->db = (int)db;
-        p = e;
-    } else if (*p == '/') {
-        p++;
-    }
-    if (*p)
-        goto bad;
-    r->host = strndup(host, (size_t)(hend - host));
-    if (!r->host) {
-        *err = wh_strdup0("out of memory");
-        return WH_ENOMEM;
-    }
-    return 0;
-bad:
-    *err = wh_strdup_printf("bad redis URL '%s' (expected redis://[user[:password]@]host:port[/db])",
-                            r->url ? r->url : "redis://***");
-    return WH_EINVAL;
-}
-
 wh_cache_redis_t *wh_cache_redis_open(const char *url, char **err)
 {
     s_redis_t *r = calloc(1, sizeof *r);
@@ -1164,12 +996,14 @@ wh_cache_redis_t *wh_cache_redis_open(const char *url, char **err)
         *err = wh_strdup0("out of memory");
         return NULL;
     }
-    if (s_redis_parse(r, url, err))
+    /* No secret, no Redis: a value read back could not be believed. */
+    r->mac = wh_mac_new_default("a redis:// cache", err);
+    if (!r->mac)
         goto fail;
-    if (!r->url) {
-        *err = wh_strdup0("out of memory");
+    r->cli = wh_redisc_new(url, NULL, err);
+    if (!r->cli)
         goto fail;
-    }
+    r->url = wh_redisc_url(r->cli);
     r->retry_ms = S_REDIS_RETRY_MS;
     const char *env = getenv("WHITTLE_REDIS_RETRY_MS");
     if (env && *env) {
@@ -1197,15 +1031,18 @@ wh_cache_redis_t *wh_cache_redis_open(const char *url, char **err)
     }
 
     char why[256];
-    int crc = s_redis_connect(r, why, sizeof why);
-    if (crc == -2) {
+    char *cerr = NULL;
+    int crc = s_redis_connect(r, &cerr);
+    if (crc == WH_EAUTH) {
         /* Wrong or missing credentials: a configuration error, not an
          * outage; falling back would hide it. */
-        *err = wh_strdup_printf("redis at %s refused %s: %s", r->url,
-                                r->password ? "the credentials" : "access without a password", why);
+        *err = cerr;
         goto fail;
     }
-    if (crc || s_redis_gen_read(r, why, sizeof why))
+    free(cerr);
+    if (crc)
+        s_redis_down(r, wh_redisc_why(r->cli));
+    else if (s_redis_gen_read(r, why, sizeof why))
         s_redis_down(r, why);
     return r;
 fail:

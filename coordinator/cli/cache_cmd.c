@@ -9,6 +9,7 @@
 
 #include "cache.h"
 #include "cli.h"
+#include "wh_mac.h"
 #include "wh_common.h"
 
 #define S_USAGE "whittle cache stats|clear [--cache SPEC] | forget --node KEYID [--cache SPEC]"
@@ -39,6 +40,8 @@ static int s_parse(int argc, char **argv, s_opts_t *o)
             o->spec = c.arg;
         else if (wh_cli_is(&c, "node"))
             o->node = c.arg;
+        else if (wh_cli_is(&c, "cache-secret-file"))
+            wh_mac_set_secret_file(c.arg);
     }
     if (rc < 0)
         return c.exit ? c.exit : -1; /* -1: --help or --version, done */
@@ -118,6 +121,9 @@ static void s_print_stats(const wh_cache_stats_t *st, const char *label)
         printf("  lookups: %lld hits, %lld misses\n", st->hits, st->misses);
     else
         printf("  lookups: not recorded (embedded)\n");
+    if (!strncmp(st->where, "redis", 5))
+        printf("  without a valid MAC (not believed): %ld values; %lld lookups rejected\n",
+               st->unauthenticated, st->rejected < 0 ? 0 : st->rejected);
 }
 
 static int s_stats(wh_cache_t *c)

@@ -4,9 +4,11 @@
 #define _GNU_SOURCE
 #include "from_cmd.h"
 
+#include "ctestinfo.h"
 #include "embedded.h"
 #include "fromreport.h"
 #include "group.h"
+#include "refauto.h"
 
 #include <stdlib.h>
 #include <string.h>
@@ -50,12 +52,12 @@ static void s_started(void *arg, size_t i, wh_reduction_t *r)
            st->jobs[i].file, wh_reduction_dir(r));
 }
 
-static void s_failed(void *arg, size_t i, const char *err)
+static void s_failed(void *arg, size_t i, int status, const char *err)
 {
     s_state_t *st = arg;
     fflush(stdout);
     fprintf(stderr, "whittle: error: %s: %s\n", st->jobs[i].test, err);
-    s_worse(st, 1);
+    s_worse(st, status);
 }
 
 static void s_finished(void *arg, size_t i, wh_reduction_t *r)
@@ -137,6 +139,66 @@ static int s_failing(const wh_from_opts_t *o, wh_failing_t **v, size_t *n)
     return 0;
 }
 
+/* What CMake and CTest recorded for the report: --from-ctest's folder, or
+ * the build folder a JUnit report lies in. NULL when there is none; for
+ * --from-ctest that is an error (exit 2 in *code) when the flags leave a
+ * command or the test files to it. */
+static wh_ctest_t *s_ctest(const wh_job_t *tmpl, const wh_from_opts_t *o, int *code)
+{
+    char *dir = NULL, *err = NULL;
+    if (o->ctest) {
+        dir = strdup(o->ctest);
+    } else {
+        char *rep = wh_abspath(o->junit), *slash = rep ? strrchr(rep, '/') : NULL;
+        if (slash)
+            *slash = '\0';
+        dir = rep ? wh_ctest_find_build(rep) : NULL;
+        free(rep);
+    }
+    wh_ctest_t *ct = dir ? wh_ctest_open(dir, &err) : NULL;
+    int needed = !tmpl->file || !tmpl->setup || !tmpl->build || !tmpl->run;
+    /* --from-junit without a build: the old rules (--file, --run) apply. */
+    if (!ct && needed && o->ctest) {
+        fprintf(stderr, "whittle: error: %s (give --file, --setup, --build and --run)\n", err);
+        *code = 2;
+    }
+    free(err);
+    free(dir);
+    return ct;
+}
+
+/* --reference auto, the default, for every job of a report, as `whittle
+ * reduce` does for its one (the jobs come validated with no reference: a
+ * picked one is resolved, exported, by validating again). Each distinct
+ * console line is printed once. 0, or an exit status with the error said. */
+static int s_refauto(const wh_job_t *tmpl, wh_job_t *jobs, size_t n, int cluster)
+{
+    if (tmpl->reference && strcmp(tmpl->reference, "auto") != 0)
+        return 0; /* none, or a folder or revision given */
+    char *said = NULL;
+    int code = 0;
+    for (size_t i = 0; i < n && !code; i++) {
+        char *line = NULL, *err = NULL;
+        if (wh_refauto_apply(&jobs[i], cluster, &line)) {
+            fprintf(stderr, "whittle: error: out of memory\n");
+            code = 4;
+        } else if (jobs[i].reference && wh_job_validate(&jobs[i], &err)) {
+            fprintf(stderr, "whittle: error: %s: %s\n", jobs[i].test, err ? err : "invalid");
+            code = 2;
+        }
+        if (!code && line && !tmpl->quiet && (!said || strcmp(said, line) != 0)) {
+            printf("%s\n", line);
+            free(said);
+            said = line;
+            line = NULL;
+        }
+        free(line);
+        free(err);
+    }
+    free(said);
+    return code;
+}
+
 int wh_from_cmd(const wh_job_t *tmpl, const wh_from_opts_t *o)
 {
     wh_failing_t *v = NULL;
@@ -144,30 +206,33 @@ int wh_from_cmd(const wh_job_t *tmpl, const wh_from_opts_t *o)
     int code = s_failing(o, &v, &n);
     if (code || n == 0)
         return code;
+    wh_ctest_t *ct = s_ctest(tmpl, o, &code);
+    if (code) {
+        wh_failing_free(v, n);
+        return code;
+    }
+    for (size_t i = 0; ct && o->ctest && i < n; i++)
+        if (!v[i].output)
+            v[i].output = wh_ctest_output(ct, v[i].name);
     wh_job_t *jobs = NULL;
     wh_buf_t missing = WH_BUF_INIT;
     char *err = NULL;
-    if (wh_from_jobs(tmpl, v, n, &jobs, &nj, &missing, &err)) {
+    int rc = wh_from_jobs(tmpl, v, n, ct, &jobs, &nj, &missing, &err);
+    wh_ctest_close(&ct);
+    if (rc) {
         fprintf(stderr, "whittle: error: %s\n", err);
         free(err);
+        wh_buf_free(&missing);
         wh_failing_free(v, n);
         return 2;
     }
     fflush(stdout);
     for (char *save = NULL, *l = missing.buf ? strtok_r(missing.buf, "\n", &save) : NULL; l;
-         l = strtok_r(NULL, "\n", &save)) {
-        char *prog = strchr(l, '\t');
-        if (prog)
-            *prog++ = '\0';
-        if (prog && *prog)
-            fprintf(stderr, "whittle: error: failing test '%s' is the whole test program %s, not a "
-                            "function of it: reduce its failing function with --file %s --test NAME "
-                            "(the program's output names it); skipped\n", l, prog, prog);
-        else
-            fprintf(stderr, "whittle: error: failing test '%s' is defined in no file matching '%s'; "
-                            "skipped\n", l, tmpl->file);
-    }
+         l = strtok_r(NULL, "\n", &save))
+        fprintf(stderr, "whittle: error: %s\n", l);
     if (nj)
+        code = s_refauto(tmpl, jobs, nj, o->cluster_run != NULL);
+    if (nj && !code)
         code = o->cluster_run ? s_cluster(jobs, nj, tmpl->out, o) : s_embedded(jobs, nj, o);
     if (!code && missing.len)
         code = 1;

@@ -155,6 +155,24 @@ wh_testfind_t *wh_testfind_open(const wh_job_t *tmpl, const char *project, const
     return f;
 }
 
+wh_testfind_t *wh_testfind_open_list(const wh_job_t *tmpl, const char *project,
+                                     const char *const *files, size_t n, char **err)
+{
+    wh_testfind_t *f = calloc(1, sizeof *f);
+    int rc = f && (f->project = strdup(project)) ? 0 : WH_ENOMEM;
+    for (size_t i = 0; !rc && i < n; i++)
+        rc = s_list(f, tmpl, project, files[i], err);
+    if (!rc && f->files == 0) {
+        *err = wh_strdup_printf("no test file to look in, in project '%s'", project);
+        rc = WH_ENOTFOUND;
+    }
+    if (rc && !*err)
+        *err = strdup("out of memory");
+    if (rc)
+        wh_testfind_close(&f);
+    return f;
+}
+
 /* The first definition named exactly want, or NULL. */
 static const s_def_t *s_exact(const wh_testfind_t *f, const char *want)
 {

@@ -25,6 +25,10 @@ typedef struct wh_testfind wh_testfind_t;
  * file cannot be parsed. */
 wh_testfind_t *wh_testfind_open(const wh_job_t *tmpl, const char *project, const char *pattern,
                                 char **err);
+/* The same for a list of files (relative to project), as the build lists
+ * a test program's sources. */
+wh_testfind_t *wh_testfind_open_list(const wh_job_t *tmpl, const char *project,
+                                     const char *const *files, size_t n, char **err);
 void wh_testfind_close(wh_testfind_t **f);
 
 /* Finds a case; classname and suite may be NULL or "". 0 with *file

@@ -16,6 +16,7 @@
 #include "auth.h"
 #include "cache.h"
 #include "cache_cmd.h"
+#include "wh_mac.h"
 #include "client.h"
 #include "embedded.h"
 #include "cli.h"
@@ -26,6 +27,7 @@
 #include "pool.h"
 #include "progress.h"
 #include "reduce.h"
+#include "refauto.h"
 #include "report.h"
 #include "group.h"
 #include "mutate.h"
@@ -268,7 +270,7 @@ static int s_reduce_string(const wh_cli_t *c, wh_job_t *j)
 }
 
 /* The options that choose among names (--algorithm, --ddmin, --match,
- * --precheck): 1 taken, 0 not one of them, -1 a bad name (printed). */
+ * --precheck, --ub-guard): 1 taken, 0 not one of them, -1 a bad name (printed). */
 static int s_reduce_choice(const wh_cli_t *c, wh_job_t *j)
 {
     const char *v = c->arg;
@@ -292,6 +294,10 @@ static int s_reduce_choice(const wh_cli_t *c, wh_job_t *j)
         if (wh_precheck_mode_parse(v, &m))
             return -s_die(1, "unknown precheck mode '%s' (known: on, off, audit)", v);
         j->precheck = (int)m;
+    } else if (wh_cli_is(c, "ub-guard")) {
+        if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
+            return -s_die(1, "unknown ub-guard mode '%s' (known: on, off)", v);
+        j->ub_guard = strcmp(v, "on") == 0;
     } else {
         return 0;
     }
@@ -382,6 +388,10 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
             j->snapshot = !strcmp(c.arg, "git");
             continue;
         }
+        if (wh_cli_is(&c, "cache-secret-file")) {
+            wh_mac_set_secret_file(c.arg);
+            continue;
+        }
         if (wh_cli_is(&c, "cache-max")) {
             if (wh_cache_parse_size(c.arg, &s_cache_max) || !s_cache_max)
                 return s_die(2, "--cache-max wants a size like 64M (K, M, G), not '%s'", c.arg);
@@ -443,10 +453,10 @@ static void s_one_tick(void *arg, size_t i, wh_reduction_t *r)
     wh_progress_update(&p);
 }
 
-static void s_one_failed(void *arg, size_t i, const char *err)
+static void s_one_failed(void *arg, size_t i, int status, const char *err)
 {
     (void)i;
-    ((s_one_t *)arg)->code = s_die(1, "%s", err);
+    ((s_one_t *)arg)->code = s_die(status, "%s", err);
 }
 
 static void s_one_finished(void *arg, size_t i, wh_reduction_t *r)
@@ -664,12 +674,18 @@ static int s_reduce(int argc, char **argv)
 {
     wh_job_t j;
     wh_job_init(&j);
-    char *cluster = NULL, *err = NULL;
+    char *cluster = NULL, *err = NULL, *refline = NULL;
     int code = s_load_config(argc, argv, &j);
     if (!code)
         code = s_parse_reduce(argc, argv, &j, &cluster);
     if (code) {
         code = code < 0 ? 0 : code; /* -1: --help or --version printed */
+        goto out;
+    }
+    /* Standing in the project is enough: --project defaults to the
+     * current folder (also for a whittle.json without "project"). */
+    if (!j.project && !(j.project = strdup("."))) {
+        code = s_die(4, "out of memory");
         goto out;
     }
     if (s_from_opt.junit || s_from_opt.ctest) {
@@ -689,6 +705,11 @@ static int s_reduce(int argc, char **argv)
         code = s_die(2, "--snapshot git is for --cluster (the embedded run reads the project itself)");
         goto out;
     }
+    /* --reference auto (the default) or none: a revision, or no reference. */
+    if (wh_refauto_apply(&j, cluster != NULL, &refline)) {
+        code = s_die(1, "out of memory");
+        goto out;
+    }
     if (j.snapshot) {
         char *url = j.git_url; /* --git-url, or NULL: the origin remote */
         j.git_url = NULL;
@@ -706,6 +727,8 @@ static int s_reduce(int argc, char **argv)
         free(typed_out);
         goto out;
     }
+    if (refline && !j.quiet)
+        printf("%s\n", refline);
     if (cluster) {
         free(j.out);
         j.out = typed_out;
@@ -741,6 +764,7 @@ static int s_reduce(int argc, char **argv)
 out:
     wh_job_clear(&j);
     free(cluster);
+    free(refline);
     free(err);
     return code;
 }

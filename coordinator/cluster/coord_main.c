@@ -9,6 +9,10 @@
  *
  * Every submitted job's run folder lives under --runs DIR (default
  * ./whittle-runs): a client names at most a relative folder under it.
+ *
+ * One client key has at most --max-client-jobs jobs queued or running
+ * (default S_MAX_CLIENT_JOBS): a submit beyond that is refused before it
+ * is journaled, so one key cannot fill the journal or the queue.
  */
 #define _GNU_SOURCE
 #include <jansson.h>
@@ -22,6 +26,7 @@
 
 #include "auth.h"
 #include "cache.h"
+#include "wh_mac.h"
 #include "cli.h"
 #include "group.h"
 #include "job.h"
@@ -60,9 +65,13 @@ typedef struct s_job {
     int joined;              /* the preparation thread is done and joined */
     atomic_int done;
     char *err;
+    int err_status;          /* the exit status err means (README's table) */
     wh_reduction_t *r;       /* prepared, then started */
     struct s_job *next;
 } s_job_t;
+
+/* --max-client-jobs by default. */
+#define S_MAX_CLIENT_JOBS 32
 
 typedef struct {
     wh_pool_t *pool;
@@ -70,6 +79,8 @@ typedef struct {
     wh_journal_t *journal;   /* NULL: --journal off */
     s_job_t *jobs;
     uint64_t submitted, finished, failed, resumed;
+    uint64_t refused;        /* submits over max_client_jobs */
+    int max_client_jobs;     /* jobs queued or running per client key */
     /* for --metrics */
     wh_metrics_t *metrics;
     uint64_t t0, last_publish;
@@ -77,37 +88,63 @@ typedef struct {
     uint64_t rate_t[61], rate_n[61];  /* judged count, once a second */
     int rate_i;
     char *runs;             /* absolute --runs folder */
-    char **done_dirs; /* run folders of the jobs that finished well, oldest first */
+    /* run folders of the jobs that finished well, oldest first, and the
+     * client key that owns each (status shows a client only its own) */
+    char **done_dirs, **done_owners;
     size_t n_done;
 } s_self_t;
+
+/* Whether the client key asking may see what owner's jobs show (test
+ * names, fingerprints, run folders): only its own, except without keys
+ * (--insecure), where every client is the one anonymous owner. */
+static int s_sees(const char *key, const char *owner)
+{
+    return !key || !*key || (owner && !strcmp(key, owner));
+}
 
 /* The finished jobs `whittle status` groups (the newest ones). */
 #define S_DONE_MAX 256
 
-static void s_note_done(s_self_t *self, const char *dir)
+static void s_note_done(s_self_t *self, const char *dir, const char *owner)
 {
     if (!dir)
         return;
     if (self->n_done == S_DONE_MAX) {
         free(self->done_dirs[0]);
+        free(self->done_owners[0]);
         memmove(self->done_dirs, self->done_dirs + 1, (S_DONE_MAX - 1) * sizeof(char *));
+        memmove(self->done_owners, self->done_owners + 1, (S_DONE_MAX - 1) * sizeof(char *));
         self->n_done--;
     }
     char **d = realloc(self->done_dirs, (self->n_done + 1) * sizeof *d);
-    if (!d)
+    if (d)
+        self->done_dirs = d;
+    char **o = d ? realloc(self->done_owners, (self->n_done + 1) * sizeof *o) : NULL;
+    if (!o)
         return;
-    self->done_dirs = d;
-    if ((d[self->n_done] = strdup(dir)))
+    self->done_owners = o;
+    d[self->n_done] = strdup(dir);
+    o[self->n_done] = strdup(owner ? owner : "");
+    if (d[self->n_done] && o[self->n_done]) {
         self->n_done++;
+    } else {
+        free(d[self->n_done]);
+        free(o[self->n_done]);
+    }
 }
 
-/* "groups of finished jobs: N runs, M groups" and the groups (group.h). */
-static void s_describe_groups(const s_self_t *self, wh_buf_t *b)
+/* "groups of finished jobs: N runs, M groups" and the groups (group.h),
+ * of the finished jobs the client key asking may see. */
+static void s_describe_groups(const s_self_t *self, const char *key, wh_buf_t *b)
 {
     char *err = NULL;
-    wh_group_t *g = self->n_done ? wh_group_load_dirs((const char *const *)self->done_dirs,
-                                                      self->n_done, &err)
-                                 : NULL;
+    const char **mine = self->n_done ? calloc(self->n_done, sizeof *mine) : NULL;
+    size_t n = 0;
+    for (size_t i = 0; mine && i < self->n_done; i++)
+        if (s_sees(key, self->done_owners[i]))
+            mine[n++] = self->done_dirs[i];
+    wh_group_t *g = n ? wh_group_load_dirs(mine, n, &err) : NULL;
+    free(mine);
     if (!g) {
         if (err)
             wh_buf_printf(b, "groups of finished jobs: %s\n", err);
@@ -164,8 +201,10 @@ static void s_answer(s_self_t *self, const void *ident, size_t ilen, uint64_t ta
 }
 
 /* A job whose project is a git snapshot is checked out here first (under
- * the cache folder's snapshots/), then validated like any other. */
-static int s_prepare_snapshot(wh_job_t *j, char **err)
+ * the cache folder's snapshots/), then validated like any other. *status:
+ * 4 when it cannot be checked out here (as a node that cannot fetch it
+ * answers an infrastructure fault), 2 when the job it gives is bad. */
+static int s_prepare_snapshot(wh_job_t *j, int *status, char **err)
 {
     char *base = wh_cache_default_dir();
     char *root = base ? wh_path_join(base, "snapshots") : NULL;
@@ -174,16 +213,24 @@ static int s_prepare_snapshot(wh_job_t *j, char **err)
         *err = strdup("no folder for snapshots: set WHITTLE_CACHE_DIR or HOME");
     free(base);
     free(root);
-    if (rc == 0 && (rc = wh_job_validate(j, err)) == 0)
-        wh_job_guess_includes(j);
-    return rc;
+    if (rc) {
+        *status = 4;
+        return rc;
+    }
+    if ((rc = wh_job_validate(j, err)) != 0) {
+        *status = 2;
+        return rc;
+    }
+    wh_job_guess_includes(j);
+    return 0;
 }
 
 static void *s_prepare_main(void *arg)
 {
     s_job_t *j = arg;
-    if (!j->job.git_url || s_prepare_snapshot(&j->job, &j->err) == 0)
-        j->r = wh_reduction_prepare(&j->job, 1, &j->err);
+    j->err_status = 4;
+    if (!j->job.git_url || s_prepare_snapshot(&j->job, &j->err_status, &j->err) == 0)
+        j->r = wh_reduction_prepare(&j->job, 1, &j->err_status, &j->err);
     atomic_store(&j->done, 1);
     return NULL;
 }
@@ -230,7 +277,7 @@ static void s_finish(s_self_t *self, s_job_t *j, wh_journal_state_t st, int code
         self->failed++;
     } else {
         self->finished++;
-        s_note_done(self, j->r ? wh_reduction_dir(j->r) : NULL);
+        s_note_done(self, j->r ? wh_reduction_dir(j->r) : NULL, j->owner);
     }
     if (j->r) {
         uint64_t cand, cached;
@@ -247,9 +294,35 @@ static void s_finish(s_self_t *self, s_job_t *j, wh_journal_state_t st, int code
     s_job_free(j);
 }
 
+/* A submit from a key that has max_client_jobs jobs queued or running is
+ * refused (exit 4 at the client: try again when one ends), and nothing of
+ * it is journaled. 1 refused (answered), 0 go on. Under --insecure the one
+ * anonymous client ("") has them all. */
+static int s_over_limit(s_self_t *self, const void *ident, size_t ilen, const char *key,
+                        const wh_msg_t *m)
+{
+    int live = 0;
+    for (const s_job_t *j = self->jobs; j; j = j->next)
+        live += !strcmp(j->owner, key);
+    if (live < self->max_client_jobs)
+        return 0;
+    self->refused++;
+    const char *colon = strchr(key, ':');
+    char *why = wh_strdup_printf("client key %s has %d jobs queued or running, the most this "
+                                 "coordinator takes from one key (--max-client-jobs %d); this "
+                                 "job was refused, not journaled: submit it again when one ends",
+                                 *key ? (colon ? colon + 1 : key) : "(anonymous, --insecure)",
+                                 live, self->max_client_jobs);
+    s_answer(self, ident, ilen, m->cand_id, NULL, 4, why);
+    free(why);
+    return 1;
+}
+
 static void s_on_submit(s_self_t *self, const void *ident, size_t ilen, const char *key,
                         wh_msg_t *m)
 {
+    if (s_over_limit(self, ident, ilen, key, m))
+        return;
     self->submitted++;
     json_error_t je;
     json_t *o = m->json ? json_loads(m->json, 0, &je) : NULL;
@@ -276,11 +349,13 @@ static void s_on_submit(s_self_t *self, const void *ident, size_t ilen, const ch
         free(js);
         j = s_job_start(self, id, key, &job, 0);
         if (!j && self->journal)
-            wh_journal_finish(self->journal, id, WH_JOURNAL_FAILED, 2, "cannot start job");
+            wh_journal_finish(self->journal, id, WH_JOURNAL_FAILED, 4, "cannot start job");
     }
     if (!j) {
+        /* a bad job is bad input (2); one that cannot start, trouble here (4) */
         self->failed++;
-        s_answer(self, ident, ilen, m->cand_id, err ? NULL : id, 2, err ? err : "cannot start job");
+        s_answer(self, ident, ilen, m->cand_id, err ? NULL : id, err ? 2 : 4,
+                 err ? err : "cannot start job");
         free(err);
         wh_job_clear(&job);
         return;
@@ -371,16 +446,27 @@ static void s_on_cancel(s_self_t *self, const void *ident, size_t ilen, const ch
     free(why);
 }
 
-static void s_on_status(s_self_t *self, const void *ident, size_t ilen)
+/* STATUS_REQ: the pool, the counters, and the jobs of the client key
+ * asking (others' only counted: their test names, progress and run
+ * folders are theirs). */
+static void s_on_status(s_self_t *self, const void *ident, size_t ilen, const char *key)
 {
     wh_buf_t b = WH_BUF_INIT;
     wh_pool_describe(self->pool, &b);
     wh_buf_printf(&b, "cache: %s\njournal: %s\njobs submitted: %llu  finished: %llu  failed: %llu"
-                  "  resumed: %llu\n", wh_cache_describe(self->cache),
+                  "  resumed: %llu  refused over --max-client-jobs %d: %llu\n",
+                  wh_cache_describe(self->cache),
                   self->journal ? wh_journal_describe(self->journal) : "off",
                   (unsigned long long)self->submitted, (unsigned long long)self->finished,
-                  (unsigned long long)self->failed, (unsigned long long)self->resumed);
+                  (unsigned long long)self->failed, (unsigned long long)self->resumed,
+                  self->max_client_jobs, (unsigned long long)self->refused);
+    int shown = 0, others = 0;
     for (s_job_t *j = self->jobs; j; j = j->next) {
+        if (!s_sees(key, j->owner)) {
+            others++;
+            continue;
+        }
+        shown++;
         wh_buf_printf(&b, "  job %s%s ", j->id, j->resumed ? " (resumed)" : "");
         if (!j->joined || !j->r) {
             wh_buf_printf(&b, "%s %s: preparing (parsing the test, hashing the project)",
@@ -394,7 +480,10 @@ static void s_on_status(s_self_t *self, const void *ident, size_t ilen)
         }
         wh_buf_puts(&b, "\n");
     }
-    s_describe_groups(self, &b);
+    if (others)
+        wh_buf_printf(&b, "  %s%d job%s of other clients\n", shown ? "and " : "", others,
+                      others == 1 ? "" : "s");
+    s_describe_groups(self, key, &b);
     wh_msg_t r = {0};
     r.type = WH_MSG_STATUS;
     r.detail = b.buf ? b.buf : "";
@@ -406,7 +495,7 @@ static void s_on_other(void *ctx, const void *ident, size_t ilen, const char *ke
 {
     s_self_t *self = ctx;
     if (m->type == WH_MSG_STATUS_REQ)
-        s_on_status(self, ident, ilen);
+        s_on_status(self, ident, ilen, key);
     else if (m->type == WH_MSG_SUBMIT)
         s_on_submit(self, ident, ilen, key, m);
     else if (m->type == WH_MSG_WATCH)
@@ -430,12 +519,15 @@ static int s_start(s_self_t *self, s_job_t *j)
         free(err);
         return -1;
     }
-    if (j->r && wh_reduction_start(j->r, self->pool, self->cache, &err) != 0)
+    int status = j->err_status ? j->err_status : 4;
+    if (j->r && wh_reduction_start(j->r, self->pool, self->cache, &err) != 0) {
         wh_reduction_destroy(&j->r);
+        status = 4;
+    }
     if (!j->r) {
         char *why = wh_strdup_printf("%s%s", j->resumed ? "cannot resume: " : "",
                                      err ? err : "cannot start job");
-        s_finish(self, j, WH_JOURNAL_FAILED, 1, why);
+        s_finish(self, j, WH_JOURNAL_FAILED, status, why);
         free(why);
         free(err);
         return -1;
@@ -693,6 +785,7 @@ int main(int argc, char **argv)
     const char *runs = "whittle-runs";
     int insecure = 0;
     unsigned hb = 1000;
+    long max_client_jobs = S_MAX_CLIENT_JOBS;
     wh_cli_t c;
     int rc;
     wh_cli_begin(&c, "whittle-coordinator", NULL, argc - 1, argv + 1);
@@ -702,6 +795,8 @@ int main(int argc, char **argv)
             bind = v;
         else if (wh_cli_is(&c, "cache"))
             cache_spec = v;
+        else if (wh_cli_is(&c, "cache-secret-file"))
+            wh_mac_set_secret_file(v);
         else if (wh_cli_is(&c, "cache-max")) {
             if (wh_cache_parse_size(v, &cache_max) || !cache_max) {
                 fprintf(stderr, "whittle-coordinator: error: --cache-max wants a size like 64M "
@@ -723,6 +818,13 @@ int main(int argc, char **argv)
             metrics = v;
         else if (wh_cli_is(&c, "runs"))
             runs = v;
+        else if (wh_cli_is(&c, "max-client-jobs")) {
+            if (wh_parse_long(v, 1, 100000, &max_client_jobs)) {
+                fprintf(stderr, "whittle-coordinator: error: --max-client-jobs wants a number of "
+                                "jobs in 1..100000, not '%s'\n", v);
+                return 2;
+            }
+        }
         else if (wh_cli_is(&c, "verbose"))
             wh_log_set_level(WH_LOG_INFO);
         else if (wh_cli_is(&c, "heartbeat")) {
@@ -754,6 +856,7 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     s_self_t self = {0};
+    self.max_client_jobs = (int)max_client_jobs;
     if (!*runs || !(self.runs = wh_abspath(runs))) {
         fprintf(stderr, "whittle-coordinator: error: --runs wants a folder, not '%s'\n", runs);
         return 2;
@@ -802,9 +905,12 @@ out:
         fprintf(stderr, "whittle-coordinator: error: %s\n", err);
     free(err);
     wh_metrics_stop(&self.metrics);
-    for (size_t i = 0; i < self.n_done; i++)
+    for (size_t i = 0; i < self.n_done; i++) {
         free(self.done_dirs[i]);
+        free(self.done_owners[i]);
+    }
     free(self.done_dirs);
+    free(self.done_owners);
     wh_pool_destroy(&self.pool);
     wh_journal_close(&self.journal);
     wh_cache_close(&self.cache);

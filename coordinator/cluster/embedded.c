@@ -26,11 +26,12 @@ static int s_start(s_run_t *s, const wh_job_t *jobs, wh_pool_t *pool, wh_cache_t
     int need = 0;
     for (size_t i = 0; i < s->n; i++) {
         char *err = NULL;
-        s->r[i] = wh_reduction_new(&jobs[i], pool, cache, s->o->quiet, &err);
+        int status = 4;
+        s->r[i] = wh_reduction_new(&jobs[i], pool, cache, s->o->quiet, &status, &err);
         if (!s->r[i]) {
             s->all_ok = 0;
             if (s->o->failed)
-                s->o->failed(s->o->arg, i, err ? err : "cannot start the job");
+                s->o->failed(s->o->arg, i, status, err ? err : "cannot start the job");
             free(err);
             continue;
         }

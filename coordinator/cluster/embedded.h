@@ -24,11 +24,12 @@ typedef struct {
     int quiet;          /* no per-candidate console lines (wh_reduction_new's quiet) */
     const volatile sig_atomic_t *interrupted; /* set: every job is aborted */
     /* Called once per job, in job order for the starts: started with the
-     * reduction (its run folder is known), or failed with the one-line
-     * reason it could not start (r NULL); then finished when it is done
-     * (wh_reduction_status tells how). Any may be NULL. */
+     * reduction (its run folder is known), or failed with the exit status
+     * and the one-line reason it could not start (wh_reduction_new's); then
+     * finished when it is done (wh_reduction_status tells how). Any may be
+     * NULL. */
     void (*started)(void *arg, size_t i, wh_reduction_t *r);
-    void (*failed)(void *arg, size_t i, const char *err);
+    void (*failed)(void *arg, size_t i, int status, const char *err);
     void (*finished)(void *arg, size_t i, wh_reduction_t *r);
     void *arg;
     /* Called on every turn of the loop (about 10 times a second) for each

@@ -23,6 +23,11 @@
 #include "wh_common.h"
 
 #define WH_METRICS_STALL_MS 10000
+/* The server's connections: at most WH_METRICS_MAX_CONNECTIONS at once,
+ * and one idle (or sending a request slowly) for WH_METRICS_IDLE_TIMEOUT_S
+ * is closed, so idle clients cannot keep the probes out for long. */
+#define WH_METRICS_MAX_CONNECTIONS 1024
+#define WH_METRICS_IDLE_TIMEOUT_S 5
 
 typedef struct {
     const char *name;       /* node id (key name when CURVE is on) */

@@ -137,8 +137,9 @@ wh_metrics_t *wh_metrics_start(const char *addr, char **err)
     m->stall_ms = WH_METRICS_STALL_MS;
     m->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO, 0, NULL, NULL,
                             s_handle, m, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)64,
-                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)10, MHD_OPTION_END);
+                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)WH_METRICS_MAX_CONNECTIONS,
+                            MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)WH_METRICS_IDLE_TIMEOUT_S,
+                            MHD_OPTION_END);
     if (!m->d) {
         *err = wh_strdup_printf("--metrics: cannot serve on %s (address in use or not local?)",
                                 addr);

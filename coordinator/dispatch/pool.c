@@ -113,6 +113,12 @@ struct wh_pool {
     uint64_t judged;
     wh_pool_node_stat_t *nstat; /* per node ever seen; node names owned */
     int n_nstat;
+    struct s_watch {
+        int fd;
+        wh_pool_fd_fn fn;
+        void *ctx;
+    } *watch;              /* fds watched for reading (wh_pool_watch_fd) */
+    int nwatch, capwatch;
 };
 
 static void s_task_free(s_task_t *t)
@@ -164,6 +170,21 @@ static void s_enqueue_back(s_job_t *j, s_task_t *t)
     else
         j->head = t;
     j->tail = t;
+    j->queued++;
+}
+
+/* Before the first queued task with a higher id. */
+static void s_enqueue_ordered(s_job_t *j, s_task_t *t)
+{
+    if (!j->tail || j->tail->cand_id <= t->cand_id) {
+        s_enqueue_back(j, t);
+        return;
+    }
+    s_task_t **l = &j->head;
+    while ((*l)->cand_id <= t->cand_id)
+        l = &(*l)->next;
+    t->next = *l;
+    *l = t;
     j->queued++;
 }
 
@@ -325,6 +346,7 @@ void wh_pool_destroy(wh_pool_t **pp)
     for (int i = 0; i < p->n_nstat; i++)
         free((char *)p->nstat[i].node);
     free(p->nstat);
+    free(p->watch);
     free(p);
     *pp = NULL;
 }
@@ -411,6 +433,18 @@ int wh_pool_set_ref(wh_pool_t *p, const char *job_id, const wh_fp_t *ref)
     return wh_fp_copy(&j->ref, ref);
 }
 
+int wh_pool_drop_reference(wh_pool_t *p, const char *job_id)
+{
+    s_job_t *j = s_find_job(p, job_id);
+    if (!j)
+        return WH_ENOTFOUND;
+    free(j->spec.reference);
+    free(j->spec.git_reference);
+    j->spec.reference = j->spec.git_reference = NULL;
+    j->spec.keep_fault = 0;
+    return 0;
+}
+
 int wh_pool_submit(wh_pool_t *p, const char *job_id, uint64_t cand_id,
                    const void *content, size_t len, int flags)
 {
@@ -479,6 +513,18 @@ const char *wh_pool_node_of(const wh_pool_t *p, const char *slot_name)
     return NULL;
 }
 
+static int s_excluded(const s_job_t *j, const s_slot_t *s);
+
+int wh_pool_other_node(const wh_pool_t *p, const char *job_id, const char *node_id)
+{
+    const s_job_t *j = s_find_job((wh_pool_t *)p, job_id);
+    for (const s_slot_t *s = p->slots; s; s = s->next)
+        if (!s->out_why && s->node_id && strcmp(s->node_id, node_id) != 0 &&
+            !(j && s_excluded(j, s)))
+            return 1;
+    return 0;
+}
+
 const char *wh_pool_key_of(const wh_pool_t *p, const char *slot_name)
 {
     for (const s_slot_t *s = p->slots; s; s = s->next)
@@ -516,7 +562,7 @@ int wh_pool_submit_lazy(wh_pool_t *p, const char *job_id, uint64_t cand_id)
         s_task_free(t);
         return WH_ENOMEM;
     }
-    s_enqueue_back(j, t);
+    s_enqueue_ordered(j, t);
     return 0;
 }
 
@@ -1217,13 +1263,76 @@ const wh_pool_node_stat_t *wh_pool_node_stats(wh_pool_t *p, int *n)
     return p->nstat;
 }
 
+int wh_pool_watch_fd(wh_pool_t *p, int fd, wh_pool_fd_fn fn, void *ctx)
+{
+    for (int i = 0; i < p->nwatch; i++)
+        if (p->watch[i].fd == fd)
+            return WH_EINVAL;
+    if (p->nwatch == p->capwatch) {
+        int cap = p->capwatch ? 2 * p->capwatch : 4;
+        struct s_watch *w = realloc(p->watch, (size_t)cap * sizeof *w);
+        if (!w)
+            return WH_ENOMEM;
+        p->watch = w;
+        p->capwatch = cap;
+    }
+    p->watch[p->nwatch++] = (struct s_watch){fd, fn, ctx};
+    return 0;
+}
+
+void wh_pool_unwatch_fd(wh_pool_t *p, int fd)
+{
+    for (int i = 0; i < p->nwatch; i++)
+        if (p->watch[i].fd == fd) {
+            p->watch[i] = p->watch[--p->nwatch];
+            return;
+        }
+}
+
+/* The pool's socket and the watched fds, polled together; the watchers of
+ * readable fds are called after (from a copy: a watcher may unwatch).
+ * zmq_poll's result. */
+static int s_poll_all(wh_pool_t *p, int timeout_ms)
+{
+    zmq_pollitem_t one[1 + 8], *it = one;
+    int n = 1 + p->nwatch;
+    if (n > (int)(sizeof one / sizeof one[0]) && !(it = calloc((size_t)n, sizeof *it)))
+        return -ENOMEM;
+    struct s_watch *w = p->nwatch ? malloc((size_t)p->nwatch * sizeof *w) : NULL;
+    if (p->nwatch && !w) {
+        if (it != one)
+            free(it);
+        return -ENOMEM;
+    }
+    it[0] = (zmq_pollitem_t){p->sock, 0, ZMQ_POLLIN, 0};
+    for (int i = 0; i < p->nwatch; i++) {
+        w[i] = p->watch[i];
+        it[1 + i] = (zmq_pollitem_t){NULL, w[i].fd, ZMQ_POLLIN, 0};
+    }
+    int rc = zmq_poll(it, n, timeout_ms);
+    int nw = p->nwatch;
+    for (int i = 0; rc > 0 && i < nw; i++) {
+        if (!(it[1 + i].revents & ZMQ_POLLIN))
+            continue;
+        for (int k = 0; k < p->nwatch; k++)
+            if (p->watch[k].fd == w[i].fd && p->watch[k].ctx == w[i].ctx) {
+                w[i].fn(w[i].ctx);
+                break;
+            }
+    }
+    rc = rc > 0 ? (it[0].revents & ZMQ_POLLIN ? 1 : 0) : rc < 0 ? -errno : 0;
+    free(w);
+    if (it != one)
+        free(it);
+    return rc;
+}
+
 int wh_pool_poll(wh_pool_t *p, int timeout_ms)
 {
     s_dispatch(p);
-    zmq_pollitem_t it = {p->sock, 0, ZMQ_POLLIN, 0};
-    int rc = zmq_poll(&it, 1, timeout_ms);
+    int rc = s_poll_all(p, timeout_ms);
     if (rc < 0)
-        return -errno;
+        return rc;
     if (rc > 0) {
         for (int budget = 0; budget < 1000; budget++) {
             uint8_t ident[WH_WIRE_MAX_IDENT];

@@ -85,6 +85,11 @@ int wh_pool_set_note(wh_pool_t *p, const char *job_id, wh_pool_note_fn fn);
 /* Sets the reference fingerprint sent with the job's candidates. */
 int wh_pool_set_ref(wh_pool_t *p, const char *job_id, const wh_fp_t *ref);
 
+/* The job goes on without its reference: tasks sent from now on carry no
+ * reference and no --keep-fault (a picked reference that fails the
+ * original; refauto.h). WH_ENOTFOUND for no such job. */
+int wh_pool_drop_reference(wh_pool_t *p, const char *job_id);
+
 enum {
     WH_TASK_BASELINE = 1,      /* capture the fingerprint, no verdict */
     WH_TASK_ON_REFERENCE = 2,  /* run in the reference workspace */
@@ -102,6 +107,9 @@ int wh_pool_submit_verify(wh_pool_t *p, const char *job_id, uint64_t cand_id,
 /* Takes node_id out of the job's rotation (its verdicts were found wrong).
  * Ignored while no other live node could serve the job. */
 int wh_pool_exclude_node(wh_pool_t *p, const char *job_id, const char *node_id);
+/* 1 when a live slot in rotation, of a node not excluded from job_id, is
+ * on another node than node_id. */
+int wh_pool_other_node(const wh_pool_t *p, const char *job_id, const char *node_id);
 /* The node id of a live slot named name, or NULL. */
 const char *wh_pool_node_of(const wh_pool_t *p, const char *slot_name);
 /* The key name of a live slot's node ("NAME" of its ZAP user id
@@ -119,14 +127,29 @@ typedef char *(*wh_pool_render_fn)(void *ctx, uint64_t cand_id, size_t *len);
 int wh_pool_set_render(wh_pool_t *p, const char *job_id, wh_pool_render_fn fn);
 /* Queues one candidate whose text is made by the job's render function at
  * dispatch, and made again if its slot dies: a queue of thousands holds no
- * texts. WH_EINVAL when the job has no render function. */
+ * texts. It goes into the job's queue before the first queued candidate
+ * with a higher id (ids given in canonical order keep that order however
+ * late each is queued). WH_EINVAL when the job has no render function. */
 int wh_pool_submit_lazy(wh_pool_t *p, const char *job_id, uint64_t cand_id);
 /* Drops a queued candidate or asks its slot to stop it. */
 void wh_pool_cancel(wh_pool_t *p, const char *job_id, uint64_t cand_id);
 
-/* One turn of the loop: waits up to timeout_ms for messages, handles them,
- * dispatches, sends heartbeats, reaps dead slots. */
+/* One turn of the loop: waits up to timeout_ms for messages (or a watched
+ * fd), handles them, calls the watchers of readable fds, dispatches, sends
+ * heartbeats, reaps dead slots. */
 int wh_pool_poll(wh_pool_t *p, int timeout_ms);
+
+/* Called on the pool's thread, in wh_pool_poll, when a watched fd is
+ * readable; it may submit and cancel candidates (what it queues is
+ * dispatched in the same turn) and unwatch fds. */
+typedef void (*wh_pool_fd_fn)(void *ctx);
+/* Watches fd (owned by the caller) for reading: work finished off the
+ * pool's thread (the precheck's answers) is taken up without waiting for
+ * the poll timeout. 0, WH_ENOMEM, or WH_EINVAL when fd is watched already. */
+int wh_pool_watch_fd(wh_pool_t *p, int fd, wh_pool_fd_fn fn, void *ctx);
+/* Stops watching fd (before the caller closes it); a no-op for an fd not
+ * watched. */
+void wh_pool_unwatch_fd(wh_pool_t *p, int fd);
 
 /* Sends a message to a client (for replies to SUBMIT/STATUS_REQ). */
 int wh_pool_reply(wh_pool_t *p, const void *ident, size_t ident_len, const wh_msg_t *m);

@@ -68,9 +68,10 @@ int wh_farm_probe(const wh_farm_t *f, wh_farm_probe_t *out);
 /* The folder of pair p's reductions: OUT/reduce/<M>-<test> (malloc'ed). */
 char *wh_farm_pair_dir(const wh_farm_t *f, size_t p);
 
-/* Runs every pair's two reductions, then writes bench.json and bench.txt
- * (bench.h) and prints the totals. Returns 0, or 1 when a job failed or a
- * fault was lost. */
-int wh_farm_reduce(const wh_farm_t *f);
+/* Runs every pair's two reductions and sets *wall_ms to the time they took
+ * (with the probes' f->prior_ms; 0 when there is no pair). The caller then
+ * writes bench.json and bench.txt (bench.h). Returns 0, or 1 when a job
+ * failed. */
+int wh_farm_reduce(const wh_farm_t *f, uint64_t *wall_ms);
 
 #endif

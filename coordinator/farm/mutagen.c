@@ -6,6 +6,7 @@
  * walk here leaves tree.c's contract unchanged. See mutagen.h.
  */
 #include "mutagen.h"
+#include "clang_index.h"
 
 #include "wh_common.h"
 
@@ -210,7 +211,7 @@ int wh_mutagen_scan(const char *file, unsigned ops, const char *const *args, int
         *err = wh_strdup_printf("cannot read '%s': %s", file, wh_strerror(rc));
         return rc;
     }
-    CXIndex idx = clang_createIndex(0, 0);
+    CXIndex idx = wh_clang_index();
     CXTranslationUnit tu = NULL;
     enum CXErrorCode ec = clang_parseTranslationUnit2(idx, file, args, nargs, NULL, 0,
                                                       CXTranslationUnit_None, &tu);

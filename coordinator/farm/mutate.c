@@ -7,6 +7,7 @@
 #include "mutate.h"
 
 #include "cli.h"
+#include "bench.h"
 #include "farm.h"
 #include "framework.h"
 #include "mutagen.h"
@@ -384,7 +385,10 @@ static int s_reduce(const s_ctx_t *c)
     if (potential)
         printf("%zu potential kills (flaky) are not reduced\n", potential);
     wh_farm_t f = s_farm(c, fm, pairs, np);
-    int rc = wh_farm_reduce(&f);
+    uint64_t wall_ms;
+    int rc = wh_farm_reduce(&f, &wall_ms);
+    int brc = wh_bench_write(&f, wall_ms); /* 1: a fault was lost; -1: not written */
+    rc = rc || brc != 0 ? 1 : 0;
     free(fm), free(pairs), free(ids);
     return rc;
 }

@@ -12,7 +12,7 @@
 #include <unistd.h>
 #include <time.h>
 
-#include "cache.h"
+#include "cache_value.h"
 #include "journal_be.h"
 
 /* A finished job is kept this long (for a client that reattaches late). */

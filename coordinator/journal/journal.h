@@ -53,7 +53,8 @@ typedef struct {
 typedef struct wh_journal wh_journal_t;
 
 /* where: "redis://[user[:password]@]host[:port][/db]" for the Redis back
- * end, else a file path (its folder is created). NULL and *err (one line)
+ * end (the password found as for the cache: common/wh_redisc.h), else a
+ * file path (its folder is created). NULL and *err (one line)
  * on failure: an unreadable or corrupt journal, a file another coordinator
  * holds, Redis unreachable. The records are loaded when it returns. */
 wh_journal_t *wh_journal_open(const char *where, char **err);

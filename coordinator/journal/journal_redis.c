@@ -1,137 +1,50 @@
 /*
  * journal_redis — the journal's Redis back end (journal_be.h): hash
  * whittle:v1:jobs, field = job id, value = the job's latest record, in the
- * database of the coordinator's redis:// cache URL (same AUTH). A lost
- * connection is reopened on the next write; a write that still fails is
- * an error the front reports (the job runs on, it just is not crash-safe).
+ * database of the coordinator's redis:// cache URL. The URL, the password
+ * (the URL's, else $WHITTLE_REDIS_PASSWORD, else the password file: as the
+ * cache), AUTH, SELECT and reconnecting are the shared Redis client's
+ * (common/wh_redisc.h). A lost connection is reopened on the next write; a
+ * write that still fails is an error the front reports (the job runs on,
+ * it just is not crash-safe).
+ *
+ * Each record carries " mac=<hex>" (wh_mac.h) over the key
+ * "whittle:v1:jobs:<id>" and the record, under the cluster secret; a
+ * record without a valid one is refused on load with a warning naming the
+ * job, never resumed.
  */
 #define _GNU_SOURCE
-#include <ctype.h>
 #include <hiredis/hiredis.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "journal_be.h"
 #include "wh_common.h"
+#include "wh_mac.h"
+#include "wh_redisc.h"
 
 #define S_HASH "whittle:v1:jobs"
 
 typedef struct {
-    char *host, *user, *password;
-    int port, db;
+    wh_redisc_t *cli;
+    wh_mac_t *mac;
     char *desc;
-    redisContext *rc;
 } s_redis_t;
-
-/* %XX escapes of a URL's user info. */
-static char *s_pct_decode(const char *s, size_t n)
-{
-    char *o = malloc(n + 1), *w = o;
-    for (size_t i = 0; o && i < n; i++) {
-        unsigned x;
-        if (s[i] == '%' && i + 2 < n && isxdigit((unsigned char)s[i + 1]) &&
-            isxdigit((unsigned char)s[i + 2]) && sscanf(s + i + 1, "%2x", &x) == 1) {
-            *w++ = (char)x;
-            i += 2;
-        } else {
-            *w++ = s[i];
-        }
-    }
-    if (o)
-        *w = '\0';
-    return o;
-}
-
-/* redis://[user[:password]@]host[:port][/db] */
-static int s_parse(s_redis_t *r, const char *url, char **err)
-{
-    const char *p = url + strlen("redis://");
-    const char *at = strrchr(p, '@');
-    if (at) {
-        const char *colon = memchr(p, ':', (size_t)(at - p));
-        if (colon) {
-            r->user = colon > p ? s_pct_decode(p, (size_t)(colon - p)) : NULL;
-            r->password = s_pct_decode(colon + 1, (size_t)(at - colon - 1));
-        } else {
-            r->password = s_pct_decode(p, (size_t)(at - p)); /* redis://password@host */
-        }
-        p = at + 1;
-    }
-    size_t hl = strcspn(p, ":/");
-    r->host = hl ? strndup(p, hl) : NULL;
-    r->port = 6379;
-    p += hl;
-    long v = 0;
-    char num[16];
-    if (*p == ':') {
-        size_t nl = strcspn(p + 1, "/");
-        snprintf(num, sizeof num, "%.*s", (int)(nl < 15 ? nl : 15), p + 1);
-        if (nl >= 15 || wh_parse_long(num, 1, 65535, &v))
-            goto bad;
-        r->port = (int)v;
-        p += 1 + nl;
-    }
-    if (*p == '/' && p[1]) {
-        if (wh_parse_long(p + 1, 0, 1000000, &v))
-            goto bad;
-        r->db = (int)v;
-    }
-    if (!r->host)
-        goto bad;
-    r->desc = wh_strdup_printf("redis %s:%d/%d hash " S_HASH, r->host, r->port, r->db);
-    return 0;
-bad:
-    *err = strdup("journal: bad Redis URL (want redis://[user[:password]@]host[:port][/db])");
-    return WH_EINVAL;
-}
-
-static redisReply *s_cmd(s_redis_t *r, int argc, const char **argv)
-{
-    return redisCommandArgv(r->rc, argc, argv, NULL);
-}
-
-/* Connects, authenticates and selects the database. 0 or WH_EUNAVAIL. */
-static int s_connect(s_redis_t *r, char **err)
-{
-    if (r->rc)
-        redisFree(r->rc);
-    struct timeval tv = {1, 0};
-    r->rc = redisConnectWithTimeout(r->host, r->port, tv);
-    const char *why = !r->rc ? "out of memory" : r->rc->err ? r->rc->errstr : NULL;
-    if (!why) {
-        redisSetTimeout(r->rc, tv);
-        char db[16];
-        snprintf(db, sizeof db, "%d", r->db);
-        const char *auth[] = {"AUTH", r->user ? r->user : r->password, r->password};
-        const char *sel[] = {"SELECT", db};
-        redisReply *a = r->password ? s_cmd(r, r->user ? 3 : 2, auth) : NULL;
-        if (r->password && (!a || a->type == REDIS_REPLY_ERROR))
-            why = a ? "AUTH refused" : r->rc->errstr;
-        freeReplyObject(a);
-        redisReply *s = why ? NULL : s_cmd(r, 2, sel);
-        if (!why && (!s || s->type == REDIS_REPLY_ERROR))
-            why = s ? "SELECT refused" : r->rc->errstr;
-        freeReplyObject(s);
-    }
-    if (!why)
-        return 0;
-    if (err)
-        *err = wh_strdup_printf("journal: cannot use Redis at %s:%d: %s", r->host, r->port, why);
-    if (r->rc)
-        redisFree(r->rc);
-    r->rc = NULL;
-    return WH_EUNAVAIL;
-}
 
 static void s_free(s_redis_t *r)
 {
-    if (r->rc)
-        redisFree(r->rc);
-    free(r->host);
-    free(r->user);
-    free(r->password);
+    wh_redisc_destroy(&r->cli);
+    wh_mac_destroy(&r->mac);
     free(r->desc);
     free(r);
+}
+
+/* Prefixes *err (set by the client) with "journal: ". */
+static void s_prefix(char **err)
+{
+    char *e = wh_strdup_printf("journal: %s", *err ? *err : "out of memory");
+    free(*err);
+    *err = e;
 }
 
 void *wh_journal_redis_open(const char *url, char **err)
@@ -141,55 +54,86 @@ void *wh_journal_redis_open(const char *url, char **err)
         *err = strdup("out of memory");
         return NULL;
     }
-    if (s_parse(r, url, err) || s_connect(r, err)) {
+    r->mac = wh_mac_new_default("a redis:// journal", err);
+    r->cli = r->mac ? wh_redisc_new(url, NULL, err) : NULL;
+    if (!r->cli || wh_redisc_connect(r->cli, err)) {
+        s_prefix(err);
+        s_free(r);
+        return NULL;
+    }
+    r->desc = wh_strdup_printf("redis %s:%d/%d hash " S_HASH, wh_redisc_host(r->cli),
+                               wh_redisc_port(r->cli), wh_redisc_db(r->cli));
+    if (!r->desc) {
+        *err = strdup("out of memory");
         s_free(r);
         return NULL;
     }
     return r;
 }
 
-/* One command, reconnecting once when the connection is gone. */
-static redisReply *s_retry(s_redis_t *r, int argc, const char **argv, char **err)
+/* The key a record's MAC covers: the hash and the field. */
+static char *s_mac_key(const char *id)
 {
-    for (int attempt = 0; attempt < 2; attempt++) {
-        if (!r->rc && s_connect(r, attempt ? err : NULL))
-            continue;
-        redisReply *rep = s_cmd(r, argc, argv);
-        if (rep && rep->type != REDIS_REPLY_ERROR)
-            return rep;
-        if (rep) {
-            *err = wh_strdup_printf("Redis refused %s: %s", argv[0], rep->str);
-            freeReplyObject(rep);
-            return NULL;
-        }
-        redisFree(r->rc);
-        r->rc = NULL;
-    }
-    if (!*err)
-        *err = wh_strdup_printf("Redis at %s:%d does not answer", r->host, r->port);
-    return NULL;
+    return wh_strdup_printf(S_HASH ":%s", id);
 }
 
 static int s_put(void *be, const char *id, const char *record, char **err)
 {
-    const char *argv[] = {"HSET", S_HASH, id, record};
-    redisReply *rep = s_retry(be, 4, argv, err);
-    freeReplyObject(rep);
-    return rep ? 0 : WH_EUNAVAIL;
+    s_redis_t *r = be;
+    char *k = s_mac_key(id);
+    size_t n = strlen(record);
+    char *signed_r = malloc(n + WH_MAC_SUFFIX_LEN + 1);
+    if (!k || !signed_r) {
+        free(k);
+        free(signed_r);
+        *err = strdup("out of memory");
+        return WH_ENOMEM;
+    }
+    memcpy(signed_r, record, n);
+    wh_mac_sign(r->mac, k, strlen(k), record, n, signed_r + n);
+    const char *argv[] = {"HSET", S_HASH, id, signed_r};
+    int rc = wh_redisc_command(r->cli, 4, argv, NULL, NULL, err);
+    free(k);
+    free(signed_r);
+    return rc;
+}
+
+/* Visits one stored field: a record with a valid MAC goes to fn without
+ * it; one without is refused with a warning (the job is not resumed). */
+static int s_visit(s_redis_t *r, const redisReply *f, const redisReply *v,
+                   wh_journal_visit_fn fn, void *ctx)
+{
+    const char *id = f->type == REDIS_REPLY_STRING ? f->str : "?";
+    char where[96];
+    snprintf(where, sizeof where, "field %.40s", id);
+    char *k = s_mac_key(id);
+    size_t body = 0;
+    if (!k)
+        return WH_ENOMEM;
+    int ok = v->type == REDIS_REPLY_STRING &&
+             wh_mac_verify(r->mac, k, strlen(k), v->str, v->len, &body);
+    free(k);
+    if (!ok) {
+        wh_warn("journal: job %.64s: its record in redis has no valid MAC; not resumed", id);
+        return 0;
+    }
+    char *rec = strndup(v->str, body);
+    if (!rec)
+        return WH_ENOMEM;
+    int rc = fn(ctx, where, rec);
+    free(rec);
+    return rc;
 }
 
 static int s_load(void *be, wh_journal_visit_fn fn, void *ctx, char **err)
 {
     const char *argv[] = {"HGETALL", S_HASH};
-    redisReply *rep = s_retry(be, 2, argv, err);
-    if (!rep)
-        return WH_EUNAVAIL;
-    int rc = 0;
-    for (size_t i = 0; rep->type == REDIS_REPLY_ARRAY && i + 1 < rep->elements && !rc; i += 2) {
-        char where[96];
-        snprintf(where, sizeof where, "field %.40s", rep->element[i]->str ? rep->element[i]->str : "?");
-        rc = fn(ctx, where, rep->element[i + 1]->str ? rep->element[i + 1]->str : "");
-    }
+    redisReply *rep = NULL;
+    int rc = wh_redisc_command(((s_redis_t *)be)->cli, 2, argv, NULL, &rep, err);
+    if (rc)
+        return rc;
+    for (size_t i = 0; rep->type == REDIS_REPLY_ARRAY && i + 1 < rep->elements && !rc; i += 2)
+        rc = s_visit(be, rep->element[i], rep->element[i + 1], fn, ctx);
     freeReplyObject(rep);
     return rc;
 }
@@ -201,10 +145,9 @@ static int s_compact(void *be, const char *const *keep, int nkeep, const char *c
     (void)nkeep;
     for (int i = 0; i < ndrop; i++) {
         const char *argv[] = {"HDEL", S_HASH, drop[i]};
-        redisReply *rep = s_retry(be, 3, argv, err);
-        if (!rep)
-            return WH_EUNAVAIL;
-        freeReplyObject(rep);
+        int rc = wh_redisc_command(((s_redis_t *)be)->cli, 3, argv, NULL, NULL, err);
+        if (rc)
+            return rc;
     }
     return 0;
 }

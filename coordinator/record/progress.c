@@ -18,6 +18,33 @@ uint64_t wh_progress_eta_ms(int rounds_left, uint64_t median_ms)
     return rounds_left > 0 ? (uint64_t)rounds_left * median_ms : 0;
 }
 
+double wh_progress_waves(double b, int slots)
+{
+    double s = slots > 1 ? slots : 1;
+    return b >= s ? b / s : b < 1 ? b : 1;
+}
+
+uint64_t wh_progress_eta(const wh_progress_plan_t *pl)
+{
+    if (!pl->median_ms)
+        return 0;
+    double built = pl->built < 0 ? 0 : pl->built > 1 ? 1 : pl->built;
+    double waves = 0, none = 1;
+    double q = pl->win_rate < 0 ? 0 : pl->win_rate > 1 ? 1 : pl->win_rate;
+    for (int k = 0; k < pl->rounds; k++) {
+        waves += wh_progress_waves(pl->cands[k] * built, pl->slots);
+        none *= 1 - q;
+    }
+    if (pl->last_sweep < pl->rounds)
+        none = 1; /* the plan holds the next sweep already */
+    /* The sweep again: single-unit rounds of up to a window each. */
+    double again = (1 - none) * pl->units_left * built;
+    waves += again >= pl->slots ? again / (pl->slots > 1 ? pl->slots : 1) : again;
+    double wave = (double)(pl->wave_ms ? pl->wave_ms : pl->median_ms);
+    double ms = waves * wave - (double)pl->into_ms;
+    return ms >= 1 ? (uint64_t)(ms + 0.5) : pl->rounds > 0;
+}
+
 void wh_progress_duration(uint64_t ms, char *out, size_t cap)
 {
     uint64_t s = (ms + 500) / 1000;
@@ -55,7 +82,7 @@ void wh_progress_format(const wh_progress_t *p, wh_buf_t *b)
         return;
     }
     char eta[32];
-    uint64_t ms = wh_progress_eta_ms(p->rounds_left, p->median_ms);
+    uint64_t ms = p->eta_ms ? p->eta_ms : wh_progress_eta_ms(p->rounds_left, p->median_ms);
     if (p->rounds_left == 0 && p->median_ms)
         snprintf(eta, sizeof eta, "0s");
     else

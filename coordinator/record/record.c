@@ -305,6 +305,26 @@ const char *wh_record_fault_line(const char *fault, int keep_fault)
     return fault;
 }
 
+char *wh_record_unchecked_line(const char *why)
+{
+    if (!why)
+        return strdup(wh_record_fault_line(NULL, 0));
+    return wh_strdup_printf("fault not checked: %s; pass --reference DIR|GIT-REV to check that "
+                            "the reduced test still reveals the fault (and to keep it)", why);
+}
+
+char *wh_record_fault_text(const wh_summary_t *s)
+{
+    if (s->reference)
+        return strdup(wh_record_fault_line(s->fault, s->keep_fault));
+    char *none = !s->ref_unchecked && s->ref_why
+                     ? wh_strdup_printf("reference: none (%s)", s->ref_why)
+                     : NULL;
+    char *line = wh_record_unchecked_line(s->ref_unchecked ? s->ref_unchecked : none);
+    free(none);
+    return line;
+}
+
 static const char *s_nz(const char *s)
 {
     return s ? s : "";
@@ -345,12 +365,14 @@ static void s_json_sizes(json_t *o, const wh_summary_t *s)
     json_object_set_new(o, "candidates", json_integer(s->candidates));
     json_object_set_new(o, "evaluated", json_integer(s->evaluated));
     json_object_set_new(o, "predicted", json_integer(s->predicted));
+    json_object_set_new(o, "ub_guard", json_integer(s->ub_guard));
     json_object_set_new(o, "cached", json_integer(s->cached));
     json_object_set_new(o, "extra", json_integer(s->extra));
     json_object_set_new(o, "cancelled", json_integer(s->cancelled));
     json_t *vs = json_object();
     for (int v = 1; v < WH_V_COUNT; v++)
         json_object_set_new(vs, wh_verdict_name((wh_verdict_t)v), json_integer(s->verdicts[v]));
+    json_object_set_new(vs, wh_verdict_name(WH_V_UB_GUARD), json_integer(s->ub_guard));
     json_object_set_new(o, "verdicts", vs);
     json_object_set_new(o, "wall_ms", json_integer((json_int_t)s->wall_ms));
     json_object_set_new(o, "jobs", json_integer(s->jobs));
@@ -391,9 +413,17 @@ static void s_json_run(json_t *o, const wh_summary_t *s)
     json_object_set_new(o, "out_of_rotation", out);
     json_object_set_new(o, "warm", s_json_warm(s));
     json_object_set_new(o, "verified", json_boolean(s->verified));
+    json_object_set_new(o, "verify_sanitizers",
+                        s->sanitizers ? json_string(s->sanitizers) : json_null());
     json_object_set_new(o, "verify_runs", json_integer(s->verify_runs));
     json_object_set_new(o, "verdicts_dropped", json_integer(s->dropped));
     json_object_set_new(o, "restarts", json_integer(s->restarts));
+    json_object_set_new(o, "verified_by", s->verified_by ? json_string(s->verified_by) : json_null());
+    json_object_set_new(o, "second_opinion", json_boolean(s->second_opinion));
+    json_t *cl = json_object();
+    json_object_set_new(cl, "checked", json_integer(s->claims_checked));
+    json_object_set_new(cl, "refuted", json_integer(s->claims_refuted));
+    json_object_set_new(o, "claims", cl);
     /* true/false only when a reference decided it; null: not checked. */
     json_object_set_new(o, "fault_kept", s->reference && s->fault && !strcmp(s->fault, "kept")
                                              ? json_true()
@@ -412,6 +442,16 @@ static void s_json_run(json_t *o, const wh_summary_t *s)
                                                                                     : json_null());
         json_object_set_new(f, "on_reference", json_string(s_nz(s->fault_detail)));
         json_object_set_new(o, "fault", f);
+    }
+    if (s->ref_why) {
+        /* --reference auto: what it picked and why, or why nothing. */
+        json_t *a = json_object();
+        json_object_set_new(a, "picked", s->ref_picked ? json_string(s->ref_picked) : json_null());
+        json_object_set_new(a, "why", json_string(s->ref_why));
+        json_object_set_new(a, "used", json_boolean(s->ref_picked && s->reference));
+        json_object_set_new(a, "dropped", s->ref_unchecked ? json_string(s->ref_unchecked)
+                                                           : json_null());
+        json_object_set_new(o, "reference_auto", a);
     }
 }
 
@@ -444,13 +484,49 @@ static void s_json_precheck(json_t *o, const wh_precheck_summary_t *pc)
     json_object_set_new(o, "precheck", p);
 }
 
+/* The UB guard's figures: summary.json "ub_guard_check". */
+static void s_json_ubguard(json_t *o, const wh_summary_t *s)
+{
+    if (!s->ub_mode)
+        return;
+    json_t *u = json_object();
+    json_object_set_new(u, "mode", json_string(s->ub_mode));
+    json_object_set_new(u, "enabled", json_boolean(s->ub_enabled));
+    json_object_set_new(u, "off_because",
+                        s->ub_off_because ? json_string(s->ub_off_because) : json_null());
+    json_object_set_new(u, "checks", json_integer(s->ub_checks));
+    json_object_set_new(u, "check_ms", json_real(s->ub_check_ms));
+    json_object_set_new(u, "setup_ms", json_real(s->ub_setup_ms));
+    json_object_set_new(u, "unchecked", json_integer(s->ub_unchecked));
+    json_object_set_new(u, "original_warnings", json_integer(s->ub_original));
+    json_object_set_new(u, "held", json_integer(s->ub_guard));
+    json_object_set_new(u, "held_not_built", json_integer(s->ub_predicted));
+    json_object_set_new(o, "ub_guard_check", u);
+}
+
+static void s_txt_ubguard(wh_buf_t *b, const wh_summary_t *s)
+{
+    if (!s->ub_mode)
+        return;
+    if (!s->ub_enabled) {
+        wh_buf_printf(b, "ub guard:    %s%s%s\n", s->ub_mode, s->ub_off_because ? "; off: " : "",
+                      s->ub_off_because ? s->ub_off_because : "");
+        return;
+    }
+    wh_buf_printf(b, "ub guard:    on, %d checks (%.1f ms in all, %.1f ms to set up), %d UBGuard "
+                  "(%d not built, within predicted); the original raises %d such warnings\n",
+                  s->ub_checks, s->ub_check_ms, s->ub_setup_ms, s->ub_guard, s->ub_predicted,
+                  s->ub_original);
+}
+
 static void s_txt_precheck(wh_buf_t *b, const wh_summary_t *s)
 {
     const wh_precheck_summary_t *pc = s->precheck;
     if (!pc)
         return;
     wh_buf_printf(b, "precheck:    %s, %d checks (%.1f ms in all, %.1f ms to set up), %d predicted",
-                  s_nz(pc->mode), pc->checks, pc->check_ms, pc->setup_ms, s->predicted);
+                  s_nz(pc->mode), pc->checks, pc->check_ms, pc->setup_ms,
+                  s->predicted - s->ub_predicted);
     if (pc->off_because)
         wh_buf_printf(b, "; off: %s", pc->off_because);
     if (pc->audit)
@@ -479,6 +555,7 @@ static void s_summary_json(wh_record_t *r, const wh_summary_t *s)
     s_json_sizes(o, s);
     s_json_run(o, s);
     s_json_precheck(o, s->precheck);
+    s_json_ubguard(o, s);
     s_json_measures(o, s);
     char *js = json_dumps(o, JSON_INDENT(2) | JSON_PRESERVE_ORDER);
     if (js) {
@@ -525,19 +602,36 @@ static void s_summary_txt(wh_record_t *r, const wh_summary_t *s)
     wh_buf_puts(&b, "verdicts:");
     for (int v = 1; v < WH_V_COUNT; v++)
         wh_buf_printf(&b, " %s=%d", wh_verdict_name((wh_verdict_t)v), s->verdicts[v]);
+    if (s->ub_guard)
+        wh_buf_printf(&b, " %s=%d", wh_verdict_name(WH_V_UB_GUARD), s->ub_guard);
     wh_buf_printf(&b, "\nwall time:   %llu ms  (slots that judged: %d, cache: %s)\n",
                   (unsigned long long)s->wall_ms, r->nslots, s_nz(s->cache));
     s_txt_precheck(&b, s);
+    s_txt_ubguard(&b, s);
     s_txt_measures(&b, s);
     wh_buf_printf(&b, "verified:    %s (%d verify run%s, %d verdict%s dropped as wrong)\n",
                   s->verified ? "yes, built and run afresh" : "no", s->verify_runs,
                   s->verify_runs == 1 ? "" : "s", s->dropped, s->dropped == 1 ? "" : "s");
+    if (s->verified_by)
+        wh_buf_printf(&b, "verified by: %s%s\n", s->verified_by,
+                      s->second_opinion ? "" : " (its node judged every candidate built in this "
+                                               "run: no second opinion)");
+    wh_buf_printf(&b, "claims:      %d negative verdict%s judged again afresh, %d refuted\n",
+                  s->claims_checked, s->claims_checked == 1 ? "" : "s", s->claims_refuted);
+    if (s->sanitizers)
+        wh_buf_printf(&b, "sanitizers:  the verify run was built with -fsanitize=%s (the "
+                      "project's compile command)\n", s->sanitizers);
+    char *line = wh_record_fault_text(s);
     if (s->reference)
-        wh_buf_printf(&b, "fault:       %s (reference %s%s)\n",
-                      wh_record_fault_line(s->fault, s->keep_fault), s->reference,
+        wh_buf_printf(&b, "fault:       %s (reference %s%s)\n", line ? line : "", s->reference,
                       s->keep_fault ? ", --keep-fault" : ", --no-keep-fault");
     else
-        wh_buf_printf(&b, "fault:       %s\n", wh_record_fault_line(NULL, 0));
+        wh_buf_printf(&b, "fault:       %s\n", line ? line : "fault not checked");
+    free(line);
+    if (s->ref_picked || s->ref_why)
+        wh_buf_printf(&b, s->ref_picked ? "reference:   %s (--reference auto: %s)\n"
+                                        : "reference:   none%s (%s)\n",
+                      s_nz(s->ref_picked), s_nz(s->ref_why));
     wh_record_file(r, "summary.txt", b.buf, b.len);
     wh_buf_free(&b);
 }

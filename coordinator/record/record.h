@@ -86,7 +86,7 @@ typedef struct {
     int enabled;                 /* predictions were made */
     const char *off_because;     /* why not, or NULL */
     const char *flags;           /* where the compile arguments came from, or NULL */
-    int checks, unchecked;       /* candidates checked; left unchecked by the time budget */
+    int checks, unchecked;       /* candidates checked; built unchecked while prediction was on (the front end failed) */
     double check_ms, setup_ms;   /* time of the checks; of the original's parse */
     int audit;                   /* 1: the audit figures below are written */
     int built, build_failed, build_failed_predicted, predicted_but_built, disagreements;
@@ -101,7 +101,15 @@ typedef struct {
     int tree_before, tree_after, nontree_before, nontree_after;
     int sweeps, rounds, candidates, evaluated, cached, extra, cancelled;
     int building_rounds; /* rounds that judged a canonical candidate (not cached or predicted) */
-    int predicted;                     /* BuildFailed by the front end, not built */
+    int predicted;                     /* BuildFailed by the front end, or UBGuard, not built */
+    /* The UB guard (DESIGN.md, "Trust"): candidates recorded as UBGuard
+     * (ub_predicted of them not built, within predicted), and how it ran;
+     * ub_mode NULL: not written. */
+    int ub_guard, ub_predicted;
+    const char *ub_mode, *ub_off_because;
+    int ub_enabled, ub_checks, ub_unchecked, ub_original;
+    double ub_check_ms, ub_setup_ms;
+    const char *sanitizers;            /* the verify build's -fsanitize= list, or NULL */
     const wh_precheck_summary_t *precheck; /* NULL: not written */
     const int *verdicts;               /* WH_V_COUNT counts, indexed by verdict */
     uint64_t wall_ms;
@@ -113,6 +121,10 @@ typedef struct {
     int keep_fault;
     const char *fault;                 /* "kept", "lost", or why the check could not tell */
     const char *fault_detail;          /* the fingerprint seen on the reference */
+    /* --reference auto (refauto.h): what it picked ("HEAD 0123456789ab") or
+     * NULL, and why (or why none; NULL: auto was not tried); unchecked: why
+     * the picked reference was dropped (the original fails there too). */
+    const char *ref_picked, *ref_why, *ref_unchecked;
     int infra_faults;                  /* tainted runs, retried elsewhere */
     char *const *out_slots;            /* slots taken out of rotation */
     int n_out;
@@ -125,6 +137,9 @@ typedef struct {
     int verify_runs;                   /* verify tasks judged */
     int dropped;                       /* verdicts dropped as wrong */
     int restarts;                      /* walks resumed after wrong verdicts */
+    const char *verified_by;           /* the slot whose run verified it, or NULL */
+    int second_opinion;                /* 0: that slot's node judged every verdict judged */
+    int claims_checked, claims_refuted; /* negative verdicts judged again afresh (claims check) */
     const uint8_t *removed;            /* per unit of the tree: 1 = removed (n = before) */
 } wh_summary_t;
 
@@ -133,6 +148,12 @@ void wh_record_summary(wh_record_t *r, const wh_summary_t *s);
 /* The sentence for a fault-check status ("kept", "lost", or a reason);
  * NULL: no reference was given (the fault was not checked). */
 const char *wh_record_fault_line(const char *fault, int keep_fault);
+/* The sentence when no reference decided it (malloc'ed; NULL: out of
+ * memory): why, when --reference auto tried (a picked reference that fails
+ * the original, or why none was picked), else wh_record_fault_line(NULL). */
+char *wh_record_unchecked_line(const char *why);
+/* The fault-check sentence of a run (malloc'ed; NULL: out of memory). */
+char *wh_record_fault_text(const wh_summary_t *s);
 /* The run's closing count, malloc'd: "B -> A statements. N candidates: E
  * evaluated, P predicted, C from the cache[; X extra built beside them
  * (...)]. R rounds, S sweeps, MS ms." E + P + C = N: the extras, which

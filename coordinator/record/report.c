@@ -80,7 +80,8 @@ static long long s_jint(const json_t *o, const char *k)
 static const char *s_vclass(const char *v)
 {
     static const char *const known[] = {"Preserved", "TestPassed", "DifferentFailure",
-                                        "BuildFailed", "TestMissing", "InfraError"};
+                                        "BuildFailed", "TestMissing", "InfraError",
+                                        "UBGuard"};
     for (size_t i = 0; i < sizeof known / sizeof known[0]; i++)
         if (!strcmp(v, known[i]))
             return known[i];
@@ -295,10 +296,12 @@ static const char s_css[] =
     ".Preserved{background:var(--pres)}.TestPassed{background:var(--pass)}"
     ".DifferentFailure{background:var(--diff)}.BuildFailed{background:var(--bf)}"
     ".TestMissing{background:var(--miss)}.InfraError,.other{background:var(--infra)}"
+    ".UBGuard{background:var(--diff);opacity:.6}"
     ".buildsw{background:var(--build)}"
     "svg .Preserved{fill:var(--pres)}svg .TestPassed{fill:var(--pass)}"
     "svg .DifferentFailure{fill:var(--diff)}svg .BuildFailed{fill:var(--bf)}"
     "svg .TestMissing{fill:var(--miss)}svg .InfraError,svg .other{fill:var(--infra)}"
+    "svg .UBGuard{fill:var(--diff);opacity:.6}"
     "svg path{stroke:#fff;stroke-width:1}"
     "svg g.run rect{stroke:#24292f;stroke-width:1.5}"
     "table.diff{border-collapse:collapse;width:100%;font-family:ui-monospace,Menlo,Consolas,"
@@ -466,8 +469,23 @@ static void s_identity(wh_buf_t *b, const json_t *s)
     wh_buf_puts(b, "</table></section>\n<section id=\"fault\"><h2>Fault-kept check</h2>"
                    "<table class=\"kv\">");
     const char *st = f ? s_jstr(f, "status") : NULL;
+    /* --reference auto: what it picked (and why), or why none. */
+    const json_t *a = json_object_get(s, "reference_auto");
+    const char *dropped = json_string_value(json_object_get(a, "dropped"));
+    char *none = a && !f && !dropped ? wh_strdup_printf("reference: none (%s)", s_jstr(a, "why"))
+                                     : NULL;
+    char *unchecked = f ? NULL : wh_record_unchecked_line(dropped ? dropped : none);
     s_kv(b, "fault-line", "result",
-         wh_record_fault_line(st, f ? json_is_true(json_object_get(f, "keep_fault")) : 0));
+         f ? wh_record_fault_line(st, json_is_true(json_object_get(f, "keep_fault")))
+           : unchecked ? unchecked : "fault not checked");
+    free(unchecked);
+    free(none);
+    if (a) {
+        const char *picked = json_string_value(json_object_get(a, "picked"));
+        char *v = wh_strdup_printf("%s (%s)", picked ? picked : "none", s_jstr(a, "why"));
+        s_kv(b, "fault-auto", "--reference auto", v ? v : "");
+        free(v);
+    }
     if (f) {
         s_kv(b, "fault-ref", "reference", s_jstr(f, "reference"));
         s_kv(b, "fault-on-ref", "on the reference", s_jstr(f, "on_reference"));

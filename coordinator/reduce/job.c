@@ -15,8 +15,8 @@
 #include "cache.h"
 #include "framework.h"
 #include "fw_detect.h"
+#include "wh_snapshot.h"
 #include "wh_spawn.h"
-#include "jobsnap.h"
 #include "wire.h"
 
 /* A test file travels whole in every candidate message. */
@@ -33,6 +33,7 @@ void wh_job_init(wh_job_t *j)
     j->test_timeout_ms = 120000;
     j->setup_timeout_ms = 1800000;
     j->precheck = WH_PRECHECK_ON;
+    j->ub_guard = 1;
 }
 
 void wh_job_clear(wh_job_t *j)
@@ -51,6 +52,8 @@ void wh_job_clear(wh_job_t *j)
     free(j->pass_regex);
     free(j->message_continuation);
     free(j->reference);
+    free(j->ref_picked);
+    free(j->ref_why);
     for (int i = 0; i < j->nargs; i++)
         free(j->args[i]);
     free(j->args);
@@ -66,7 +69,8 @@ int wh_job_copy(wh_job_t *d, const wh_job_t *src)
     *d = *src; /* numbers and flags */
     char **const strs[] = {&d->project, &d->file, &d->test, &d->setup, &d->build, &d->run,
                            &d->framework, &d->out, &d->cache, &d->compdb, &d->failure_regex,
-                           &d->pass_regex, &d->reference, &d->message_continuation};
+                           &d->pass_regex, &d->reference, &d->message_continuation,
+                           &d->ref_picked, &d->ref_why};
     int bad = 0;
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         if (*strs[i]) {
@@ -283,6 +287,13 @@ int wh_job_validate(wh_job_t *j, char **err)
     if (j->flaky_ok < 0 || (j->flaky_ok && j->flaky_ok > (j->repeat > 1 ? j->repeat : 1)))
         return s_fail(err, wh_strdup_printf("--flaky-ok %d must be between 1 and --repeat (%d)",
                                             j->flaky_ok, j->repeat > 1 ? j->repeat : 1));
+    /* "auto" and "none" are words, not folders or revisions (./auto is the
+     * folder): a job that reaches here with either has no reference; the
+     * `whittle reduce` client resolves auto first (refauto.h). */
+    if (j->reference && (!strcmp(j->reference, "auto") || !strcmp(j->reference, "none"))) {
+        free(j->reference);
+        j->reference = NULL;
+    }
     /* A snapshot's reference is a commit id the coordinator exports. */
     if (j->reference && !(j->git_url && !wh_is_dir(j->reference))) {
         int rc = s_resolve_reference(j, err);
@@ -462,7 +473,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         "compdb", "jobs", "cache", "failure_regex", "pass_regex", "message_continuation",
         "pass_on_exit0", "repeat", "flaky_ok",
         "reference", "keep_fault", "no_keep_fault", "speculate", "allow_parse_errors", "precheck",
-        "ignore", "git", NULL};
+        "ub_guard", "ignore", "git", "reference_picked", "reference_why", NULL};
     json_object_foreach(o, k, v) {
         int ok = 0;
         for (int i = 0; known[i]; i++)
@@ -487,6 +498,8 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
     rc = rc ? rc : s_get_str(o, "pass_regex", &j->pass_regex, err);
     rc = rc ? rc : s_get_str(o, "message_continuation", &j->message_continuation, err);
     rc = rc ? rc : s_get_str(o, "reference", &j->reference, err);
+    rc = rc ? rc : s_get_str(o, "reference_picked", &j->ref_picked, err);
+    rc = rc ? rc : s_get_str(o, "reference_why", &j->ref_why, err);
     rc = rc ? rc : wh_job_git_from_json(j, json_object_get(o, "git"), err);
     rc = rc ? rc : s_get_ms(o, "build_timeout", &j->build_timeout_ms, err);
     rc = rc ? rc : s_get_ms(o, "test_timeout", &j->test_timeout_ms, err);
@@ -554,6 +567,15 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         }
         j->precheck = (int)m;
     }
+    json_t *ub = json_object_get(o, "ub_guard");
+    if (rc == 0 && ub) {
+        const char *s = json_string_value(ub);
+        if (!s || (strcmp(s, "on") != 0 && strcmp(s, "off") != 0)) {
+            *err = strdup("field 'ub_guard' must be \"on\" or \"off\"");
+            return WH_EINVAL;
+        }
+        j->ub_guard = strcmp(s, "on") == 0;
+    }
     return rc;
 }
 
@@ -562,7 +584,10 @@ int wh_job_load_config(wh_job_t *j, const char *path, char **err)
     json_error_t je;
     json_t *o = json_load_file(path, 0, &je);
     if (!o) {
-        *err = wh_strdup_printf("cannot read config '%s': %s (line %d)", path, je.text, je.line);
+        /* jansson says line -1 when the file could not be opened at all */
+        *err = je.line > 0 ? wh_strdup_printf("cannot read config '%s': %s (line %d)", path,
+                                              je.text, je.line)
+                           : wh_strdup_printf("cannot read config '%s': %s", path, je.text);
         return WH_EINVAL;
     }
     char *why = NULL;
@@ -607,6 +632,8 @@ char *wh_job_to_json(const wh_job_t *j)
     S("pass_regex", j->pass_regex);
     S("message_continuation", j->message_continuation);
     S("reference", j->reference);
+    S("reference_picked", j->ref_picked);
+    S("reference_why", j->ref_why);
 #undef S
     wh_job_git_to_json(j, o);
     if (j->repeat)
@@ -624,6 +651,7 @@ char *wh_job_to_json(const wh_job_t *j)
         json_object_set_new(o, "allow_parse_errors", json_true());
     json_object_set_new(o, "precheck",
                         json_string(wh_precheck_mode_name((wh_precheck_mode_t)j->precheck)));
+    json_object_set_new(o, "ub_guard", json_string(j->ub_guard ? "on" : "off"));
     json_object_set_new(o, "algorithm", json_string(wh_algo_name(j->algo)));
     json_object_set_new(o, "ddmin", json_string(wh_walk_name(j->walk)));
     static const char *const modes[] = {"full", "message", "type"};
@@ -887,4 +915,101 @@ void wh_job_guess_includes(wh_job_t *j)
         s_push_arg(&j->args, &j->nargs, more[i]);
     free(more);
     j->args_guessed = j->nargs > 0;
+}
+
+/* ---- the job's "git" object (a snapshot: jobsnap.h makes and checks it out) ---- */
+
+static int s_git_str(json_t *g, const char *k, char **dst, char **err)
+{
+    json_t *v = json_object_get(g, k);
+    if (!v)
+        return 0;
+    if (!json_is_string(v))
+        return s_fail(err, wh_strdup_printf("field 'git.%s' must be a string", k));
+    free(*dst);
+    *dst = strdup(json_string_value(v));
+    return *dst ? 0 : s_fail(err, NULL);
+}
+
+int wh_job_git_from_json(wh_job_t *j, const void *git_obj, char **err)
+{
+    json_t *g = (json_t *)git_obj;
+    if (!g)
+        return 0;
+    if (!json_is_object(g))
+        return s_fail(err, strdup("field 'git' must be an object"));
+    const char *k;
+    json_t *v;
+    json_object_foreach(g, k, v) {
+        if (strcmp(k, "url") && strcmp(k, "rev") && strcmp(k, "subdir") &&
+            strcmp(k, "reference") && strcmp(k, "patch_b64"))
+            return s_fail(err, wh_strdup_printf("unknown field 'git.%s'", k));
+    }
+    int rc = s_git_str(g, "url", &j->git_url, err);
+    rc = rc ? rc : s_git_str(g, "rev", &j->git_rev, err);
+    rc = rc ? rc : s_git_str(g, "subdir", &j->git_subdir, err);
+    rc = rc ? rc : s_git_str(g, "reference", &j->git_reference, err);
+    if (rc)
+        return rc;
+    if (!j->git_url || !j->git_rev)
+        return s_fail(err, strdup("field 'git' needs 'url' and 'rev'"));
+    json_t *p = json_object_get(g, "patch_b64");
+    if (p) {
+        if (!json_is_string(p) ||
+            json_string_length(p) > (WH_SNAPSHOT_MAX_PATCH + 2) / 3 * 4)
+            return s_fail(err, strdup("field 'git.patch_b64' must be base64 of at most 1 MiB"));
+        free(j->git_patch);
+        j->git_patch = wh_base64_decode(json_string_value(p), &j->git_patch_len);
+        if (!j->git_patch)
+            return s_fail(err, strdup("field 'git.patch_b64' is not valid base64"));
+    }
+    return 0;
+}
+
+void wh_job_git_to_json(const wh_job_t *j, void *obj)
+{
+    if (!j->git_url)
+        return;
+    json_t *g = json_object();
+    json_object_set_new(g, "url", json_string(j->git_url));
+    json_object_set_new(g, "rev", json_string(j->git_rev ? j->git_rev : ""));
+    json_object_set_new(g, "subdir", json_string(j->git_subdir ? j->git_subdir : ""));
+    if (j->git_reference)
+        json_object_set_new(g, "reference", json_string(j->git_reference));
+    if (j->git_patch_len) {
+        char *b = wh_base64_encode(j->git_patch, j->git_patch_len);
+        if (b)
+            json_object_set_new(g, "patch_b64", json_string(b));
+        free(b);
+    }
+    json_object_set_new((json_t *)obj, "git", g);
+}
+
+void wh_job_git_clear(wh_job_t *j)
+{
+    free(j->git_url);
+    free(j->git_rev);
+    free(j->git_subdir);
+    free(j->git_reference);
+    free(j->git_patch);
+    j->git_url = j->git_rev = j->git_subdir = j->git_reference = NULL;
+    j->git_patch = NULL;
+    j->git_patch_len = 0;
+}
+
+int wh_job_git_copy(wh_job_t *d, const wh_job_t *s)
+{
+    d->git_url = s->git_url ? strdup(s->git_url) : NULL;
+    d->git_rev = s->git_rev ? strdup(s->git_rev) : NULL;
+    d->git_subdir = s->git_subdir ? strdup(s->git_subdir) : NULL;
+    d->git_reference = s->git_reference ? strdup(s->git_reference) : NULL;
+    d->git_patch = NULL;
+    if (s->git_patch && (d->git_patch = malloc(s->git_patch_len + 1))) {
+        memcpy(d->git_patch, s->git_patch, s->git_patch_len);
+        d->git_patch[s->git_patch_len] = 0;
+    }
+    int bad = (s->git_url && !d->git_url) || (s->git_rev && !d->git_rev) ||
+              (s->git_subdir && !d->git_subdir) || (s->git_reference && !d->git_reference) ||
+              (s->git_patch && !d->git_patch);
+    return bad ? WH_ENOMEM : 0;
 }

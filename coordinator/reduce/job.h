@@ -4,7 +4,8 @@
  * a `whittle submit` JSON list (same field names as the flags, with '-'
  * spelled '_': project, file, test, setup, build, run, framework, algorithm,
  * ddmin, out, build_timeout, test_timeout, setup_timeout, match, args, precheck,
- * ignore).
+ * ub_guard ("on"/"off"), ignore, reference; reference_picked and reference_why carry what
+ * `--reference auto` chose, for a job a client sends with --snapshot git).
  */
 #ifndef WH_JOB_H
 #define WH_JOB_H
@@ -41,10 +42,18 @@ typedef struct {
     int repeat;           /* --repeat K: runs of the original and of each candidate */
     int flaky_ok;         /* --flaky-ok R: Preserved when >= R of K runs preserve; 0 = all K */
     char *reference;      /* --reference DIR|GIT-REV, resolved to a folder */
+    /* --reference auto (refauto.h): what it picked ("HEAD 0123456789ab"),
+     * NULL when the reference was given or none was picked; ref_why says
+     * why, or why there is none (NULL: auto was not tried). A picked
+     * reference must pass the original, else the fault goes unchecked. */
+    char *ref_picked, *ref_why;
     int keep_fault;       /* --keep-fault; on by default with a reference */
     int no_keep_fault;    /* --no-keep-fault: only report whether the fault was kept */
     int speculate;        /* idle slots judge the predicted next round (default on; --no-speculate) */
     int precheck;         /* --precheck: wh_precheck_mode_t (default on); not in the identity */
+    int ub_guard;         /* --ub-guard on|off (default on): a candidate with a new
+                             -Wuninitialized/-Wreturn-type diagnostic is not Preserved
+                             (ubguard.h); not in the identity (it is never cached) */
     char **ignore;        /* --ignore GLOB (repeatable): left out of the job identity */
     int nignore;
     int verbose;          /* -v: the per-candidate [cand_NNN] lines */
@@ -110,5 +119,12 @@ int wh_job_flags_explicit(const wh_job_t *j);
 
 /* The file extension of j->file including the dot (".c"), or "". */
 const char *wh_job_ext(const wh_job_t *j);
+
+/* The job's "git" object (a snapshot, jobsnap.h): reads it (NULL: none) /
+ * adds it to o (a json_t object), frees and copies its fields. */
+int wh_job_git_from_json(wh_job_t *j, const void *git_obj, char **err);
+void wh_job_git_to_json(const wh_job_t *j, void *o);
+void wh_job_git_clear(wh_job_t *j);
+int wh_job_git_copy(wh_job_t *dst, const wh_job_t *src);
 
 #endif

@@ -18,10 +18,4 @@ int wh_job_snapshot_make(wh_job_t *j, const char *url, char **err);
  * reference) at the local copies. 0 when the job has no snapshot. */
 int wh_job_snapshot_local(wh_job_t *j, const char *root, char **err);
 
-/* JSON: reads the "git" object (NULL: none) / adds it to o. */
-int wh_job_git_from_json(wh_job_t *j, const void *git_obj, char **err);
-void wh_job_git_to_json(const wh_job_t *j, void *o);
-void wh_job_git_clear(wh_job_t *j);
-int wh_job_git_copy(wh_job_t *dst, const wh_job_t *src);
-
 #endif

@@ -8,7 +8,9 @@
  * (the coordinator daemon); the embedded default runs one.
  *
  * Runs on the pool's thread. libclang parsing happens in wh_reduction_new,
- * and again, after the baseline, on a thread of its own (wh_reduction_poll).
+ * and again, after the baseline, on a thread of its own (wh_reduction_poll);
+ * the front-end checks of candidates run on the precheck's threads
+ * (precheck_pool.h), their answers taken up through a watched fd.
  */
 #ifndef WH_REDUCE_H
 #define WH_REDUCE_H
@@ -22,10 +24,13 @@ typedef struct wh_reduction wh_reduction_t;
 
 /* Parses the test, hashes the project, opens the run folder, registers the
  * job with the pool and queues the baseline (or takes the fingerprint from
- * the cache). NULL and *err (one line) on failure. quiet: no console
- * progress. */
+ * the cache). NULL and *err (one line) on failure, and *status (when not
+ * NULL) the exit status it means, as README's table has it: 1 the test file
+ * does not parse or does not define the test; 2 the project cannot be read;
+ * 4 infrastructure trouble (the run folder under --out cannot be written,
+ * out of memory). quiet: no console progress. */
 wh_reduction_t *wh_reduction_new(const wh_job_t *job, wh_pool_t *pool, wh_cache_t *cache,
-                                 int quiet, char **err);
+                                 int quiet, int *status, char **err);
 void wh_reduction_destroy(wh_reduction_t **r);
 
 /* The two halves of wh_reduction_new, for a daemon that must keep its poll
@@ -33,7 +38,8 @@ void wh_reduction_destroy(wh_reduction_t **r);
  * project hash, run folder) and touches no pool or cache, so it may run on
  * another thread; start registers with the pool and queues the baseline,
  * on the pool's thread. */
-wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, char **err);
+wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, int *status, char **err);
+/* 0, or a negative code with *err (an exit status of 4: infrastructure). */
 int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, char **err);
 
 /* Runs what finished off the pool's thread: the statement tree parsed

@@ -195,6 +195,34 @@ int wh_trail_blame(wh_trail_t *t, int good, const char *verifier_node,
     return n;
 }
 
+int wh_trail_blame_judge(wh_trail_t *t, const char *key, const char *judge,
+                         const char *judge_node, const char *verifier_node,
+                         const wh_trail_blame_t *how)
+{
+    int n = 0;
+    for (int i = t->nj; !judge_node && judge && i-- > 0;)
+        if (t->judged[i].slot && strcmp(t->judged[i].slot, judge) == 0)
+            judge_node = t->judged[i].node; /* the slot is gone: its node as noted */
+    if (judge_node && verifier_node && strcmp(judge_node, verifier_node) != 0) {
+        n += s_drop_all_of(t, judge_node, 1, how);
+        if (how->exclude)
+            how->exclude(how->ctx, judge_node);
+    } else if (judge) {
+        n += s_drop_all_of(t, judge, 0, how);
+    }
+    return n + (key ? s_drop_key(t, key, how) : 0);
+}
+
+int wh_trail_other_node(const wh_trail_t *t, const char *node)
+{
+    if (!t->nj)
+        return 1;
+    for (int i = 0; i < t->nj; i++)
+        if (!t->judged[i].node || strcmp(t->judged[i].node, node) != 0)
+            return 1;
+    return 0;
+}
+
 wh_engine_t *wh_trail_rewind(wh_trail_t *t, int good)
 {
     if (good < 0 || good >= t->n)

@@ -55,6 +55,21 @@ typedef struct {
 int wh_trail_blame(wh_trail_t *t, int good, const char *verifier_node,
                    const wh_trail_blame_t *how);
 
+/* A verdict of key, judged by slot judge (of node judge_node; NULL when
+ * unknown or gone) and refuted afresh on verifier_node, was wrong: key is
+ * dropped; when judge_node differs from verifier_node, every verdict that
+ * node gave in this run is dropped and the node excluded; otherwise every
+ * verdict of the judging slot. A NULL judge (a cached verdict) drops key
+ * alone; a NULL key drops only the judge's. Returns the number of keys
+ * dropped. */
+int wh_trail_blame_judge(wh_trail_t *t, const char *key, const char *judge,
+                         const char *judge_node, const char *verifier_node,
+                         const wh_trail_blame_t *how);
+
+/* 1 when some verdict judged in this run came from a node other than
+ * node (or no verdict was judged: nothing to second). */
+int wh_trail_other_node(const wh_trail_t *t, const char *node);
+
 /* Forgets the steps after good and returns a copy of the walk right after
  * step good (NULL on ENOMEM). */
 wh_engine_t *wh_trail_rewind(wh_trail_t *t, int good);

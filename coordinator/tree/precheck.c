@@ -21,6 +21,7 @@
  */
 #define _GNU_SOURCE
 #include "precheck.h"
+#include "clang_index.h"
 #include "wh_common.h"
 
 #include <clang-c/Index.h>
@@ -33,26 +34,6 @@
 
 #define S_MAX_IGNORED 32
 
-/* Sanitizer builds only. Building the preamble makes LLVM register its
- * temporary file for removal on a signal, which installs LLVM's own
- * alternate signal stack on libclang's parse thread; when that thread ends,
- * ASan cannot unmap the stack it had installed there and aborts. ASan's
- * own alternate stack is not needed by whittle's tests. */
-#if defined(__has_feature)
-#if __has_feature(address_sanitizer)
-#define S_ASAN 1
-#endif
-#endif
-#if defined(__SANITIZE_ADDRESS__) && !defined(S_ASAN)
-#define S_ASAN 1
-#endif
-#ifdef S_ASAN
-const char *__asan_default_options(void);
-const char *__asan_default_options(void)
-{
-    return "use_sigaltstack=0";
-}
-#endif
 
 struct wh_precheck {
     CXIndex index;
@@ -254,7 +235,7 @@ static int s_is_cxx(const wh_precheck_opts_t *o)
 static void s_setup(wh_precheck_t *p)
 {
     unsigned long long t0 = s_now_us();
-    p->index = clang_createIndex(0, 0);
+    p->index = wh_clang_index();
     struct CXUnsavedFile u = {p->file, p->text, (unsigned long)p->len};
     enum CXErrorCode ec = CXError_Failure;
     if (p->index)

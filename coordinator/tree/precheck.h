@@ -29,7 +29,8 @@
  *     (wh_precheck_enabled() is 0 and wh_precheck_why() says why).
  *
  * One owner thread at a time: create it on one thread (the daemon's prepare
- * thread) and check on another (the poll thread) is fine; never two at once.
+ * thread) and check on another (a precheck worker, precheck_pool.h) is
+ * fine; never two at once.
  * wh_precheck_start does the setup on a thread of its own (building the
  * preamble of a C++ test takes about a second), so the poll thread never
  * waits for it.

@@ -49,6 +49,22 @@ void wh_test_result_clear(wh_test_result_t *r)
     r->status = WH_TR_MISSING;
 }
 
+void wh_test_result_init(wh_test_result_t *out, char **err)
+{
+    if (err)
+        *err = NULL;
+    memset(out, 0, sizeof *out);
+    out->status = WH_TR_MISSING;
+}
+
+int wh_test_result_oom(wh_test_result_t *out, char **err)
+{
+    wh_test_result_clear(out);
+    if (err && !*err)
+        *err = strdup("out of memory");
+    return WH_ENOMEM;
+}
+
 char *wh_expand(const char *tmpl, const char *test, const char *report)
 {
     if (!tmpl)
@@ -322,7 +338,7 @@ static int s_fail_ctest(xmlNodePtr tc, xmlNodePtr fail, const char *console, siz
 static int s_read_with(s_fail_fn on_fail, const char *report_path, const char *console,
                        size_t console_len, const char *test, wh_test_result_t *out, char **err)
 {
-    wh_fwu_result_init(out, err);
+    wh_test_result_init(out, err);
     if (!test)
         return WH_EINVAL;
     xmlDocPtr doc = NULL;
@@ -342,7 +358,7 @@ static int s_read_with(s_fail_fn on_fail, const char *report_path, const char *c
         if (!rc && !(out->fp.test = strdup(test)))
             rc = WH_ENOMEM;
         if (rc)
-            rc = wh_fwu_oom(out, err);
+            rc = wh_test_result_oom(out, err);
     }
     xmlFreeDoc(doc);
     return rc;

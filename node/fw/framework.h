@@ -26,6 +26,12 @@ typedef struct {
 } wh_test_result_t;
 
 void wh_test_result_clear(wh_test_result_t *r);
+/* Starts a read: *err = NULL (when err is not NULL) and out zeroed with
+ * status WH_TR_MISSING. */
+void wh_test_result_init(wh_test_result_t *out, char **err);
+/* Abandons a read that ran out of memory: clears out, sets *err to "out of
+ * memory" unless it holds a reason already, and returns WH_ENOMEM. */
+int wh_test_result_oom(wh_test_result_t *out, char **err);
 
 /* Per-job options a reader may need. Any field may be NULL. */
 typedef struct {

@@ -258,7 +258,7 @@ static int s_console_read(const char *report_path, const char *console, size_t c
                           char **err)
 {
     (void)report_path;
-    wh_fwu_result_init(out, err);
+    wh_test_result_init(out, err);
     if (!test || !opts)
         return WH_EINVAL;
     s_rxset_t x;
@@ -411,7 +411,7 @@ static int s_plain_read(const char *report_path, const char *console, size_t con
                         char **err)
 {
     (void)report_path;
-    wh_fwu_result_init(out, err);
+    wh_test_result_init(out, err);
     if (!test)
         return WH_EINVAL;
     const char *c = console ? console : "";

@@ -5,6 +5,8 @@
 #define _GNU_SOURCE
 #include "fw_util.h"
 
+#include "wh_common.h"
+
 #include <ctype.h>
 #include <pthread.h>
 #include <stdlib.h>
@@ -159,19 +161,3 @@ int wh_fwu_load(const char *path, xmlDocPtr *doc, char **err)
 }
 
 /* ---- results ---- */
-
-void wh_fwu_result_init(wh_test_result_t *out, char **err)
-{
-    if (err)
-        *err = NULL;
-    memset(out, 0, sizeof *out);
-    out->status = WH_TR_MISSING;
-}
-
-int wh_fwu_oom(wh_test_result_t *out, char **err)
-{
-    wh_test_result_clear(out);
-    if (err && !*err)
-        *err = strdup("out of memory");
-    return WH_ENOMEM;
-}

@@ -2,8 +2,8 @@
  * fw_util — what the report readers of the framework presets share
  * (framework.c, fw_xunit.c, fw_console.c, junit_cases.c): loading a report as XML under a
  * size cap, walking libxml2 elements, finding a "file.c:LINE" location in
- * text, and starting or abandoning a result. Private to the oracle library
- * ("fwu" = framework utilities); nothing outside node/ includes it.
+ * text (starting or abandoning a result is framework.h's). Private to node/fw
+ * ("fwu" = framework utilities); nothing outside node/fw includes it.
  *
  * Every function may be called from any thread: libxml2 is initialized once
  * (pthread_once) and each load parses its own document.
@@ -14,8 +14,6 @@
 #include <stddef.h>
 
 #include <libxml/tree.h>
-
-#include "framework.h"
 
 /* Reports larger than this are refused (a runaway test writing megabytes of
  * output into system-out should not take the node down). */
@@ -51,13 +49,6 @@ xmlNodePtr wh_fwu_child(xmlNodePtr n, const char *name);
  * *err (when err is not NULL) a malloc'ed one-line reason. */
 int wh_fwu_load(const char *path, xmlDocPtr *doc, char **err);
 
-/* Starts a read: *err = NULL (when err is not NULL) and out zeroed with
- * status WH_TR_MISSING. */
-void wh_fwu_result_init(wh_test_result_t *out, char **err);
-
-/* Abandons a read that ran out of memory: clears out, sets *err to "out of
- * memory" unless it holds a reason already, and returns WH_ENOMEM. */
-int wh_fwu_oom(wh_test_result_t *out, char **err);
 
 /* ---- JUnit test cases (junit_cases.c) ---- */
 

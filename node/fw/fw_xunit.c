@@ -186,7 +186,7 @@ static int s_begin(const char *report_path, s_console_fn fb, const char *console
                    const char *test, wh_test_result_t *out, xmlDocPtr *doc, char **err)
 {
     *doc = NULL;
-    wh_fwu_result_init(out, err);
+    wh_test_result_init(out, err);
     if (!test)
         return WH_EINVAL;
     int rc = wh_fwu_load(report_path, doc, err);
@@ -194,7 +194,7 @@ static int s_begin(const char *report_path, s_console_fn fb, const char *console
         return 0;
     int c = console ? fb(console, len, test, out) : 0;
     if (c < 0)
-        return wh_fwu_oom(out, err);
+        return wh_test_result_oom(out, err);
     if (c == 0)
         return rc;
     if (err) {
@@ -331,7 +331,7 @@ static int s_read_check(const char *report_path, const char *console, size_t con
         }
         free(res);
         if (rc)
-            rc = wh_fwu_oom(out, err);
+            rc = wh_test_result_oom(out, err);
     }
     xmlFreeDoc(doc);
     return rc;
@@ -356,7 +356,7 @@ static int s_read_cunit(const char *report_path, const char *console, size_t con
                         char **err)
 {
     (void)opts, (void)console, (void)console_len;
-    wh_fwu_result_init(out, err);
+    wh_test_result_init(out, err);
     if (!test)
         return WH_EINVAL;
     s_cunit_adopt(report_path);
@@ -430,7 +430,7 @@ static int s_read_cunit(const char *report_path, const char *console, size_t con
         rc = s_set_status(out, test, WH_TR_PASSED);
     }
     if (rc)
-        rc = wh_fwu_oom(out, err);
+        rc = wh_test_result_oom(out, err);
     xmlFreeDoc(doc);
     return rc;
 }
@@ -609,7 +609,7 @@ static int s_read_criterion(const char *report_path, const char *console, size_t
         }
         free(status);
         if (rc)
-            rc = wh_fwu_oom(out, err);
+            rc = wh_test_result_oom(out, err);
     }
     xmlFreeDoc(doc);
     return rc;
@@ -681,7 +681,7 @@ static int s_read_unity(const char *report_path, const char *console, size_t con
                         char **err)
 {
     (void)opts;
-    wh_fwu_result_init(out, err);
+    wh_test_result_init(out, err);
     if (!test)
         return WH_EINVAL;
     int summary = 0;
@@ -695,7 +695,7 @@ static int s_read_unity(const char *report_path, const char *console, size_t con
         free(buf);
     }
     if (f < 0)
-        return wh_fwu_oom(out, err);
+        return wh_test_result_oom(out, err);
     if (f == 0 && !summary) {
         /* Neither the target's line nor the summary: the runner died (a
          * crash in the target, or before it) or is not a Unity runner. */

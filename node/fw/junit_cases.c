@@ -148,7 +148,11 @@ static void s_add(s_list_t *l, xmlNodePtr tc, const char *suite)
     c->suite = strdup(suite ? suite : "");
     c->file = s_prop_or_empty(tc, "file");
     c->message = fail ? s_fail_message(fail) : strdup("");
-    if (!c->name || !c->classname || !c->suite || !c->file || !c->message)
+    xmlNodePtr out = wh_fwu_child(tc, "system-out");
+    c->output = out ? wh_fwu_xstr(xmlNodeGetContent(out)) : NULL;
+    if (!c->output)
+        c->output = strdup("");
+    if (!c->name || !c->classname || !c->suite || !c->file || !c->message || !c->output)
         l->oom = 1;
 }
 
@@ -200,7 +204,7 @@ void wh_junit_cases_free(wh_junit_case_t *cases, size_t n)
 {
     for (size_t i = 0; cases && i < n; i++) {
         free(cases[i].name), free(cases[i].classname), free(cases[i].suite);
-        free(cases[i].file), free(cases[i].message);
+        free(cases[i].file), free(cases[i].message), free(cases[i].output);
     }
     free(cases);
 }

@@ -28,6 +28,7 @@ typedef struct {
     char *suite;     /* innermost enclosing testsuite's name, "" when none */
     char *file;      /* the file attribute (gtest, pytest), "" when none */
     char *message;   /* a failure's message attribute, else its text's first line; "" */
+    char *output;    /* the text of its <system-out> (ctest keeps the test's output there), "" */
     wh_jc_status_t status;
 } wh_junit_case_t;
 

@@ -68,6 +68,8 @@ NS_BR=wh-br-$S NS_CO=wh-coord-$S NS_RE=wh-redis-$S NS_N1=wh-node1-$S NS_N2=wh-no
 IP_CO=$NET.1 IP_RE=$NET.2 IP_N1=$NET.11 IP_N2=$NET.12 IP_CL=$NET.20
 EP="tcp://$IP_CO:7700"
 T=$(mktemp -d /tmp/whittle-netns.XXXXXX)
+# a redis:// cache needs the cluster secret (wh_mac.h)
+head -c 32 /dev/urandom | base64 > "$T/cache.secret"; export WHITTLE_CACHE_SECRET_FILE="$T/cache.secret"
 chmod 755 "$T" # the nodes (root) run job commands as nobody
 export WHITTLE_CACHE_DIR="$T/cache"
 CREATED_NS=()
@@ -297,19 +299,26 @@ fi
 verify_runs=$(jq -r .verify_runs "$R/summary.json")
 check_eq "verified afresh" "$(jq -r .verified "$R/summary.json") $verify_runs" "true 1"
 VERIFY_HASH=$(sha256sum < "$R/reduced.lines.c" | cut -c1-16)
-first=$(( dispatched - 1 - requeued - verify_runs ))
+# The claims check's runs are dispatches too (judged.csv kind "claim").
+claim_runs=$(awk -F, 'NR > 1 && $2 == "claim"' "$R/judged.csv" | wc -l)
+first=$(( dispatched - 1 - requeued - verify_runs - claim_runs ))
 if [ "$first" -ge "$evaluated" ] && [ "$first" -le $(( evaluated + cancelled )) ]; then
-    pass "dispatches: $dispatched = 1 baseline + $requeued requeued + $verify_runs verify + $first first dispatches (evaluated $evaluated, cancelled $cancelled)"
+    pass "dispatches: $dispatched = 1 baseline + $requeued requeued + $verify_runs verify + $claim_runs claims + $first first dispatches (evaluated $evaluated, cancelled $cancelled)"
 else
-    fail "dispatches: $dispatched - 1 - $requeued - $verify_runs = $first, want in [$evaluated, $((evaluated + cancelled))]"
+    fail "dispatches: $dispatched - 1 - $requeued - $verify_runs - $claim_runs = $first, want in [$evaluated, $((evaluated + cancelled))]"
 fi
+# node1a is dead after K, so its last build on each slot is the one in
+# flight at the kill, even when its S line came after K: a build forked just
+# before the SIGKILL starts (and logs) a moment later, and its process group
+# outlives the node. (Reading S < K there counted such a build as judged and
+# its requeued rebuild elsewhere as a second judgement.)
 # The build log: see the header. Prints "judged HASH N" for every content
 # with more than one judgement, "requeue-rerun HASH" for every in-flight
 # build of the dead node rebuilt elsewhere, "judged-total N" and
 # "inflight N".
 awk -v K="$K" -v O="$ORIG_HASH" -v V="$VERIFY_HASH" -v VR="$verify_runs" '
     $1 == "S" { n++; st[n] = $2; tag[n] = $3; dir[n] = $4; h[n] = $5; key = $3 " " $4
-                last[key] = n; if ($3 == "node1a" && $2 < K) lastk[key] = n }
+                last[key] = n; if ($3 == "node1a") lastk[key] = n }
     $1 == "E" { key = $3 " " $4; i = last[key]; if (i && h[i] == $5) { ended[i] = 1; et[i] = $2 } }
     END {
         for (k in lastk) { inflight[lastk[k]] = 1; nin++ }
@@ -337,15 +346,25 @@ twice=$(grep -c '^judged ' "$T/judged.txt")
 reruns=$(grep -c '^requeue-rerun ' "$T/judged.txt")
 inflight=$(sed -n 's/^inflight //p' "$T/judged.txt")
 jtotal=$(sed -n 's/^judged-total //p' "$T/judged.txt")
-check_eq "candidate contents judged more than once by a live node" "$twice" 0
-[ "$twice" -eq 0 ] || { grep '^judged ' "$T/judged.txt" >&2; cat "$T/evals.log" >&2; }
+# The claims check (reduce_claims.c) judges again, on purpose, each kept
+# statement's removal a node judged not Preserved: at most one judgement
+# more per content, and no more of them than it checked.
+claims=$claim_runs # its runs, retries after an infrastructure fault included
+again=$(awk '$1 == "judged" { a += $3 - 1; if ($3 > 2) over++ } END { print a + 0, over + 0 }' "$T/judged.txt")
+if [ "${again#* }" = 0 ] && [ "${again% *}" -le "$claims" ]; then
+    pass "candidate contents judged twice by a live node: $twice (the claims check judged $claims again)"
+else
+    fail "contents judged again: ${again% *} (${again#* } more than twice), the claims check judged $claims"
+    grep '^judged ' "$T/judged.txt" >&2; cat "$T/evals.log" >&2
+fi
+jtotal=$((jtotal - claims))
 if [ "$reruns" -le "${requeued:-0}" ]; then
     pass "node1 slots: $inflight last build(s) before the kill, $reruns rebuilt elsewhere (<= $requeued requeued)"
 else
     fail "$reruns in-flight contents of node1 rebuilt elsewhere, but the coordinator requeued only $requeued"
 fi
 if [ "$jtotal" -ge "$evaluated" ] && [ "$jtotal" -le $(( evaluated + cancelled )) ]; then
-    pass "build log: $jtotal judgements, in [$evaluated evaluated, + $cancelled cancelled]"
+    pass "build log: $jtotal judgements besides the claims check's, in [$evaluated evaluated, + $cancelled cancelled]"
 else
     fail "build log: $jtotal judgements, want in [$evaluated evaluated, + $cancelled cancelled]"
     cat "$T/judged.txt" >&2

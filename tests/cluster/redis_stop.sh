@@ -19,6 +19,8 @@ for tool in redis-server redis-cli make jq timeout; do
     command -v "$tool" >/dev/null || { echo "skipped: $tool not installed" >&2; exit 77; }
 done
 T=$(mktemp -d /tmp/whittle-redis.XXXXXX)
+# a redis:// cache needs the cluster secret (wh_mac.h)
+head -c 32 /dev/urandom | base64 > "$T/cache.secret"; export WHITTLE_CACHE_SECRET_FILE="$T/cache.secret"
 export WHITTLE_CACHE_DIR="$T/cache"
 PIDS=()
 FAILS=0
@@ -64,7 +66,7 @@ for _ in 1 2 3 4 5; do
     redis-server --bind 127.0.0.1 --port "$port" --save '' --appendonly no --dir "$T" \
         > "$T/redis.log" 2>&1 &
     rpid=$!
-    for _ in $(seq 50); do
+    _t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do
         redis-cli -p "$port" ping 2>/dev/null | grep -q PONG && break
         kill -0 "$rpid" 2>/dev/null || break
         sleep 0.1

@@ -1,6 +1,6 @@
 #!/bin/bash
-# A node that answers "busy" to every candidate (issue 10; the TEST-ONLY
-# WH_TEST_BUSY=always). Before, the coordinator sent it the same candidate
+# A node that answers "busy" to every candidate (issue 10; whittle-node-test,
+# the test-only build of whittle-node, with WH_TEST_BUSY=always). Before, the coordinator sent it the same candidate
 # for ever (98,238 sends in 30 s). Now every busy reply costs the slot a
 # backoff (100 ms doubling to 2 s) and, after 6 in a row, its place in the
 # rotation; a candidate that met 6 busy replies is an InfraError.
@@ -15,20 +15,18 @@
 B="$WH_BINARY_DIR"
 PIDS=()
 trap 'stop_all; rm -rf "$T"' EXIT
-slots_joined() { "$WHITTLE" status --cluster "$EP" --insecure | sed -n 's/^nodes: [0-9]*  slots: \([0-9]*\).*/\1/p'; }
-wait_slots() { # n
-    for _ in $(seq 1 50); do [ "$(slots_joined)" = "$1" ] && return 0; sleep 0.1; done
-    fail "nodes did not join"
-}
+CLUSTER_INSECURE=1 # slots_joined, wait_slots (lib.sh)
 start_coord() { # log
     local port; port=$(free_port); EP="tcp://127.0.0.1:$port"
     "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --insecure --cache memory: -v > "$T/$1" 2>&1 &
     PIDS+=($!)
     sleep 0.3
 }
-start_node() { # id [env...]
+start_node() { # id [env...]: whittle-node, or whittle-node-test when a WH_TEST_ switch is given
     local id=$1; shift
-    env "$@" "$B/node/whittle-node" --connect "$EP" --insecure --slots 1 --workdir "$T/wd-$id-$RANDOM" --id "$id" \
+    local bin="$B/node/whittle-node"
+    case "$*" in *WH_TEST_*) bin="$B/node/whittle-node-test" ;; esac
+    env "$@" "$bin" --connect "$EP" --insecure --slots 1 --workdir "$T/wd-$id-$RANDOM" --id "$id" \
         > "$T/$id.log" 2>&1 &
     PIDS+=($!)
 }

@@ -17,6 +17,9 @@ for p in whittle whittle-coordinator whittle-node; do
     MANWIDTH=200 man -l "$(page $p)" 2>"$T/man.err" > "$T/man.$p" || fail "man -l $p"
     check_eq "man $p warnings" "$(cat "$T/man.err")" ""
 done
+# whittle.1 shows examples, the after-a-red-ctest one among them.
+check_eq "man whittle: EXAMPLES with --from-ctest" \
+    "$(sed -n '/^EXAMPLES/,/^ENVIRONMENT/p' "$T/man.whittle" | grep -c '^ *whittle reduce --from-ctest build$')" 1
 # The lines of one command's part of a rendered page: whittle.1's
 # subsection, or the whole page of a daemon.
 man_part() { # prog cmd

@@ -25,7 +25,7 @@ for n in 1 2; do
     "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/node$n" --id "n$n" --insecure > "$T/node$n.log" 2>&1 &
     PIDS+=($!)
 done
-for _ in $(seq 1 50); do
+_t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do
     "$WHITTLE" status --cluster "$EP" --insecure 2>/dev/null | grep -q "slots: 2" && break; sleep 0.1
 done
 "$WHITTLE" mutate "${margs[@]}" --cluster "$EP" --insecure --out "$T/cl" > "$T/cl.out" 2>&1 || { cat "$T/cl.out"; fail "cluster mutate"; }

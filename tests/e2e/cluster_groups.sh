@@ -13,7 +13,7 @@ EP="tcp://127.0.0.1:$port"
 PIDS+=($!)
 "$B/node/whittle-node" --connect "$EP" --slots 2 --workdir "$T/node" --id n1 --insecure > "$T/node.log" 2>&1 &
 PIDS+=($!)
-for _ in $(seq 1 50); do
+_t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do
     "$WHITTLE" status --cluster "$EP" --insecure 2>/dev/null | grep -q '^nodes: 1 ' && break
     sleep 0.1
 done

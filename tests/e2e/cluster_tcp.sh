@@ -9,6 +9,7 @@
 #  - `whittle status` shows the nodes, `whittle submit` runs several jobs.
 # Every peer authenticates with CURVE keys (coordinator, nodes, client).
 . "$(dirname "$0")/lib.sh"
+cache_secret # a redis:// cache needs the cluster secret
 B="$WH_BINARY_DIR"
 PIDS=()
 trap 'stop_all; rm -rf "$T"' EXIT
@@ -37,7 +38,7 @@ start_nodes() { # nodes slots-per-node
             --secret-key "$K/nodes/n$n.secret" --server-key "$K/coord.public" > "$T/node$n.log" 2>&1 &
         PIDS+=($!)
     done
-    for _ in $(seq 1 50); do
+    _t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do
         [ "$("$WHITTLE" status --cluster "$EP" | sed -n 's/^nodes: [0-9]*  slots: \([0-9]*\).*/\1/p')" = "$(( $1 * $2 ))" ] && return 0
         sleep 0.1
     done
@@ -60,7 +61,7 @@ done
 RPORT=$(free_port)
 redis-server --port "$RPORT" --bind 127.0.0.1 --save '' --appendonly no > "$T/redis.log" 2>&1 &
 PIDS+=($!)
-for _ in $(seq 1 50); do redis-cli -p "$RPORT" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
+_t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do redis-cli -p "$RPORT" ping 2>/dev/null | grep -q PONG && break; sleep 0.1; done
 start_coord "redis://127.0.0.1:$RPORT/3"
 start_nodes 1 2
 "$WHITTLE" status --cluster "$EP" > "$T/status" && grep -q "nodes: 1  slots: 2" "$T/status" && grep -q "cache: redis" "$T/status" \

@@ -32,6 +32,9 @@ echo '[1' > "$T/broken.json"
 out=$("$WHITTLE" reduce --config "$T/broken.json" 2>&1); rc=$?
 check_eq "broken json: exit" "$rc" 2
 case "$out" in "whittle: error: cannot read config '$T/broken.json':"*) pass "broken json named";; *) fail "broken json: got '$out'";; esac
+out=$("$WHITTLE" reduce --config "$T/no-such.json" 2>&1); rc=$?
+check_eq "missing config: exit $rc, one line without a line number" "$rc: $out" \
+    "2: whittle: error: cannot read config '$T/no-such.json': unable to open $T/no-such.json: No such file or directory"
 out=$("$WHITTLE" reduce --config "$T/none.json" 2>&1); rc=$?
 check_eq "missing config: exit" "$rc" 2
 # An option refused after the config was read: the console reads in the order

@@ -35,7 +35,7 @@ start_coord() { # cache-spec
     EP="tcp://127.0.0.1:$port"
     "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --insecure --cache "$1" -v > "$T/coord.$port.log" 2>&1 &
     PIDS+=($!)
-    for _ in $(seq 1 50); do "$WHITTLE" status --cluster "$EP" --insecure > /dev/null 2>&1 && return 0; sleep 0.1; done
+    _t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do "$WHITTLE" status --cluster "$EP" --insecure > /dev/null 2>&1 && return 0; sleep 0.1; done
     fail "coordinator did not start"
 }
 slots() { "$WHITTLE" status --cluster "$EP" --insecure | sed -n 's/^nodes: [0-9]*  slots: \([0-9]*\).*/\1/p'; }
@@ -43,7 +43,7 @@ start_node() { # id workdir want-slots [env...]
     local id=$1 wd=$2 want=$3; shift 3
     env "$@" "$B/node/whittle-node" --connect "$EP" --insecure --slots 1 --workdir "$wd" --id "$id" > "$T/$id.log" 2>&1 &
     PIDS+=($!)
-    for _ in $(seq 1 50); do [ "$(slots)" = "$want" ] && return 0; sleep 0.1; done
+    _t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do [ "$(slots)" = "$want" ] && return 0; sleep 0.1; done
     fail "node $id did not join"
 }
 mkdir -p -m 1777 "$FULL/tmp" # TMPDIR of the full node, whose commands run as nobody

@@ -1,7 +1,8 @@
 #!/bin/bash
 # The verify step catches a node that lies. A coordinator with the embedded
-# cache, a whittle-node started with the TEST-ONLY WH_TEST_LIE=preserved
-# (it answers Preserved to every candidate without judging it) and an
+# cache, a whittle-node-test (the test-only build of whittle-node) started
+# with WH_TEST_LIE=preserved (it answers Preserved to every candidate
+# without judging it) and an
 # honest node. The liar joins first, so it judges the first candidates and
 # the walk accepts its lies; the reduced test, built and run afresh on the
 # honest node, does not fail, the accepted steps are re-judged newest
@@ -15,11 +16,6 @@
 B="$WH_BINARY_DIR"
 PIDS=()
 trap 'stop_all; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
-slots_joined() { "$WHITTLE" status --cluster "$EP" | sed -n 's/^nodes: [0-9]*  slots: \([0-9]*\).*/\1/p'; }
-wait_slots() { # n
-    for _ in $(seq 1 50); do [ "$(slots_joined)" = "$1" ] && return 0; sleep 0.1; done
-    fail "nodes did not join"
-}
 
 K="$T/keys"; mkdir -p "$K/nodes" "$K/clients"
 for k in coord nodes/liar nodes/honest clients/cli; do "$WHITTLE" keygen --out "$K/$k" > /dev/null || fail "keygen $k"; done
@@ -43,7 +39,7 @@ port=$(free_port); EP="tcp://127.0.0.1:$port"
 "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache "dir:$T/vcache" -v "${coord_keys[@]}" > "$T/coord.log" 2>&1 &
 PIDS+=($!)
 sleep 0.3
-WH_TEST_LIE=preserved "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/liar" --id liar $(node_keys liar) > "$T/liar.log" 2>&1 &
+WH_TEST_LIE=preserved "$B/node/whittle-node-test" --connect "$EP" --slots 1 --workdir "$T/liar" --id liar $(node_keys liar) > "$T/liar.log" 2>&1 &
 PIDS+=($!)
 wait_slots 1
 "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/honest-node" --id honest $(node_keys honest) > "$T/honest-node.log" 2>&1 &
@@ -103,7 +99,7 @@ sleep 0.3
 "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/honest-node2" --id honest $(node_keys honest) > "$T/honest-node2.log" 2>&1 &
 PIDS+=($!)
 wait_slots 1
-WH_TEST_LIE=preserved "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/liar2" --id liar $(node_keys liar) > "$T/liar2.log" 2>&1 &
+WH_TEST_LIE=preserved "$B/node/whittle-node-test" --connect "$EP" --slots 1 --workdir "$T/liar2" --id liar $(node_keys liar) > "$T/liar2.log" 2>&1 &
 PIDS+=($!)
 wait_slots 2
 "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "lied2" > "$T/lied2.out" 2>&1 || { cat "$T/lied2.out"; fail "run with a liar joining second"; }

@@ -26,6 +26,9 @@ check_le() { # name got max
 # (PIDS), stopped by PID.
 free_port() { python3 -c 'import socket; s=socket.socket(); s.bind(("127.0.0.1",0)); print(s.getsockname()[1])'; }
 PIDS=()
+# The cluster secret a redis:// cache and journal need (wh_mac.h): a fresh
+# one in $T, named by $WHITTLE_CACHE_SECRET_FILE for every whittle started.
+cache_secret() { head -c 32 /dev/urandom | base64 > "$T/cache.secret"; export WHITTLE_CACHE_SECRET_FILE="$T/cache.secret"; }
 stop_all() { for p in "${PIDS[@]}"; do kill "$p" 2>/dev/null; done; wait 2>/dev/null; PIDS=(); }
 json() { # file jq-expression
     jq -r "$2" "$1"
@@ -42,4 +45,13 @@ run_dir() { ls -d "$1"/*/ | grep -v "/references/$" | grep -v "/latest/$" | head
 finish() {
     if [ "$FAILS" -ne 0 ]; then echo "$FAILS check(s) failed" >&2; exit 1; fi
     echo "all checks passed" >&2; exit 0
+}
+
+# Slots the cluster at $EP says have joined (status as the client; set
+# CLUSTER_INSECURE=1 for a coordinator without keys), and a wait for N of
+# them with a deadline.
+slots_joined() { "$WHITTLE" status --cluster "$EP" ${CLUSTER_INSECURE:+--insecure} | sed -n 's/^nodes: [0-9]*  slots: \([0-9]*\).*/\1/p'; }
+wait_slots() { # n
+    _t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do [ "$(slots_joined)" = "$1" ] && return 0; sleep 0.1; done
+    fail "nodes did not join"
 }

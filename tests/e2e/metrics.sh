@@ -30,14 +30,14 @@ EP="tcp://127.0.0.1:$(free_port)"
 MPORT=$(free_port)
 "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache memory: --insecure --metrics "127.0.0.1:$MPORT" > "$T/coord.log" 2>&1 &
 CPID=$!; PIDS+=($CPID)
-for _ in $(seq 1 50); do grep -q "metrics on" "$T/coord.log" && break; sleep 0.1; done
+_t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do grep -q "metrics on" "$T/coord.log" && break; sleep 0.1; done
 grep -q "metrics on http://127.0.0.1:$MPORT/metrics" "$T/coord.log" && pass "coordinator announces the metrics address" \
     || fail "no metrics line: $(cat "$T/coord.log")"
 for n in 1 2; do
     "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/node$n" --id "n$n" --insecure > "$T/node$n.log" 2>&1 &
     PIDS+=($!)
 done
-for _ in $(seq 1 50); do
+_t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do
     "$WHITTLE" status --cluster "$EP" --insecure 2>/dev/null | grep -q "slots: 2" && break; sleep 0.1
 done
 sleep 0.7   # one publish period

@@ -15,11 +15,7 @@ B="$WH_BINARY_DIR"
 NODE="$B/node/whittle-node"
 PIDS=()
 trap 'stop_all; rm -rf "$T"' EXIT
-slots_joined() { "$WHITTLE" status --cluster "$EP" --insecure | sed -n 's/^nodes: [0-9]*  slots: \([0-9]*\).*/\1/p'; }
-wait_slots() { # n
-    for _ in $(seq 1 50); do [ "$(slots_joined)" = "$1" ] && return 0; sleep 0.1; done
-    fail "nodes did not join"
-}
+CLUSTER_INSECURE=1 # slots_joined, wait_slots (lib.sh)
 start_node() { # workdir log args...
     local wd=$1 log=$2; shift 2
     "$NODE" --connect "$EP" --insecure --slots 1 --workdir "$wd" "$@" > "$log" 2>&1 &
@@ -75,7 +71,7 @@ start_node "$W" "$T/boxed.log" --sandbox bwrap
 # Where no user namespace can be made for nobody (inside a chroot, as in
 # .ci/fresh, or a kernel that forbids unprivileged ones) the node refuses at
 # start with its reason: the sandbox checks are skipped, said so, not failed.
-for _ in $(seq 1 20); do grep -q "no sandbox starts as nobody" "$T/boxed.log" && break; sleep 0.1; done
+_t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 30 ]; do grep -q "no sandbox starts as nobody" "$T/boxed.log" && break; sleep 0.1; done
 if grep -q "^whittle-node: error: --sandbox bwrap: no sandbox starts as nobody: " "$T/boxed.log"; then
     echo "skip sandbox checks: $(head -1 "$T/boxed.log")" >&2
     BOXED=0

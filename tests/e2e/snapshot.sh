@@ -50,7 +50,7 @@ unshare -m sh -c "$hide && exec env WHITTLE_CACHE_DIR='$T/coordstate' '$B/coordi
 PIDS+=($!)
 unshare -m sh -c "$hide && exec '$B/node/whittle-node' --connect '$EP' --slots 2 --workdir '$T/node' --id n1 --insecure" > "$T/node.log" 2>&1 &
 PIDS+=($!)
-for _ in $(seq 1 50); do "$WHITTLE" status --cluster "$EP" --insecure 2>/dev/null | grep -q "slots: 2" && break; sleep 0.1; done
+_t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do "$WHITTLE" status --cluster "$EP" --insecure 2>/dev/null | grep -q "slots: 2" && break; sleep 0.1; done
 unshare -m sh -c "$hide && test ! -e '$P/Makefile'" && pass "the namespaces hide the project" || fail "project visible in the namespace"
 
 "$WHITTLE" reduce --cluster "$EP" --insecure --snapshot git "${args[@]}" --out s1 > "$T/s1.out" 2>&1 || { cat "$T/s1.out"; tail -20 "$T/coord.log"; fail "snapshot run"; }

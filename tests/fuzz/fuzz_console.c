@@ -12,7 +12,7 @@
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
 /* failure regex, pass regex, message continuation: the shapes of
- * tests/test_fw_console.c and README's examples. */
+ * tests/test_fw_console.c and doc/reduce.md's examples. */
 static const wh_fw_opts_t s_opts[] = {
     {"(?<file>[^ :]+):(?P<line>[0-9]+): (?:error|fail): (?<message>.*)",
      "^ok (?<test>[[:alnum:]_]+)$", "/work/project", NULL},

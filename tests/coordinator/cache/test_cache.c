@@ -616,7 +616,7 @@ static void test_redis(void)
     CHECK_EQ_INT(s_get1(c3, k1), WH_V_NONE); /* another db */
     char cmd[160], reply[256];
     snprintf(cmd, sizeof cmd, "GET whittle:v1:verdict:%s", k1);
-    wh_redis_raw(port, cmd, reply, sizeof reply);
+    wh_redis_raw_value(port, cmd, reply, sizeof reply);
     CHECK_EQ_STR(reply, "$20\r\nPreserved node=local\r\n");
     snprintf(cmd, sizeof cmd, "TTL whittle:v1:verdict:%s", k1);
     wh_redis_raw(port, cmd, reply, sizeof reply);
@@ -641,7 +641,7 @@ static void test_redis(void)
     CHECK_EQ_INT(wh_cache_get_blob(b, "fp:job1", &bv), 0);
     CHECK_EQ_STR(bv, "{\"test\": \"x\"}");
     free(bv);
-    wh_redis_raw(port, "GET whittle:v1:blob:fp:job1", reply, sizeof reply);
+    wh_redis_raw_value(port, "GET whittle:v1:blob:fp:job1", reply, sizeof reply);
     CHECK_EQ_STR(reply, "$13\r\n{\"test\": \"x\"}\r\n");
     CHECK_EQ_INT(wh_cache_get_blob(b, "fp:nope", &bv), WH_ENOTFOUND);
     /* Predictions: their own key space in Redis. */
@@ -652,7 +652,7 @@ static void test_redis(void)
     CHECK_EQ_INT(pv, WH_V_BUILD_FAILED);
     CHECK_EQ_INT(s_get1(b, k2), WH_V_NONE);
     snprintf(cmd, sizeof cmd, "GET whittle:v1:predicted:%s", k2);
-    wh_redis_raw(port, cmd, reply, sizeof reply);
+    wh_redis_raw_value(port, cmd, reply, sizeof reply);
     CHECK_EQ_STR(reply, "$22\r\nBuildFailed node=local\r\n");
 
     /* A batch of 1000: a writes 2/3 of them, b reads all at once. */
@@ -721,7 +721,7 @@ static void test_redis(void)
     CHECK_EQ_INT(s_get1(a, kd), WH_V_TEST_MISSING);
     CHECK_EQ_STR(wh_cache_describe(a), "redis");
     snprintf(cmd, sizeof cmd, "GET whittle:v1:verdict:%s", kd);
-    wh_redis_raw(port, cmd, reply, sizeof reply);
+    wh_redis_raw_value(port, cmd, reply, sizeof reply);
     CHECK_EQ_STR(reply, "$22\r\nTestMissing node=local\r\n");
     /* Answers are still the same although this Redis is new and empty. */
     memset(out, 0, sizeof out);

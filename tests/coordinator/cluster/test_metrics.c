@@ -2,8 +2,11 @@
  * (a real libmicrohttpd daemon on a loopback port, read with a socket). */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
+#include <errno.h>
 #include <netinet/in.h>
+#include <poll.h>
 #include <sys/socket.h>
+#include <sys/time.h>
 #include <unistd.h>
 
 #include "metrics.h"
@@ -61,17 +64,34 @@ static void test_render(void)
     wh_buf_free(&b);
 }
 
-/* GET path from 127.0.0.1:port; returns the status code, body in out. */
-static int s_get(int port, const char *path, char *out, size_t cap)
+/* A TCP connection to 127.0.0.1:port whose reads and writes give up after
+ * 3 s (a server that does not answer fails the check, it does not hang the
+ * test), or -1. */
+static int s_dial(int port)
 {
     int fd = socket(AF_INET, SOCK_STREAM, 0);
     struct sockaddr_in sa = {.sin_family = AF_INET, .sin_port = htons((uint16_t)port)};
     inet_pton(AF_INET, "127.0.0.1", &sa.sin_addr);
+    struct timeval tv = {3, 0};
+    if (fd >= 0) {
+        setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &tv, sizeof tv);
+        setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &tv, sizeof tv);
+    }
     if (fd < 0 || connect(fd, (struct sockaddr *)&sa, sizeof sa) != 0) {
         if (fd >= 0)
             close(fd);
         return -1;
     }
+    return fd;
+}
+
+/* GET path from 127.0.0.1:port; returns the status code, body in out. */
+static int s_get(int port, const char *path, char *out, size_t cap)
+{
+    out[0] = 0;
+    int fd = s_dial(port);
+    if (fd < 0)
+        return -1;
     char req[256];
     int n = snprintf(req, sizeof req, "GET %s HTTP/1.0\r\nHost: x\r\n\r\n", path);
     if (write(fd, req, (size_t)n) != n) {
@@ -128,6 +148,74 @@ static void test_http(void)
     CHECK_EQ_INT(s_get(port, "/healthz", body, sizeof body), -1);
 }
 
+/* Idle connections must not starve the probes (issue 18): 70 of them used
+ * to fill libmicrohttpd's 64 connections, and /healthz went unanswered
+ * until they timed out, long enough for a liveness probe to restart the
+ * coordinator. Now 80 idle ones (half of them a request cut short, as a
+ * slow client sends) leave /healthz answering at once, and the server
+ * closes every one of them within its idle timeout (a few seconds). */
+#define S_IDLE_N 80
+#define S_HEALTHZ_MS 1000   /* /healthz beside them answers within this */
+#define S_CLOSED_MS 9000    /* WH_METRICS_IDLE_TIMEOUT_S (5 s) with a margin */
+
+static void test_idle_connections(void)
+{
+    char *err = NULL;
+    wh_metrics_t *m = wh_metrics_start("127.0.0.1:0", &err);
+    CHECK(m != NULL);
+    if (!m) {
+        fprintf(stderr, "%s\n", err);
+        free(err);
+        return;
+    }
+    wh_metrics_publish(m, "whittle_x 1\n", 1, NULL);
+    int port = atoi(strchr(wh_metrics_addr(m), ':') + 1);
+    int fds[S_IDLE_N], open_n = 0;
+    uint64_t t0 = wh_now_ms();
+    for (int i = 0; i < S_IDLE_N; i++) {
+        fds[i] = s_dial(port);
+        open_n += fds[i] >= 0;
+        static const char part[] = "GET /healthz HTTP/1.1\r\nHost: x\r\n";
+        if (fds[i] >= 0 && i % 2 && write(fds[i], part, sizeof part - 1) < 0)
+            perror("write");
+    }
+    CHECK_EQ_INT(open_n, S_IDLE_N);
+    char body[4096];
+    uint64_t t1 = wh_now_ms();
+    CHECK_EQ_INT(s_get(port, "/healthz", body, sizeof body), 200);
+    uint64_t took = wh_now_ms() - t1;
+    CHECK(took < S_HEALTHZ_MS);
+    fprintf(stderr, "  /healthz beside %d idle connections: %llu ms\n", open_n,
+            (unsigned long long)took);
+    /* The server hangs up on each idle one: EOF (or a reset) before the
+     * deadline. */
+    int closed = 0;
+    for (int i = 0; i < S_IDLE_N; i++) {
+        if (fds[i] < 0)
+            continue;
+        for (;;) {
+            int64_t left = (int64_t)S_CLOSED_MS - (int64_t)(wh_now_ms() - t0);
+            struct pollfd p = {fds[i], POLLIN, 0};
+            if (left <= 0 || poll(&p, 1, (int)left) <= 0)
+                break;
+            char c[256];
+            ssize_t r = read(fds[i], c, sizeof c);
+            if (r == 0 || (r < 0 && errno == ECONNRESET)) {
+                closed++;
+                break;
+            }
+            if (r < 0 && errno != EINTR && errno != EAGAIN)
+                break;
+        }
+        close(fds[i]);
+    }
+    CHECK_EQ_INT(closed, open_n);
+    fprintf(stderr, "  %d of %d idle connections closed by the server within %llu ms\n", closed,
+            open_n, (unsigned long long)(wh_now_ms() - t0));
+    CHECK_EQ_INT(s_get(port, "/healthz", body, sizeof body), 200);
+    wh_metrics_stop(&m);
+}
+
 static void test_addr(void)
 {
     const char *bad[] = {"x", ":80", "host.example:80", "127.0.0.1:70000", "127.0.0.1:", "1.2.3:5"};
@@ -145,6 +233,7 @@ int main(void)
 {
     RUN_TEST(test_render);
     RUN_TEST(test_http);
+    RUN_TEST(test_idle_connections);
     RUN_TEST(test_addr);
     TEST_MAIN_END();
 }

@@ -248,7 +248,7 @@ static void s_run(const char *dir, const char *file, const s_oracle_t *o, int sl
     /* With 4 and 8 slots, idle slots also judge the predicted next round:
      * the answer must not change. */
     j.speculate = slots >= 4;
-    wh_reduction_t *r = wh_reduction_new(&j, pool, cache, 1, &err);
+    wh_reduction_t *r = wh_reduction_new(&j, pool, cache, 1, NULL, &err);
     CHECK(r != NULL);
     if (!r) {
         fprintf(stderr, "%s\n", err ? err : "?");

@@ -4,19 +4,16 @@
  * finish, a corrupt line refused with an error naming file and line, a
  * cut-short last line dropped, the lock against a second coordinator, old
  * finished jobs dropped on open; and the same against a real redis-server
- * this test starts on a private port.
+ * this test starts on a private port (tests/wh_redis.h), with the password
+ * found as the cache finds it (common/wh_redisc.h).
  */
 #define _GNU_SOURCE
 #include <fcntl.h>
-#include <netinet/in.h>
-#include <signal.h>
-#include <sys/prctl.h>
-#include <sys/socket.h>
-#include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "journal.h"
+#include "wh_redis.h"
 #include "wh_test.h"
 
 static char s_dir[] = "/tmp/whittle-test-journal.XXXXXX";
@@ -233,44 +230,18 @@ static void test_old_finished_dropped(void)
     free(path);
 }
 
-static int s_free_port(void)
-{
-    int s = socket(AF_INET, SOCK_STREAM, 0);
-    struct sockaddr_in a = {.sin_family = AF_INET, .sin_addr.s_addr = htonl(INADDR_LOOPBACK)};
-    socklen_t l = sizeof a;
-    int port = -1;
-    if (bind(s, (struct sockaddr *)&a, sizeof a) == 0 && getsockname(s, (struct sockaddr *)&a, &l) == 0)
-        port = ntohs(a.sin_port);
-    close(s);
-    return port;
-}
-
 static void test_redis(void)
 {
-    int port = s_free_port();
-    pid_t pid = fork();
-    if (pid == 0) {
-        prctl(PR_SET_PDEATHSIG, SIGKILL);
-        int nul = open("/dev/null", O_RDWR);
-        dup2(nul, 1);
-        dup2(nul, 2);
-        char p[16];
-        snprintf(p, sizeof p, "%d", port);
-        execlp("redis-server", "redis-server", "--port", p, "--bind", "127.0.0.1", "--save", "",
-               "--appendonly", "no", (char *)NULL);
-        _exit(127);
-    }
+    int port = wh_redis_free_port();
+    pid_t pid = wh_redis_start(port);
+    CHECK(pid > 0); /* redis-server must be installed: this is a FAIL */
+    if (pid <= 0)
+        return;
     char url[64];
     snprintf(url, sizeof url, "redis://127.0.0.1:%d/5", port);
-    wh_journal_t *j = NULL;
-    for (int i = 0; i < 200 && !j; i++) {
-        char *err = NULL;
-        j = wh_journal_open(url, &err);
-        free(err);
-        if (!j)
-            usleep(20 * 1000);
-    }
-    CHECK(j != NULL); /* redis-server must be installed: this is a FAIL */
+    char *err = NULL;
+    wh_journal_t *j = wh_journal_open(url, &err);
+    CHECK(j != NULL);
     if (j) {
         char *want = wh_strdup_printf("redis 127.0.0.1:%d/5 hash whittle:v1:jobs", port);
         CHECK_EQ_STR(wh_journal_describe(j), want);
@@ -278,12 +249,72 @@ static void test_redis(void)
         wh_journal_close(&j);
         s_check_replay(url, 0);
     }
-    char *err = NULL;
-    CHECK(wh_journal_open("redis://127.0.0.1:99999/0", &err) == NULL);
-    CHECK_EQ_STR(err, "journal: bad Redis URL (want redis://[user[:password]@]host[:port][/db])");
     free(err);
-    kill(pid, SIGKILL);
-    waitpid(pid, NULL, 0);
+    err = NULL;
+    /* the URL rules and messages are the cache's */
+    CHECK(wh_journal_open("redis://127.0.0.1:99999/0", &err) == NULL);
+    CHECK_EQ_STR(err, "journal: bad redis URL 'redis://127.0.0.1:99999/0' (expected "
+                      "redis://[user[:password]@]host:port[/db])");
+    free(err);
+    err = NULL;
+    CHECK(wh_journal_open("redis://u:p%zz@127.0.0.1:1/0", &err) == NULL);
+    CHECK_EQ_STR(err, "journal: bad user or password escape in redis URL "
+                      "'redis://***@127.0.0.1:1/0'");
+    free(err);
+    wh_redis_kill(pid);
+}
+
+/* The journal finds its Redis password as the cache does: the URL, else
+ * $WHITTLE_REDIS_PASSWORD, else the password file. It used to read only
+ * the URL, so a coordinator with --cache redis://HOST... and the password in
+ * $WHITTLE_REDIS_PASSWORD (as doc/cluster.md shows) could not journal there. */
+static void test_redis_password(void)
+{
+    unsetenv("WHITTLE_REDIS_PASSWORD");
+    unsetenv("WHITTLE_REDIS_PASSWORD_FILE");
+    int port = wh_redis_free_port();
+    pid_t pid = wh_redis_start(port);
+    CHECK(pid > 0);
+    if (pid <= 0)
+        return;
+    char r[256], url[64], want[256];
+    wh_redis_raw(port, "CONFIG SET requirepass jr-Pw7", r, sizeof r);
+    CHECK_EQ_STR(r, "+OK\r\n");
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d/6", port);
+    char *err = NULL;
+    CHECK(wh_journal_open(url, &err) == NULL);
+    snprintf(want, sizeof want,
+             "journal: redis at %s refused access without a password: NOAUTH Authentication "
+             "required.",
+             url);
+    CHECK_EQ_STR(err, want);
+    free(err);
+    err = NULL;
+
+    setenv("WHITTLE_REDIS_PASSWORD", "jr-Pw7", 1);
+    s_check_replay(url, 0); /* opens, writes, reopens, reads back */
+    setenv("WHITTLE_REDIS_PASSWORD", "nope", 1);
+    CHECK(wh_journal_open(url, &err) == NULL);
+    snprintf(want, sizeof want,
+             "journal: redis at %s refused the credentials: WRONGPASS invalid username-password "
+             "pair or user is disabled.",
+             url);
+    CHECK_EQ_STR(err, want);
+    free(err);
+    err = NULL;
+    unsetenv("WHITTLE_REDIS_PASSWORD");
+
+    char *pw = s_path("redis.pw");
+    CHECK_EQ_INT(wh_write_file(pw, "jr-Pw7\n", 7), 0);
+    setenv("WHITTLE_REDIS_PASSWORD_FILE", pw, 1);
+    wh_journal_t *j = wh_journal_open(url, &err);
+    CHECK(j != NULL);
+    CHECK_EQ_INT(j ? wh_journal_count(j) : -1, 2); /* what s_check_replay left */
+    wh_journal_close(&j);
+    unsetenv("WHITTLE_REDIS_PASSWORD_FILE");
+    free(pw);
+    free(err);
+    wh_redis_kill(pid);
 }
 
 int main(void)
@@ -296,6 +327,7 @@ int main(void)
     RUN_TEST(test_corrupt);
     RUN_TEST(test_old_finished_dropped);
     RUN_TEST(test_redis);
+    RUN_TEST(test_redis_password);
     wh_rm_rf(s_dir);
     TEST_MAIN_END();
 }

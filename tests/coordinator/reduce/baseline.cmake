@@ -2,5 +2,5 @@
 wh_add_test(test_baseline SOURCES test_baseline.c LIBS wh_coord)
 wh_add_test(test_job SOURCES test_job.c LIBS wh_coord)
 wh_add_test(test_fw_detect SOURCES test_fw_detect.c LIBS wh_coord)
-wh_add_test(test_final_line SOURCES test_final_line.c LIBS wh_coord)
-wh_add_test(test_functext SOURCES test_functext.c LIBS wh_coord)
+# --ignore globs and the snapshot ids of a folder and of a git project.
+wh_add_test(test_identity SOURCES test_identity.c LIBS wh_coord)

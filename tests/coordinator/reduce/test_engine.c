@@ -10,6 +10,7 @@
 #include <string.h>
 #include <time.h>
 
+#include "chain.h"
 #include "engine.h"
 #include "ref_hdd.h"
 #include "wh_test.h"
@@ -393,6 +394,175 @@ static int s_drive(int n, const int *parent, wh_algo_t algo, wh_walk_t walk, ora
     out->sweeps = wh_engine_sweeps(e);
     out->rounds = wh_engine_rounds(e);
     s_cache_free(&cache);
+    wh_engine_destroy(&e);
+    return rc;
+}
+
+
+/* ---- driving the engine through chains (chain.h) ---- */
+
+#define CH_MAX_STEPS 64
+#define CH_MAX_FLY 64
+
+/* A candidate judged by a slot: running until fin. step: its step in the
+ * current chain, -1 for one left running from an earlier chain (it still
+ * lands in the memo and the cache). */
+typedef struct {
+    uint8_t *rem;
+    uint64_t exact, delta, fin;
+    int step;
+} fly_t;
+
+static int s_fly_find(const fly_t *f, int nf, const uint8_t *rem, int n)
+{
+    for (int k = 0; k < nf; k++)
+        if (s_same(f[k].rem, rem, n))
+            return k;
+    return -1;
+}
+
+/* Records the steps that count and resolves the engine as the chain's
+ * decision says; checks each accepted configuration. */
+static int s_chain_apply(wh_chain_t *ch, const wh_chain_plan_t *pl, const wh_verdict_t *v,
+                         wh_engine_t *e, const int *parent, run_t *out)
+{
+    int n = out->n, seg = 0;
+    out->judged = realloc(out->judged, (size_t)(out->n_judged + pl->n_steps) * sizeof *out->judged);
+    out->verdicts = realloc(out->verdicts, (size_t)(out->n_judged + pl->n_steps) * sizeof *out->verdicts);
+    out->meta = realloc(out->meta, (size_t)(out->n_judged + pl->n_steps) * sizeof *out->meta);
+    for (int i = 0; i < pl->n_steps; i++) {
+        const wh_step_t *st = wh_chain_step(ch, i);
+        out->judged[out->n_judged] = s_dup(st->removed, n);
+        out->verdicts[out->n_judged] = v[i];
+        out->meta[out->n_judged] = (meta_t){(int)st->kind, st->sweep, st->level, 0, st->kept, st->total};
+        out->n_judged++;
+        int last = i + 1 == wh_chain_steps(ch) || wh_chain_step(ch, i + 1)->seg != st->seg ||
+                   i + 1 == pl->n_steps;
+        if (!last || st->seg >= pl->n_res)
+            continue;
+        if (!s_round_ok(wh_engine_round(e), wh_engine_removed(e), n, parent))
+            out->bad = 1;
+        int w = wh_chain_winner(ch, seg++);
+        if (wh_engine_resolve(e, w) != 0)
+            return -1;
+        if (w >= 0) {
+            if (!s_same(wh_engine_removed(e), st->removed, n))
+                out->bad = 1; /* the winner must become the configuration */
+            out->acc = realloc(out->acc, (size_t)(out->n_acc + 1) * sizeof *out->acc);
+            out->acc[out->n_acc++] = s_dup(wh_engine_removed(e), n);
+        }
+    }
+    return seg == pl->n_res ? 0 : -1;
+}
+
+
+/* Drives the engine through chains like reduce_rounds.c does: each chain's
+ * distinct steps go to `slots` slots in order as slots free up, verdicts
+ * arrive after random delays (seeded), the chain is decided as soon as
+ * wh_chain_decide allows, and the candidates still running are left to
+ * finish (their verdicts go to the memo, and to the cache with use_cache);
+ * the queued ones are dropped. Every verdict a slot returns goes to the
+ * memo, so the expectations (and how far the chains run ahead) depend on
+ * the slots and the arrival order; the steps that count must not.
+ * *chains counts the chains that judged something. Returns 0, or -1 on an
+ * engine error. */
+static int s_drive_chain(int n, const int *parent, wh_algo_t algo, wh_walk_t walk, oracle_t *o,
+                         int slots, uint64_t seed, int use_cache, run_t *out, int *chains)
+{
+    memset(out, 0, sizeof *out);
+    out->n = n;
+    *chains = 0;
+    wh_engine_t *e = wh_engine_new(n, parent, algo, walk);
+    wh_memo_t *memo = wh_memo_new();
+    if (!e || !memo)
+        return -1;
+    uint64_t rng = seed, now = 0;
+    cache_t cache = {0};
+    fly_t fly[CH_MAX_FLY];
+    int nf = 0, start = 0, rc = 0;
+    while (wh_engine_round(e) != NULL) {
+        wh_chain_t *ch = wh_chain_new(e, start, memo, CH_MAX_STEPS);
+        if (!ch || wh_engine_rounds(e) > 100000) {
+            wh_chain_destroy(&ch);
+            rc = -1;
+            break;
+        }
+        int k = wh_chain_steps(ch);
+        wh_verdict_t *v = calloc((size_t)k, sizeof *v);
+        int *queue = malloc((size_t)k * sizeof *queue), nq = 0, qpos = 0, built = 0;
+        for (int i = 0; i < k; i++) {
+            const wh_step_t *st = wh_chain_step(ch, i);
+            int dup = 0;
+            for (int j = 0; j < i && !dup; j++)
+                dup = s_same(wh_chain_step(ch, j)->removed, st->removed, n);
+            int f = dup ? -1 : s_fly_find(fly, nf, st->removed, n);
+            if (f >= 0)
+                fly[f].step = i; /* adopted: already running */
+            else if (!dup && (!use_cache || !s_cache_get(&cache, st->removed, n, &v[i])))
+                queue[nq++] = i;
+        }
+        wh_chain_plan_t pl;
+        for (;;) {
+            /* Identical steps share the first one's verdict. */
+            for (int i = 0; i < k; i++)
+                for (int j = 0; j < i && v[i] == WH_V_NONE; j++)
+                    if (v[j] != WH_V_NONE && s_same(wh_chain_step(ch, j)->removed,
+                                                    wh_chain_step(ch, i)->removed, n))
+                        v[i] = v[j];
+            if (wh_chain_decide(ch, v, &pl))
+                break;
+            while (nf < slots && qpos < nq) {
+                const wh_step_t *st = wh_chain_step(ch, queue[qpos]);
+                fly[nf++] = (fly_t){s_dup(st->removed, n), st->exact, st->delta,
+                                    now + 1 + (uint64_t)s_rng_int(&rng, 100), queue[qpos]};
+                qpos++;
+            }
+            int best = -1;
+            for (int f = 0; f < nf; f++)
+                if (best < 0 || fly[f].fin < fly[best].fin)
+                    best = f;
+            if (best < 0) {
+                out->bad = 1; /* nothing running, yet the chain cannot be decided */
+                rc = -1;
+                break;
+            }
+            fly_t d = fly[best];
+            fly[best] = fly[--nf];
+            now = d.fin;
+            wh_verdict_t cv = s_oracle(d.rem, n, o);
+            out->evaluated++;
+            built |= d.step >= 0;
+            wh_memo_put(memo, d.exact, d.delta, cv);
+            if (use_cache)
+                s_cache_put(&cache, d.rem, n, cv);
+            if (d.step >= 0)
+                v[d.step] = cv;
+            free(d.rem);
+        }
+        if (rc == 0 && s_chain_apply(ch, &pl, v, e, parent, out) < 0)
+            rc = -1;
+        start = pl.next_start;
+        *chains += built;
+        /* Running candidates go on as leftovers; queued ones are dropped. */
+        for (int f = 0; f < nf; f++)
+            fly[f].step = -1;
+        free(v);
+        free(queue);
+        wh_chain_destroy(&ch);
+        if (rc < 0)
+            break;
+    }
+    for (int f = 0; f < nf; f++)
+        free(fly[f].rem);
+    if (rc == 0 && !wh_engine_done(e))
+        rc = -1;
+    if (wh_engine_accepts(e) != out->n_acc)
+        out->bad = 1;
+    out->final = s_dup(wh_engine_removed(e), n);
+    out->sweeps = wh_engine_sweeps(e);
+    out->rounds = wh_engine_rounds(e);
+    s_cache_free(&cache);
+    wh_memo_destroy(&memo);
     wh_engine_destroy(&e);
     return rc;
 }
@@ -1042,6 +1212,78 @@ static void test_property_parallel(void)
             checked, seqeval, extra, (double)(clock() - t0) / CLOCKS_PER_SEC);
 }
 
+
+/* The chains: for random forests and oracles, 1, 2, 8 and 32 slots in
+ * random arrival orders, with and without a cache, count exactly the
+ * candidates and verdicts of the sequential reference and accept the same
+ * configurations; 1 slot judges nothing more than the sequential walk;
+ * the result is 1-tree-minimal. */
+static void test_property_chain(void)
+{
+    clock_t t0 = clock();
+    uint64_t rng = 777;
+    static const int slots[] = {1, 2, 8, 32};
+    long seqeval = 0, chains1 = 0, chains32 = 0, extra32 = 0;
+    int checked = 0;
+    for (int seed = 0; seed < SEEDS; seed++) {
+        int n = 1 + s_rng_int(&rng, 40);
+        int *parent = s_forest(&rng, n, 1 + s_rng_int(&rng, 5));
+        for (int a = 0; a < N_VARIANTS; a++) {
+            for (int kind = O_HASH; kind <= O_MONO; kind++) {
+                oracle_t o;
+                s_oracle_init(&o, kind, n, parent, &rng);
+                ref_trace_t ref;
+                run_t base;
+                ref_hdd(n, parent, A_ALGO(a), A_WALK(a), s_oracle, &o, &ref);
+                CHECK_EQ_INT(s_drive(n, parent, A_ALGO(a), A_WALK(a), &o, 1, 1, 0, &base), 0);
+                seqeval += base.evaluated;
+                for (int si = 0; si < 4; si++) {
+                    for (int cache = 0; cache < 2; cache++) {
+                        run_t run;
+                        int chains = 0;
+                        uint64_t dseed = s_rng_next(&rng);
+                        int rc = s_drive_chain(n, parent, A_ALGO(a), A_WALK(a), &o, slots[si],
+                                               dseed, cache, &run, &chains);
+                        CHECK_EQ_INT(rc, 0);
+                        char what[64];
+                        snprintf(what, sizeof what, "chain, %d slots%s", slots[si],
+                                 cache ? ", cache" : "");
+                        CHECK(s_matches(&run, &ref, what, (uint64_t)seed));
+                        CHECK(s_same(run.final, base.final, n));
+                        CHECK_EQ_INT(run.n_acc, base.n_acc);
+                        for (int i = 0; i < run.n_acc && i < base.n_acc; i++)
+                            CHECK(s_same(run.acc[i], base.acc[i], n));
+                        CHECK_EQ_INT(run.rounds, base.rounds);
+                        if (slots[si] == 1 && !cache) {
+                            /* One slot judges what the sequential walk
+                             * judges, no more (identical candidates of
+                             * one chain once), in at most as many rounds. */
+                            CHECK(run.evaluated <= base.evaluated);
+                            CHECK(chains <= base.rounds);
+                            chains1 += chains;
+                        }
+                        if (slots[si] == 32 && !cache) {
+                            chains32 += chains;
+                            extra32 += run.evaluated - base.evaluated;
+                        }
+                        CHECK(s_minimal(run.final, n, parent, A_ALGO(a), &o));
+                        checked++;
+                        s_run_free(&run);
+                    }
+                }
+                s_run_free(&base);
+                ref_trace_free(&ref);
+                free(o.req);
+            }
+        }
+        free(parent);
+    }
+    fprintf(stderr, "  %d chained runs (1/2/8/32 slots, with and without cache): %ld sequential "
+                    "evaluations; building chains %ld at 1 slot, %ld at 32 (%ld extra), %.2fs\n",
+            checked, seqeval, chains1, chains32, extra32, (double)(clock() - t0) / CLOCKS_PER_SEC);
+    CHECK(chains32 < chains1);
+}
+
 int main(void)
 {
     RUN_TEST(test_round_winner);
@@ -1056,5 +1298,6 @@ int main(void)
     RUN_TEST(test_edges);
     RUN_TEST(test_property_vs_reference);
     RUN_TEST(test_property_parallel);
+    RUN_TEST(test_property_chain);
     TEST_MAIN_END();
 }

@@ -125,6 +125,42 @@ static void test_json_and_identity(void)
     wh_job_clear(&b);
 }
 
+/* ub_guard: on by default, travels in the job JSON both ways, not in the
+ * identity (a guard's word is never cached), only "on" or "off". */
+static void test_ub_guard_json(void)
+{
+    wh_job_t a, b;
+    s_job(&a, "console");
+    CHECK_EQ_INT(a.ub_guard, 1);
+    char id_on[65], id_off[65];
+    wh_job_identity(&a, "snap", id_on);
+    a.ub_guard = 0;
+    wh_job_identity(&a, "snap", id_off);
+    CHECK_EQ_STR(id_on, id_off);
+    char *js = wh_job_to_json(&a);
+    CHECK(js && strstr(js, "\"ub_guard\":\"off\"") != NULL);
+    json_t *o = json_loads(js, 0, NULL);
+    wh_job_init(&b);
+    char *err = NULL;
+    CHECK_EQ_INT(wh_job_from_json(&b, o, &err), 0);
+    CHECK_EQ_INT(b.ub_guard, 0);
+    wh_job_clear(&b);
+    wh_job_init(&b);
+    json_object_set_new(o, "ub_guard", json_string("on"));
+    CHECK_EQ_INT(wh_job_from_json(&b, o, &err), 0);
+    CHECK_EQ_INT(b.ub_guard, 1);
+    wh_job_clear(&b);
+    wh_job_init(&b);
+    json_object_set_new(o, "ub_guard", json_true());
+    CHECK_EQ_INT(wh_job_from_json(&b, o, &err), WH_EINVAL);
+    CHECK_EQ_STR(err, "field 'ub_guard' must be \"on\" or \"off\"");
+    json_decref(o);
+    free(js);
+    free(err);
+    wh_job_clear(&a);
+    wh_job_clear(&b);
+}
+
 /* A submitted job's run folder: under the coordinator's runs folder, or
  * refused (issue 10). */
 static void s_place(const char *out, int want_rc, const char *want)
@@ -239,6 +275,7 @@ int main(void)
 {
     RUN_TEST(test_validate);
     RUN_TEST(test_json_and_identity);
+    RUN_TEST(test_ub_guard_json);
     RUN_TEST(test_place_runs);
     RUN_TEST(test_git_json);
     RUN_TEST(test_jobs_auto);

@@ -7,11 +7,13 @@
  */
 #define _GNU_SOURCE
 #include "precheck.h"
+#include "precheck_pool.h"
 #include "wh_common.h"
 #include "wh_test.h"
 
 #include <stdlib.h>
 #include <string.h>
+#include <poll.h>
 #include <unistd.h>
 
 static char s_dir[] = "/tmp/whittle-precheck.XXXXXX";
@@ -268,6 +270,94 @@ static void test_async_setup(void)
     free(f);
 }
 
+/* Waits (up to 20 s) for the job's fd, then takes every answer waiting;
+ * answers found. */
+static int s_take_all(wh_precheck_job_t *j, wh_precheck_answer_t *a, int cap, int *n)
+{
+    struct pollfd pf = {wh_precheck_job_fd(j), POLLIN, 0};
+    if (poll(&pf, 1, 20000) <= 0)
+        return 0;
+    int got = 0;
+    while (*n < cap && wh_precheck_job_take(j, &a[*n])) {
+        (*n)++;
+        got++;
+    }
+    return got;
+}
+
+/* Checks on the pool's threads: each worker its own handle (the first one
+ * given), the answers on the job's fd, the same answers as on one handle;
+ * two jobs at once; a job destroyed with checks queued and running. */
+static void test_pool_threads(void)
+{
+    setenv("WHITTLE_PRECHECK_THREADS", "2", 1);
+    char *f = s_write("test_box.c", s_orig);
+    char *inc = wh_strdup_printf("-I%s", s_dir);
+    const char *args[] = {inc};
+    wh_precheck_opts_t o = {f, args, 1, 0};
+    wh_precheck_pool_t *pool = wh_precheck_pool_get();
+    CHECK(pool != NULL);
+    CHECK_EQ_INT(wh_precheck_pool_threads(pool), 2);
+    wh_precheck_pool_t *again = wh_precheck_pool_get();
+    CHECK(again == pool); /* one per process */
+    wh_precheck_pool_put(&again);
+    CHECK(again == NULL);
+    wh_precheck_job_t *j = wh_precheck_job_new(pool, &o, s_orig, strlen(s_orig),
+                                               s_new(f, s_orig, 0, args, 1));
+    wh_precheck_job_t *k = wh_precheck_job_new(pool, &o, s_orig, strlen(s_orig), NULL);
+    CHECK(j != NULL && k != NULL);
+    enum { N = 12 };
+    for (int i = 0; i < N; i++) {
+        char *t = i % 2 ? s_remove(s_orig, "int v = 3;") : s_remove(s_orig, "b->n = 0;");
+        CHECK_EQ_INT(wh_precheck_job_submit(i < N / 2 ? j : k, (uint64_t)(100 - i), t,
+                                            strlen(t)), 0);
+    }
+    CHECK_EQ_INT(wh_precheck_job_cancel(k, 12345), 0); /* no such check */
+    wh_precheck_answer_t a[N];
+    int na = 0, nb = 0;
+    wh_precheck_answer_t b[N];
+    for (int tries = 0; tries < 50 && na < N / 2; tries++)
+        s_take_all(j, a, N, &na);
+    for (int tries = 0; tries < 50 && nb < N / 2; tries++)
+        s_take_all(k, b, N, &nb);
+    CHECK_EQ_INT(na, N / 2);
+    CHECK_EQ_INT(nb, N / 2);
+    for (int i = 0; i < na + nb; i++) {
+        wh_precheck_answer_t *x = i < na ? &a[i] : &b[i - na];
+        int odd = (100 - (int)x->tag) % 2;
+        CHECK_EQ_INT(x->rc, odd);
+        if (odd)
+            CHECK_EQ_STR(x->first, "6:16: use of undeclared identifier 'v'");
+        CHECK(x->text != NULL);
+        free(x->text);
+        free(x->first);
+    }
+    int checks = 0, pending = 0;
+    unsigned long long us = 0;
+    wh_precheck_job_stats(j, &checks, &us, &pending);
+    CHECK_EQ_INT(checks, N / 2);
+    CHECK_EQ_INT(pending, 0);
+    CHECK(us > 0);
+    wh_precheck_answer_t none;
+    CHECK_EQ_INT(wh_precheck_job_take(j, &none), 0);
+    /* Destroyed with checks queued (and maybe one running): nothing leaks. */
+    for (int i = 0; i < 4; i++) {
+        char *t = strdup(s_orig);
+        CHECK_EQ_INT(wh_precheck_job_submit(j, (uint64_t)i, t, strlen(t)), 0);
+    }
+    char *t = strdup(s_orig);
+    CHECK_EQ_INT(wh_precheck_job_submit(j, 9, t, strlen(t)), 0);
+    wh_precheck_job_cancel(j, 9);
+    wh_precheck_job_destroy(&j);
+    CHECK(j == NULL);
+    wh_precheck_job_destroy(&k);
+    wh_precheck_pool_put(&pool);
+    CHECK(pool == NULL);
+    unsetenv("WHITTLE_PRECHECK_THREADS");
+    free(inc);
+    free(f);
+}
+
 static void test_modes(void)
 {
     wh_precheck_mode_t m = WH_PRECHECK_OFF;
@@ -291,6 +381,7 @@ int main(void)
     RUN_TEST(test_clang_only_c_errors_do_not_predict);
     RUN_TEST(test_original_with_errors_disables);
     RUN_TEST(test_async_setup);
+    RUN_TEST(test_pool_threads);
     RUN_TEST(test_modes);
     wh_rm_rf(s_dir);
     TEST_MAIN_END();

@@ -93,7 +93,7 @@ static void test_gtest_disabled(void)
 }
 
 /* ctest: a single <testsuite> root; an empty message attribute and no text
- * gives an empty message. */
+ * gives an empty message; the test's output is its <system-out>. */
 static void test_ctest_single_suite(void)
 {
     wh_junit_case_t *c = NULL;
@@ -103,6 +103,12 @@ static void test_ctest_single_suite(void)
     CHECK_EQ_INT(n, 1);
     if (n == 1)
         CHECK_ROW(&c[0], "(empty)|plain|plain|failed|");
+    if (n == 1)
+        CHECK_EQ_STR(c[0].output, "src/foo.c:42: assertion failed: x == 1\n");
+    wh_junit_cases_free(c, n);
+    /* A case without one has "". */
+    CHECK_EQ_INT(s_read("junit-generic.xml", &c, &n, &err), 0);
+    CHECK(n > 0 && !strcmp(c[0].output, ""));
     wh_junit_cases_free(c, n);
 }
 

@@ -1,0 +1,248 @@
+/*
+ * reduce_claims — the claims check (DESIGN.md, "Trust"): the verify step
+ * checks the one positive claim behind the answer (the reduced test fails
+ * the same way); this checks the negative ones. The answer is 1-minimal
+ * because removing any one kept unit from it was judged not Preserved; each
+ * such verdict a node gave (in this run, or earlier through the cache) is
+ * judged again afresh, on a slot of another node than the one that gave it
+ * when there is one. A removal found Preserved after all refutes its
+ * verdict: that verdict is dropped from every cache, so is every verdict
+ * its node gave in this run, the node leaves the job (as a liar found by
+ * the verify step does), and the walk resumes from the answer's step, so
+ * the removals are judged again by the nodes left. Verdicts the
+ * coordinator made itself (predicted by the front end, UBGuard) are not
+ * claims of a node and are not judged again. Part of the reduce module
+ * (reduce_int.h).
+ */
+#define _GNU_SOURCE
+#include "reduce_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+
+/* Infrastructure failures of one check before the run gives up on it. */
+#define S_TRIES 3
+
+void red_claim_note(wh_reduction_t *r, const char *key, const char *judge)
+{
+    if (r->nseen == r->capseen) {
+        int cap = r->capseen ? 2 * r->capseen : 64;
+        struct red_seen *ns = realloc(r->seen, (size_t)cap * sizeof *ns);
+        if (!ns) {
+            r->seen_lost = 1; /* the check then refuses to vouch (red_start_claims) */
+            return;
+        }
+        r->seen = ns;
+        r->capseen = cap;
+    }
+    struct red_seen *s = &r->seen[r->nseen];
+    memcpy(s->key, key, 65);
+    s->judge = judge ? strdup(judge) : NULL;
+    if (judge && !s->judge) {
+        r->seen_lost = 1;
+        return;
+    }
+    r->nseen++;
+}
+
+/* The newest note of key, or NULL: the walk never had a node's negative
+ * verdict for it. */
+static const struct red_seen *s_seen(const wh_reduction_t *r, const char *key)
+{
+    for (int i = r->nseen; i-- > 0;)
+        if (memcmp(r->seen[i].key, key, 64) == 0)
+            return &r->seen[i];
+    return NULL;
+}
+
+void red_claims_free(wh_reduction_t *r)
+{
+    for (int i = 0; i < r->nseen; i++)
+        free(r->seen[i].judge);
+    free(r->seen);
+    r->seen = NULL;
+    r->nseen = r->capseen = 0;
+    for (int i = 0; i < r->nchecks; i++)
+        free(r->checks[i].judge);
+    free(r->checks);
+    r->checks = NULL;
+    r->nchecks = r->checks_left = 0;
+}
+
+/* removed plus unit u and its descendants, into out (n bytes). */
+static void s_remove_unit(const wh_tree_t *t, const uint8_t *removed, int u, uint8_t *out)
+{
+    memcpy(out, removed, (size_t)t->n);
+    out[u] = 1;
+    for (int v = u + 1; v < t->n; v++) {
+        int p = t->units[v].parent;
+        if (p >= u && out[p] && !removed[p])
+            out[v] = 1;
+    }
+}
+
+static int s_submit(wh_reduction_t *r, struct red_check *k, const char *txt, size_t len)
+{
+    k->id = ++r->next_eval;
+    return wh_pool_submit_verify(r->pool, r->pool_id, k->id, txt, len, k->judge);
+}
+
+/* Adds the check of removing kept unit u (conf: the answer without it)
+ * when a node's negative verdict stands behind it; 0, or a WH_E* code. */
+static int s_add_check(wh_reduction_t *r, int u, const uint8_t *conf)
+{
+    size_t len = 0;
+    char *txt = wh_render(r->tree, conf, &len);
+    if (!txt)
+        return WH_ENOMEM;
+    char key[65];
+    wh_cache_key(r->verdict_id, r->job.file, txt, len, key);
+    const struct red_seen *s = s_seen(r, key);
+    int again = 0;
+    for (int i = 0; s && i < r->nchecks && !again; i++)
+        again = memcmp(r->checks[i].key, key, 64) == 0; /* the text of another unit's removal */
+    /* !s: the coordinator's own verdict (front end, UB guard), or none */
+    struct red_check *nk = s && !again ? realloc(r->checks, (size_t)(r->nchecks + 1) * sizeof *nk)
+                                       : NULL;
+    if (!nk) {
+        free(txt);
+        return s && !again ? WH_ENOMEM : 0;
+    }
+    r->checks = nk;
+    struct red_check *k = &r->checks[r->nchecks];
+    memset(k, 0, sizeof *k);
+    memcpy(k->key, key, 65);
+    k->unit = u;
+    if (s->judge && !(k->judge = strdup(s->judge))) {
+        free(txt);
+        return WH_ENOMEM;
+    }
+    r->nchecks++;
+    int rc = s_submit(r, k, txt, len);
+    free(txt);
+    if (rc == 0)
+        r->checks_left++;
+    return rc;
+}
+
+/* 1 when the claims check starts (its answers come to red_on_claim), 0
+ * when there is nothing to check (the caller goes on), -1 when the job
+ * failed. */
+int red_start_claims(wh_reduction_t *r)
+{
+    if (r->seen_lost) {
+        red_fail(r, 4, wh_strdup_printf("cannot check the negative verdicts: %s",
+                                        wh_strerror(WH_ENOMEM)));
+        return -1;
+    }
+    const uint8_t *removed = wh_engine_removed(r->engine);
+    uint8_t *conf = malloc(r->tree->n ? (size_t)r->tree->n : 1u);
+    if (!conf) {
+        red_fail(r, 4, NULL);
+        return -1;
+    }
+    int rc = 0;
+    for (int i = 0; i < r->nchecks; i++)
+        free(r->checks[i].judge);
+    r->nchecks = r->checks_left = 0;
+    r->state = RED_CLAIMS;
+    for (int u = 0; u < r->tree->n && rc == 0; u++) {
+        if (removed[u])
+            continue;
+        s_remove_unit(r->tree, removed, u, conf);
+        rc = s_add_check(r, u, conf);
+    }
+    free(conf);
+    if (rc) {
+        red_fail(r, 4, wh_strdup_printf("cannot queue the claims check: %s", wh_strerror(rc)));
+        return -1;
+    }
+    if (!r->checks_left)
+        return 0;
+    wh_record_log(r->rec, "claims: judging again afresh the %d removal%s of a kept unit "
+                  "that a node judged not Preserved", r->checks_left,
+                  r->checks_left == 1 ? "" : "s");
+    red_out(r, "Checking the claims: %d removal%s of a kept statement judged again afresh\n",
+            r->checks_left, r->checks_left == 1 ? "" : "s");
+    return 1;
+}
+
+/* A check refuted its verdict: the verdict, and its judge's others, go. */
+static void s_refuted(wh_reduction_t *r, struct red_check *k, const char *worker)
+{
+    r->claims_refuted++;
+    wh_trail_blame_t how = red_blame(r, "claims");
+    const char *node = k->judge ? wh_pool_node_of(r->pool, k->judge) : NULL;
+    const char *by = wh_pool_node_of(r->pool, worker);
+    int n = wh_trail_blame_judge(r->trail, k->key, k->judge, node, by, &how);
+    r->dropped += n;
+    wh_record_log(r->rec, "claims: removing unit %d is Preserved afresh on %s, not as %s "
+                  "said; %d verdict%s dropped", k->unit, worker,
+                  k->judge ? k->judge : "the cache", n, n == 1 ? "" : "s");
+}
+
+/* Every check answered: on to the fault check, or the walk resumed. */
+static void s_claims_done(wh_reduction_t *r)
+{
+    if (!r->claims_refuted_now) {
+        wh_record_log(r->rec, "claims: all %d confirmed afresh", r->nchecks);
+        red_out(r, "Claims: all %d confirmed afresh\n", r->nchecks);
+        red_after_claims(r);
+        return;
+    }
+    red_tell(r, "Claims: %d removal%s judged not Preserved %s Preserved afresh; those verdicts "
+            "dropped, continuing from the reduced test\n", r->claims_refuted_now,
+            r->claims_refuted_now == 1 ? "" : "s", r->claims_refuted_now == 1 ? "is" : "are");
+    r->claims_refuted_now = 0;
+    red_resume_walk(r, wh_trail_steps(r->trail) - 1);
+}
+
+/* 1 when id is a check of this run's claims (its answer taken). */
+int red_on_claim(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *worker)
+{
+    struct red_check *k = NULL;
+    for (int i = 0; i < r->nchecks && !k; i++)
+        if (r->checks[i].id == id && !r->checks[i].done)
+            k = &r->checks[i];
+    if (!k)
+        return 0;
+    const char *d = m->detail ? m->detail : "";
+    if ((m->code && m->code != WH_EBUILD) || m->verdict == WH_V_INFRA_ERROR ||
+        m->verdict == WH_V_NONE || m->verdict >= WH_V_COUNT) {
+        wh_record_log(r->rec, "claims: no verdict from %s: %s", worker, d);
+        int rc = WH_EINVAL;
+        if (++k->tries < S_TRIES) {
+            uint8_t *conf = malloc(r->tree->n ? (size_t)r->tree->n : 1u);
+            size_t len = 0;
+            char *txt = NULL;
+            if (conf) {
+                s_remove_unit(r->tree, wh_engine_removed(r->engine), k->unit, conf);
+                txt = wh_render(r->tree, conf, &len);
+            }
+            if (txt)
+                rc = s_submit(r, k, txt, len);
+            free(txt);
+            free(conf);
+        }
+        if (rc)
+            red_fail(r, 4, wh_strdup_printf("cannot check the claims: %s", d));
+        return 1;
+    }
+    k->done = 1;
+    r->checks_left--;
+    r->claims_checked++;
+    if (m->verdict == WH_V_PRESERVED) {
+        r->claims_refuted_now++;
+        s_refuted(r, k, worker);
+    } else {
+        wh_record_log(r->rec, "claims: removing unit %d is %s afresh on %s (judged by %s)",
+                      k->unit, wh_verdict_name((wh_verdict_t)m->verdict), worker,
+                      k->judge ? k->judge : "the cache");
+    }
+    if (!r->checks_left)
+        s_claims_done(r);
+    return 1;
+}

@@ -1,0 +1,212 @@
+/*
+ * reduce_flags — exact compile flags (DESIGN.md "Statement tree"): after
+ * the baseline, the tree is parsed again with the test file's compile
+ * command from the warm workspace (on a thread of its own, treejob.h),
+ * unless the user gave -p or `--`; a fingerprint from the cache is used
+ * only with the command cached with it. Part of the reduce module
+ * (reduce_int.h).
+ */
+#define _GNU_SOURCE
+#include "reduce_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+wh_engine_t *red_engine_for(const wh_tree_t *t, wh_algo_t algo, wh_walk_t walk)
+{
+    int *parent = malloc(sizeof(int) * (size_t)(t->n ? t->n : 1));
+    for (int i = 0; parent && i < t->n; i++)
+        parent[i] = t->units[i].parent;
+    wh_engine_t *e = parent ? wh_engine_new(t->n, parent, algo, walk) : NULL;
+    free(parent);
+    return e;
+}
+
+/* Takes tree t (and a new engine for it) in place of the guessed one. */
+static int s_use_tree(wh_reduction_t *r, wh_tree_t *t, const char *how)
+{
+    wh_engine_t *e = red_engine_for(t, r->job.algo, r->job.walk);
+    /* The walk starts over on the new tree: so does the verify trail. */
+    wh_trail_t *trail = e ? wh_trail_new(e) : NULL;
+    if (!trail) {
+        wh_engine_destroy(&e);
+        wh_tree_destroy(&t);
+        return WH_ENOMEM;
+    }
+    if (t->n != r->tree->n) {
+        red_out(r, "Statement tree %s: %d statements (the header guess saw %d)\n", how, t->n,
+                r->tree->n);
+    }
+    wh_record_log(r->rec, "statement tree %s: %d statements (the header guess saw %d)", how, t->n,
+                  r->tree->n);
+    wh_engine_destroy(&r->engine);
+    wh_trail_destroy(&r->trail);
+    wh_tree_destroy(&r->tree);
+    r->engine = e;
+    r->trail = trail;
+    r->tree = t;
+    wh_memo_clear(r->memo); /* its keys name units of the old tree */
+    r->chain_start = 0;
+    return 0;
+}
+
+/* After s_use_tree: the precheck and the UB guard follow the new tree's flags. async: the
+ * setup runs off this thread and the baseline's fingerprint waits for it
+ * (wh_reduction_poll); 1 when it does. */
+static int s_precheck_follow(wh_reduction_t *r, int async)
+{
+    r->ub_pending = red_ubguard_open(r, async); /* the UB guard too (reduce_ubguard.c) */
+    if (r->job.precheck == WH_PRECHECK_OFF)
+        return r->ub_pending;
+    red_precheck_open(r, async);
+    if (async && r->pc) {
+        r->pc_pending = 1;
+        return 1;
+    }
+    return r->ub_pending;
+}
+
+/* Says so when the tree in use was parsed with errors allowed. */
+static void s_warn_diag(wh_reduction_t *r)
+{
+    if (!r->tree->diag)
+        return;
+    red_out(r, "Warning: %s (--allow-parse-errors: the statement tree may be incomplete)\n",
+            r->tree->diag);
+    wh_record_log(r->rec, "parse errors allowed: %s", r->tree->diag);
+}
+
+/* Starts parsing the test with cmd (moved to the project) off this thread. */
+static int s_start_treejob(wh_reduction_t *r, const wh_compile_cmd_t *cmd)
+{
+    char *path = wh_path_join(r->job.project, r->job.file);
+    wh_tree_opts_t to = {NULL, NULL, 0, cmd, r->job.allow_parse_errors};
+    r->treejob = path ? wh_treejob_start(path, r->job.test, &to) : NULL;
+    free(path);
+    return r->treejob ? 0 : WH_ENOMEM;
+}
+
+/* After a fresh baseline: cmd is the compile command the workspace at ws
+ * recorded (NULL: none). It is cached with the fingerprint ("cc:<job>").
+ * With a command, the tree is parsed on a thread of its own (treejob.h)
+ * and the baseline's fingerprint waits in pending_fp for
+ * wh_reduction_poll. Returns 0 to go on now, 1 when parsing, -1 when the
+ * reduction failed (exit 1 on a parse error, 4 out of memory). */
+int red_exact_tree(wh_reduction_t *r, const wh_compile_cmd_t *cmd, const char *ws,
+                   const wh_fp_t *observed)
+{
+    if (wh_job_flags_explicit(&r->job))
+        return 0;
+    wh_compile_cmd_t moved = {0};
+    if (cmd && ws && (wh_compile_cmd_copy(&moved, cmd) ||
+                      wh_compile_cmd_rebase(&moved, ws, r->job.project))) {
+        red_fail(r, 4, NULL); /* out of memory */
+        wh_compile_cmd_clear(&moved);
+        return -1;
+    }
+    char key[80], *js = wh_compile_cmd_to_json(&moved);
+    snprintf(key, sizeof key, "cc:%s", r->job_id);
+    if (js) {
+        wh_cache_put_blob(r->cache, key, js);
+        wh_record_file(r->rec, "compile_command.json", js, strlen(js));
+    }
+    free(js);
+    int rc = 0;
+    if (moved.argc) {
+        if (s_start_treejob(r, &moved) || wh_fp_copy(&r->pending_fp, observed)) {
+            red_fail(r, 4, strdup("cannot start parsing the test with the workspace's compile "
+                                  "command"));
+            rc = -1;
+        } else {
+            rc = 1;
+        }
+    } else if (r->tree->diag && !r->job.allow_parse_errors) {
+        red_fail(r, 1, wh_strdup_printf("%s; the statement tree may be incomplete and the workspace "
+                                        "recorded no compile command for %s: give -p BUILD_DIR (a "
+                                        "compile_commands.json), -- -I... flags, or "
+                                        "--allow-parse-errors", r->tree->diag, r->job.file));
+        rc = -1;
+    }
+    if (rc == 0)
+        s_warn_diag(r);
+    wh_compile_cmd_clear(&moved);
+    return rc;
+}
+
+/* The exact tree is parsed: take it, then the pending fingerprint. */
+void red_exact_tree_done(wh_reduction_t *r)
+{
+    wh_tree_t *t = NULL;
+    char *err = NULL;
+    int rc = wh_treejob_finish(&r->treejob, &t, &err);
+    if (r->state != RED_BASELINE) { /* aborted meanwhile */
+        wh_tree_destroy(&t);
+        free(err);
+        return;
+    }
+    if (rc == 0 && (t->text_len != r->tree->text_len ||
+                    memcmp(t->text, r->tree->text, t->text_len) != 0)) {
+        err = wh_strdup_printf("%s changed while whittle was running", r->job.file);
+        rc = WH_EINVAL;
+    }
+    if (rc == 0) {
+        rc = s_use_tree(r, t, "with the workspace's compile command");
+        t = NULL;
+    }
+    wh_tree_destroy(&t);
+    if (rc) {
+        red_fail(r, 1, wh_strdup_printf("%s (parsed with the compile command that the warm "
+                                        "workspace recorded)", err ? err : wh_strerror(rc)));
+        free(err);
+        return;
+    }
+    s_warn_diag(r);
+    if (s_precheck_follow(r, 1))
+        return;
+    red_take_fingerprint(r, &r->pending_fp);
+    wh_fp_clear(&r->pending_fp);
+}
+
+/* A cached fingerprint is used only with the cached compile command, and
+ * only when the tree parses with it now (a header it named may have lived
+ * in a workspace that is gone); otherwise the original runs again. This
+ * parse runs on the calling thread: a rerun answered from the cache must
+ * finish inside wh_reduction_start, as it always has (two jobs that differ
+ * only in their walk share one job id and must not overlap). */
+int red_cached_flags_ok(wh_reduction_t *r)
+{
+    if (wh_job_flags_explicit(&r->job))
+        return 1;
+    char key[80], *js = NULL;
+    snprintf(key, sizeof key, "cc:%s", r->job_id);
+    wh_compile_cmd_t cmd;
+    if (wh_cache_get_blob(r->cache, key, &js) != 0 || !js || wh_compile_cmd_from_json(js, &cmd)) {
+        free(js);
+        return 0;
+    }
+    free(js);
+    if (cmd.argc == 0)
+        return !r->tree->diag || r->job.allow_parse_errors;
+    char *path = wh_path_join(r->job.project, r->job.file), *err = NULL;
+    wh_tree_opts_t to = {NULL, NULL, 0, &cmd, r->job.allow_parse_errors};
+    wh_tree_t *t = NULL;
+    int rc = path ? wh_tree_load(path, r->job.test, &to, &t, &err) : WH_ENOMEM;
+    free(path);
+    if (rc == 0 && (t->text_len != r->tree->text_len ||
+                    memcmp(t->text, r->tree->text, t->text_len) != 0))
+        rc = WH_EINVAL;
+    if (rc == 0) {
+        rc = s_use_tree(r, t, "with the cached compile command");
+        if (rc == 0)
+            s_precheck_follow(r, 0);
+        t = NULL;
+    } else {
+        wh_record_log(r->rec, "cached compile command does not parse now (%s); running the "
+                      "original again", err ? err : wh_strerror(rc));
+    }
+    wh_tree_destroy(&t);
+    free(err);
+    wh_compile_cmd_clear(&cmd);
+    return rc == 0;
+}

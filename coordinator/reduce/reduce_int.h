@@ -1,0 +1,367 @@
+/*
+ * reduce_int — the reduce module's private header: the job's struct and
+ * what its files share (the red_* helpers one file calls in another). The
+ * module is reduce.c (the lifecycle and the public API, reduce.h) with
+ * reduce_predict.c, reduce_rounds.c, reduce_flags.c, reduce_verify.c,
+ * reduce_verdicts.c and reduce_results.c; nothing else includes this
+ * header. Like the module, everything here runs on the pool's thread.
+ */
+#ifndef WH_REDUCE_INT_H
+#define WH_REDUCE_INT_H
+
+#include "reduce.h"
+
+#include <jansson.h>
+
+#include "chain.h"
+#include "engine.h"
+#include "precheck.h"
+#include "precheck_pool.h"
+#include "record.h"
+#include "trail.h"
+#include "tree.h"
+#include "treejob.h"
+#include "ubguard.h"
+
+typedef struct {
+    char key[65];
+    int rep;            /* first identical candidate of this round */
+    wh_verdict_t v;
+    int from_cache;     /* answered by the verdict cache */
+    int submitted;
+    int evaluated;      /* judged by a node */
+    uint64_t eval_id;
+    char *node;
+    uint64_t ms;
+    uint64_t build_ms, test_ms, end_ms; /* the slot's times; its verdict came end_ms into the run */
+    char *report;
+    char *detail;
+    int runs, agreeing;
+    char *infra;        /* infrastructure faults met before its verdict ("slot: why | ...") */
+    int pre;            /* RED_PRE_*: what the front end said */
+    char *pre_msg;      /* its first counted error */
+    int predicted;      /* the verdict is a prediction: 1 now, 2 from the prediction cache */
+    int checking;       /* its front-end check (tag eval_id) has not answered yet */
+    int ready;          /* checked, to be queued once no earlier check is out */
+    int ub;             /* RED_PRE_*: what the UB guard said (FAIL: v is WH_V_UB_GUARD) */
+    char *ub_msg;       /* its first new diagnostic */
+    int dispatched;     /* a slot took it (the pool rendered it) */
+    uint64_t exact, delta; /* its memo keys (chain.h) */
+} red_cand_t;
+
+enum { RED_PRE_NONE = 0, RED_PRE_PASS, RED_PRE_FAIL };
+
+enum { RED_BASELINE, RED_ROUNDS, RED_DONE, RED_FAILED, RED_REFCHECK, RED_VERIFY, RED_REFPROBE,
+       RED_CLAIMS };
+
+/* Built candidates whose times the ETA's median is taken over. */
+#define RED_MS_RING 256
+
+struct wh_reduction {
+    wh_job_t job;
+    wh_pool_t *pool;
+    wh_cache_t *cache;
+    wh_tree_t *tree;
+    wh_engine_t *engine;
+    wh_record_t *rec;
+    int quiet;
+    char snapshot[65];
+    char job_id[65];
+    char verdict_id[65];    /* the identity candidates' verdicts are cached under:
+                               job_id, or the job's without the reference once a
+                               picked reference is dropped */
+    char pool_id[80];       /* the job in the pool: job_id, made unique when an
+                               identical job (same identity, e.g. hdd and dd) runs */
+    wh_fp_t fp;
+    int state;
+    int status;
+    wh_treejob_t *treejob;  /* the exact tree, parsing after the baseline */
+    wh_fp_t pending_fp;     /* the baseline's fingerprint, taken when it is done */
+    char *error;
+    uint64_t next_eval;
+    uint64_t baseline_id;
+    uint64_t refcheck_id;
+    uint64_t refprobe_id;   /* the original on a picked reference (refauto.h) */
+    char *ref_unchecked;    /* why a picked reference was dropped, or NULL */
+    char *fault;            /* "kept", "lost", or why the check could not tell */
+    char *fault_detail;
+    int flaky;              /* candidates whose runs disagreed (never cached) */
+    /* speculation: candidates of the predicted next round, in flight */
+    struct red_spec {
+        char key[65];
+        uint64_t id;
+        int checking;       /* on the front end (tag id); queued once it answers */
+        uint64_t exact, delta; /* memo keys; 0/0 for --speculate's own */
+        int running;        /* left running by a decided chain: never cancelled */
+    } *spec;
+    int nspec, capspec;
+    /* speculations judged before the walk came to their round: the slot
+     * that judged each, its report and time, for the record if claimed */
+    struct red_spec_done {
+        char key[65];
+        char *node, *report;
+        uint64_t ms, build_ms, test_ms, end_ms;
+    } *spec_done;
+    int ndone, capdone;
+    int speculated, spec_used;
+    /* the verify step: the accepted steps, who judged what */
+    wh_trail_t *trail;
+    uint64_t verify_id;
+    int verify_step;        /* trail step being verified */
+    int verify_tries;       /* infrastructure failures on this step */
+    int verify_runs;        /* verify tasks judged */
+    int verified;           /* the final configuration was verified afresh */
+    int dropped;            /* verdicts dropped as wrong */
+    int restarts;           /* walks resumed after wrong verdicts */
+    char *refuter;          /* slot whose verify run last refuted a step */
+    /* the claims check (reduce_claims.c): every negative verdict a node
+     * gave a walk step (judge: its slot; NULL: the cache), and the checks
+     * of the answer's one-unit removals among them */
+    struct red_seen {
+        char key[65];
+        char *judge;
+    } *seen;
+    int nseen, capseen, seen_lost;
+    struct red_check {
+        char key[65];
+        char *judge;        /* the slot whose verdict is checked; NULL: the cache's */
+        uint64_t id;
+        int unit, tries, done;
+    } *checks;
+    int nchecks, checks_left;
+    int claims_checked, claims_refuted, claims_refuted_now;
+    char *verified_by;      /* the slot whose run verified the reduced test */
+    char *told;             /* lines of the verify and the claims check for a remote
+                               client (it sees the closing only) */
+    char *refuter0;         /* the slot that said the original does not fail the same way
+                               afresh, while another node is asked too */
+    int second_opinion;     /* 0: its node judged every verdict judged in this run */
+    const char *blame_by;   /* "verify" or "claims": who drops verdicts (red_blame) */
+    /* current round: a chain of the walk's expected steps (chain.h) */
+    wh_chain_t *chain;
+    int chain_start;        /* where the next chain starts in the engine's round */
+    wh_memo_t *memo;        /* every verdict of this run, for the expectations */
+    int chains;             /* chains decided */
+    int replans;            /* chains replaced by better expectations */
+    const wh_round_t *round; /* the chain's steps as a round */
+    red_cand_t *c;
+    int nc;
+    /* queued candidates of the round: eval id eval_base + k is c[evidx[k]] */
+    uint64_t eval_base;
+    int *evidx, nev;
+    int last_sweep, last_level;
+    /* front-end prediction (DESIGN.md, "Predicted verdicts") */
+    wh_precheck_t *pc;      /* the original's judge, until handed to pcj's first worker */
+    wh_precheck_pool_t *pcp;    /* the process's precheck threads (a reference) */
+    wh_precheck_job_t *pcj;     /* this job's checks on them; its fd is watched */
+    int pc_ok;              /* the original passed: predictions may be made */
+    int pc_checks;          /* checks of jobs closed before pcj */
+    unsigned long long pc_us, pc_setup_us;
+    char *pc_off;           /* why prediction is off for this job, or NULL */
+    int pc_said_off;        /* the console was told it is off (and not yet that it is back) */
+    const char *pc_flags;   /* where its compile arguments came from */
+    int audit_built, audit_bf, audit_bf_predicted, audit_pred_built;
+    int pc_unchecked;       /* candidates built unchecked while prediction was on
+                               (the front end failed on them) */
+    json_t *disagreements;  /* audit: [{candidate, kind, verdict, error}] */
+    int pc_pending;         /* its setup runs; the baseline's fingerprint waits */
+    /* the UB guard (DESIGN.md, "Trust"; reduce_ubguard.c) */
+    wh_ubguard_t *ub;
+    char *ub_off;           /* why the guard is off for this job, or NULL */
+    int ub_said_off;        /* the console was told it is off (and not yet that it is back) */
+    int ub_pending;         /* its setup runs; the baseline's fingerprint waits */
+    int ub_unchecked;       /* candidates built unchecked by the time budget */
+    int ub_guard;           /* candidates recorded as UBGuard */
+    int ub_predicted;       /* of them, not built (also counted in predicted) */
+    /* the guard's answers by candidate key (a chain asks again about the
+     * steps the chain before it held: 1736 checks for 172 candidates, 2.2 s
+     * of the poll thread in a 4.5 s run at 32 slots, before) */
+    struct red_ubmemo {
+        char key[65];       /* "" = free */
+        int fail;
+        char *msg;
+    } *ubm;
+    size_t ubm_cap, ubm_n;
+    int ubm_hits;           /* answers taken from it */
+    uint64_t ub_refused;    /* the candidate the guard just kept from a slot */
+    /* counters */
+    int candidates, evaluated, cached, extra, cancelled, predicted;
+    int building_rounds; /* chains with a counted candidate really judged: the depth */
+    uint64_t ms_ring[RED_MS_RING]; /* times of the last built candidates, for the ETA */
+    int n_ms;
+    /* the ETA's plan: candidates of each round left if nothing more is
+     * removed, made again after each resolved round (reduce.c) */
+    int *eta_cands;
+    int eta_n, eta_cap;
+    int eta_last_sweep;             /* its last rounds that are of its last sweep */
+    const wh_engine_t *eta_engine;  /* the plan is of this engine ... */
+    int eta_rounds, eta_restarts;   /* ... after this many rounds and restarts */
+    unsigned eta_wins;              /* the last rounds, a bit each: 1 = it removed something */
+    int eta_nwins;                  /* rounds in eta_wins (at most 8) */
+    double eta_waves;               /* waves of builds the resolved rounds took */
+    uint64_t eta_t0, eta_last;      /* the first round made; the last one resolved (ms) */
+    int verdicts[WH_V_COUNT];
+    uint64_t t0, wall_ms;
+    char *result_text;
+    char *diff;             /* the test file, original to reduced (reduced.diff) */
+    /* tainted answers: retried elsewhere, never verdicts (pool.h) */
+    int infra_faults;
+    char **out_slots;       /* slots taken out of rotation during this job */
+    int n_out;
+    char *closing;          /* the verify and fault-check lines, for a remote client */
+};
+
+/* reduce.c */
+/* Prints on the console (the status line erased first); nothing if quiet. */
+void red_out(wh_reduction_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Writes report.html from the run folder as it is; a failure is only logged. */
+void red_write_page(wh_reduction_t *r);
+/* Ends the job with exit status `status` and msg (taken; NULL: out of
+ * memory); does nothing once the job is done or failed. */
+void red_fail(wh_reduction_t *r, int status, char *msg);
+
+/* reduce_predict.c: front-end prediction */
+/* Logs and prints how the precheck stands: on, or off and why. */
+void red_precheck_say(wh_reduction_t *r);
+/* Opens the precheck with the flags of the tree in use; async: its setup
+ * runs on a thread of its own (red_precheck_say when it is ready). */
+void red_precheck_open(wh_reduction_t *r, int async);
+/* One batched lookup of the round's representatives in key space ns (only
+ * those without a verdict when open_only); hit() takes each verdict found. */
+int red_mget_reps(wh_reduction_t *r, wh_cache_ns_t ns, int open_only,
+                  void (*hit)(red_cand_t *c, wh_verdict_t v));
+/* 1 when this round's candidates go to the front end before a build (the
+ * precheck's threads started for the job if need be); on: the prediction
+ * key space answered first. */
+int red_precheck_begin(wh_reduction_t *r);
+/* Puts round candidate c (index i) to the front end (tag c->eval_id): it is
+ * queued on the pool when the answer comes, unless it is then predicted
+ * BuildFailed (on). 0 or WH_ENOMEM. */
+int red_precheck_submit(wh_reduction_t *r, red_cand_t *c, int i);
+/* on: puts speculated candidate id (text taken) to the front end; 1 when
+ * taken (it is queued, or not, when the answer comes), 0 when it is to be
+ * queued now (prediction off; txt kept). */
+int red_precheck_spec(wh_reduction_t *r, uint64_t id, char *txt, size_t len);
+/* Drops the check of tag if it has not started. */
+void red_precheck_cancel(wh_reduction_t *r, uint64_t tag);
+/* Takes the front end's answers (the pool's watcher of the job's fd, and
+ * once per turn of the loop): predictions kept, the rest queued, the walk
+ * advanced. */
+void red_precheck_take(wh_reduction_t *r);
+/* audit: 1 while a candidate 0..upto has a check to answer (the round is
+ * recorded with every built candidate compared). */
+int red_precheck_waits(const wh_reduction_t *r, int upto);
+/* Stops the job's checks: candidates waiting for one are queued unchecked,
+ * speculation waiting for one is dropped; the threads' reference is kept
+ * unless all (the job's end). */
+void red_precheck_close(wh_reduction_t *r, int all);
+/* audit: compares built candidate c's verdict with its prediction (id 0:
+ * a candidate after the winner). */
+void red_audit(wh_reduction_t *r, const red_cand_t *c, int id);
+/* The precheck's figures for the summary; *list (JSON or NULL) holds the
+ * disagreements until the summary is written. */
+void red_precheck_summary(wh_reduction_t *r, wh_precheck_summary_t *p, char **list);
+
+/* reduce_ubguard.c: the UB guard */
+/* Opens the guard with the flags of the tree in use (nothing with
+ * --ub-guard off); async: its setup runs on a thread of its own, and the
+ * return is 1 when it does (red_ubguard_say when it is ready). */
+int red_ubguard_open(wh_reduction_t *r, int async);
+/* Frees the guard's answers kept by key. */
+void red_ubguard_free(wh_reduction_t *r);
+/* Logs how the guard stands; says once on the console when it is off. */
+void red_ubguard_say(wh_reduction_t *r);
+/* Before the round's builds: a candidate Preserved from the cache or a
+ * speculation with a new diagnostic is UBGuard. */
+void red_ubguard_round(wh_reduction_t *r);
+/* When a slot takes round candidate i: 1 when the guard finds it UBGuard
+ * (its verdict now; it is not built). */
+int red_ubguard_dispatch(wh_reduction_t *r, int i);
+/* Before the round's winner is taken: every Preserved candidate the guard
+ * has not checked is checked now (no budget: acceptance waits for it). */
+void red_ubguard_settle(wh_reduction_t *r);
+/* The guard's figures and the verify build's sanitizers for the summary
+ * (*sanitizers malloc'ed or NULL, held until the summary is written). */
+void red_ubguard_summary(wh_reduction_t *r, wh_summary_t *s, char **sanitizers);
+
+/* reduce_rounds.c: the rounds, and the reference check after them */
+/* Frees the current round's candidates. */
+void red_clear_round(wh_reduction_t *r);
+/* Forgets the speculations judged ahead that no round claimed. */
+void red_spec_done_clear(wh_reduction_t *r);
+/* The pool's render function (ctx: the reduction): the text of a queued
+ * candidate of the current round; NULL for an id the round does not hold. */
+char *red_render_cand(void *ctx, uint64_t id, size_t *len);
+/* Queues the fault-kept check: the reduced test on the reference. */
+void red_start_refcheck(wh_reduction_t *r);
+/* Runs the walk as far as the verdicts at hand allow. */
+void red_advance(wh_reduction_t *r);
+/* After a verdict judged for an earlier chain: when it changes what the
+ * current chain expects of a step no slot has taken yet, the chain is
+ * built again (nothing of it has counted yet), and the walk advanced. */
+void red_replan(wh_reduction_t *r);
+
+/* reduce_flags.c: exact compile flags */
+/* A new engine over tree t's units; NULL when out of memory. */
+wh_engine_t *red_engine_for(const wh_tree_t *t, wh_algo_t algo, wh_walk_t walk);
+/* After a fresh baseline, with the compile command the workspace at ws
+ * recorded (NULL: none): 0 to go on now, 1 when the tree is parsing again,
+ * -1 when the job failed. */
+int red_exact_tree(wh_reduction_t *r, const wh_compile_cmd_t *cmd, const char *ws,
+                   const wh_fp_t *observed);
+/* Takes the exact tree once parsed, then the pending fingerprint. */
+void red_exact_tree_done(wh_reduction_t *r);
+/* 1 when a cached fingerprint may be used: with the cached compile
+ * command, which must parse the test now. */
+int red_cached_flags_ok(wh_reduction_t *r);
+
+/* reduce_verify.c: the verify step */
+/* Builds and runs trail step `step` afresh (the newest: the reduced test). */
+void red_start_verify(wh_reduction_t *r, int step);
+/* The verify run's answer: on to the fault check, an older step, or the
+ * walk resumed after wrong verdicts. */
+void red_on_verify(wh_reduction_t *r, const wh_msg_t *m, const char *worker);
+
+/* Resumes the walk as it was right after trail step good (every later
+ * step forgotten), after wrong verdicts were dropped; fails the job after
+ * too many restarts. */
+void red_resume_walk(wh_reduction_t *r, int good);
+/* How wrong verdicts go, for wh_trail_blame*: dropped from every cache and
+ * their node out of the job, logged as by `by` ("verify", "claims"). */
+wh_trail_blame_t red_blame(wh_reduction_t *r, const char *by);
+/* After the verify step and the claims check: the fault check, or done. */
+void red_after_claims(wh_reduction_t *r);
+
+/* Prints a line on the console and keeps it for a remote client's closing. */
+void red_tell(wh_reduction_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* reduce_claims.c: the claims check */
+/* Notes a walk step's negative verdict of key, judged by slot judge (NULL:
+ * from the cache). */
+void red_claim_note(wh_reduction_t *r, const char *key, const char *judge);
+/* After the reduced test was verified: 1 when the checks of the answer's
+ * one-unit removals were queued, 0 when none is to be checked, -1 when the
+ * job failed. */
+int red_start_claims(wh_reduction_t *r);
+/* 1 when id was a claims check (its answer taken). */
+int red_on_claim(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *worker);
+void red_claims_free(wh_reduction_t *r);
+
+/* reduce_verdicts.c: fingerprint persistence, the pool's callbacks */
+/* Reads a fingerprint cached as JSON; WH_EPARSE when s is no object. */
+int red_fp_from_json(const char *s, wh_fp_t *fp);
+/* Records the fingerprint (cache, run folder, pool) and starts the walk. */
+void red_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed);
+/* Starts the walk once the fingerprint is known: first, with a reference
+ * --reference auto picked, the original's run there. */
+void red_begin_walk(wh_reduction_t *r);
+/* The pool's verdict and note callbacks (pool.h); ctx is the reduction. */
+void red_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *worker);
+void red_on_note(void *ctx, uint64_t id, wh_pool_note_t what, const char *worker,
+                 const char *detail);
+
+/* reduce_results.c */
+/* Writes the record of a successful run and ends the job (status 0). */
+void red_finish(wh_reduction_t *r);
+
+#endif

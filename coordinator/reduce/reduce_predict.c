@@ -1,0 +1,461 @@
+/*
+ * reduce_predict — front-end prediction (DESIGN.md, "Predicted verdicts"):
+ * precheck.h asked about a round's candidates before any build. With
+ * --precheck on, a candidate the front end rejects is BuildFailed, never
+ * built, and kept in a cache key space of its own; with audit, each built
+ * candidate's verdict is compared with what the front end said. Part of
+ * the reduce module (reduce_int.h).
+ */
+#define _GNU_SOURCE
+#include "reduce_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+
+/* The checks run on the precheck's threads (precheck_pool.h), never on
+ * the poll thread: a round's candidates are put to them when the round is
+ * made, each is queued for a build only when its answer comes (a
+ * prediction otherwise could not keep it from being built), and the
+ * answers come back on the job's fd, which the pool's loop watches. A
+ * check costs about 3-7 ms for the C fixtures and 23 ms of CPU for the
+ * GoogleTest one (see precheck.c), so a slot waits at most that long for a
+ * round's first candidate, and the others are checked while it builds. */
+
+static int s_is_werror(const char *a)
+{
+    return strncmp(a, "-Werror", 7) == 0 || strcmp(a, "-pedantic-errors") == 0;
+}
+
+/* Says in the log and on the console how the precheck stands. */
+void red_precheck_say(wh_reduction_t *r)
+{
+    free(r->pc_off);
+    r->pc_off = NULL;
+    r->pc_ok = r->pc && wh_precheck_enabled(r->pc);
+    if (!r->pc)
+        r->pc_off = strdup("out of memory");
+    else if (!wh_precheck_enabled(r->pc))
+        r->pc_off = strdup(wh_precheck_why(r->pc) ? wh_precheck_why(r->pc) : "not ready");
+    if (r->pc_off) {
+        wh_record_log(r->rec, "precheck: off for this job: %s", r->pc_off);
+        red_out(r, "Precheck off: %s\n", r->pc_off);
+        r->pc_said_off = 1;
+    } else {
+        /* It was said off with the flags guessed first; the exact ones of
+         * the warm workspace brought it back: say that too. */
+        if (r->pc_said_off)
+            red_out(r, "Precheck on again: compile arguments from %s\n", r->pc_flags);
+        r->pc_said_off = 0;
+        wh_record_log(r->rec, "precheck: %s, compile arguments from %s%s%s",
+                      wh_precheck_mode_name((wh_precheck_mode_t)r->job.precheck), r->pc_flags,
+                      wh_precheck_ignored(r->pc)[0] ? "; warnings ignored (they fire on the "
+                                                       "original): " : "",
+                      wh_precheck_ignored(r->pc));
+    }
+}
+
+/* Opens the precheck with the flags the tree in use was parsed with, again
+ * whenever the tree is parsed again (the warm workspace's exact command).
+ * Only the file's own command (the workspace's, or its entry in a
+ * compile_commands.json) is exact; flags borrowed or guessed keep no -Werror
+ * (a warning then never counts). Prediction is off (and the run log says
+ * why) when the original has a front-end error with these flags. async:
+ * the setup runs on a thread of its own; red_precheck_say when it is ready. */
+/* The precheck's options for the tree in use: 0, or WH_ENOMEM. The caller
+ * frees o->file and o->args (borrowed strings). */
+static int s_opts(wh_reduction_t *r, wh_precheck_opts_t *o)
+{
+    const wh_tree_t *t = r->tree;
+    const char **args = calloc((size_t)t->cc_nargs + 1, sizeof *args);
+    int n = 0;
+    for (int i = 0; args && i < t->cc_nargs; i++)
+        if (t->cc_exact || !s_is_werror(t->cc_args[i]))
+            args[n++] = t->cc_args[i];
+    char *path = wh_path_join(r->job.project, r->job.file);
+    *o = (wh_precheck_opts_t){path, args, n, t->cc_clang};
+    if (args && path)
+        return 0;
+    free(path);
+    free(args);
+    return WH_ENOMEM;
+}
+
+void red_precheck_open(wh_reduction_t *r, int async)
+{
+    if (r->job.precheck == WH_PRECHECK_OFF)
+        return;
+    red_precheck_close(r, 0);
+    wh_precheck_destroy(&r->pc);
+    r->pc_ok = 0;
+    const wh_tree_t *t = r->tree;
+    r->pc_flags = t->cc_exact ? "the file's own compile command"
+                              : "the statement tree's flags (no compile command for the file; "
+                                "-Werror not assumed)";
+    wh_precheck_opts_t o;
+    char *err = NULL;
+    if (s_opts(r, &o) == 0) {
+        if (async)
+            r->pc = wh_precheck_start(&o, t->text, t->text_len);
+        else
+            r->pc = wh_precheck_new(&o, t->text, t->text_len, &err);
+        free((char *)o.file);
+        free((void *)o.args);
+    }
+    if (async && r->pc)
+        return;
+    red_precheck_say(r);
+    if (err) { /* libclang could not parse at all: say that, not "out of memory" */
+        free(r->pc_off);
+        r->pc_off = err;
+        wh_record_log(r->rec, "precheck: %s", err);
+    }
+}
+
+/* One batched lookup in key space ns of the round's representatives (only
+ * those still without a verdict when open_only); hit() takes each verdict
+ * found. 0 or WH_ENOMEM. */
+int red_mget_reps(wh_reduction_t *r, wh_cache_ns_t ns, int open_only,
+                  void (*hit)(red_cand_t *c, wh_verdict_t v))
+{
+    const char **keys = calloc((size_t)r->nc, sizeof *keys);
+    wh_verdict_t *got = calloc((size_t)r->nc, sizeof *got);
+    int *kidx = calloc((size_t)r->nc, sizeof *kidx);
+    int nk = 0, rc = keys && got && kidx ? 0 : WH_ENOMEM;
+    for (int i = 0; !rc && i < r->nc; i++)
+        if (r->c[i].rep == i && (!open_only || r->c[i].v == WH_V_NONE)) {
+            keys[nk] = r->c[i].key;
+            kidx[nk++] = i;
+        }
+    if (nk)
+        wh_cache_mget_ns(r->cache, ns, keys, nk, got); /* a miss is WH_V_NONE */
+    for (int k = 0; k < nk; k++)
+        if (got[k] != WH_V_NONE)
+            hit(&r->c[kidx[k]], got[k]);
+    free(keys);
+    free(got);
+    free(kidx);
+    return rc;
+}
+
+static void s_on_fd(void *ctx)
+{
+    red_precheck_take(ctx);
+}
+
+/* 1 when checks are made for this job now: on or audit, the original
+ * passed, the front end has not failed, and the job's checks have threads
+ * (started here the first time). */
+static int s_active(wh_reduction_t *r)
+{
+    if (r->job.precheck == WH_PRECHECK_OFF || r->pc_off || !r->pc_ok)
+        return 0;
+    if (r->pcj)
+        return 1;
+    wh_precheck_opts_t o;
+    if (!r->pcp)
+        r->pcp = wh_precheck_pool_get();
+    if (r->pcp && s_opts(r, &o) == 0) {
+        unsigned long long u = 0;
+        int n = 0;
+        wh_precheck_stats(r->pc, &n, &u, &r->pc_setup_us);
+        /* The judge of the original becomes the first worker's handle. */
+        r->pcj = wh_precheck_job_new(r->pcp, &o, r->tree->text, r->tree->text_len, r->pc);
+        r->pc = NULL;
+        free((char *)o.file);
+        free((void *)o.args);
+    }
+    if (r->pcj && wh_pool_watch_fd(r->pool, wh_precheck_job_fd(r->pcj), s_on_fd, r) != 0)
+        wh_precheck_job_destroy(&r->pcj);
+    if (!r->pcj) {
+        r->pc_off = strdup("the precheck's threads could not be started");
+        wh_record_log(r->rec, "precheck: off: %s", r->pc_off ? r->pc_off : "out of memory");
+        return 0;
+    }
+    wh_record_log(r->rec, "precheck: checks on %d threads of their own",
+                  wh_precheck_pool_threads(r->pcp));
+    return 1;
+}
+
+/* A prediction found: BuildFailed, predicted before. */
+static void s_hit_predicted(red_cand_t *c, wh_verdict_t v)
+{
+    if (v != WH_V_BUILD_FAILED)
+        return;
+    c->v = WH_V_BUILD_FAILED;
+    c->pre = RED_PRE_FAIL;
+    c->predicted = 2;
+}
+
+int red_precheck_begin(wh_reduction_t *r)
+{
+    if (!s_active(r))
+        return 0;
+    if (r->job.precheck == WH_PRECHECK_ON)
+        (void)red_mget_reps(r, WH_CACHE_PREDICTED, 1, s_hit_predicted);
+    return 1;
+}
+
+int red_precheck_submit(wh_reduction_t *r, red_cand_t *c, int i)
+{
+    size_t len = 0;
+    char *text = wh_render(r->tree, r->round->removed[i], &len);
+    int rc = text ? wh_precheck_job_submit(r->pcj, c->eval_id, text, len) : WH_ENOMEM;
+    c->checking = rc == 0;
+    return rc;
+}
+
+int red_precheck_spec(wh_reduction_t *r, uint64_t id, char *txt, size_t len)
+{
+    if (r->job.precheck != WH_PRECHECK_ON || !s_active(r))
+        return 0;
+    return wh_precheck_job_submit(r->pcj, id, txt, len) == 0 ? 1 : -1; /* txt freed */
+}
+
+void red_precheck_cancel(wh_reduction_t *r, uint64_t tag)
+{
+    if (r->pcj)
+        wh_precheck_job_cancel(r->pcj, tag);
+}
+
+int red_precheck_waits(const wh_reduction_t *r, int upto)
+{
+    if (r->job.precheck != WH_PRECHECK_AUDIT)
+        return 0;
+    for (int i = 0; i <= upto && i < r->nc; i++)
+        if (r->c[i].checking)
+            return 1;
+    return 0;
+}
+
+/* Queues round candidate c (index i) for a build. */
+static void s_queue(wh_reduction_t *r, red_cand_t *c, int i, const char *text, size_t len)
+{
+    c->submitted = 1;
+    uint64_t id = c->eval_id;
+    int lazy = id >= r->eval_base && id - r->eval_base < (uint64_t)r->nev &&
+               r->evidx[id - r->eval_base] == i;
+    int rc;
+    if (lazy || !text) {
+        char *t = lazy ? NULL : wh_render(r->tree, r->round->removed[i], &len);
+        rc = lazy ? wh_pool_submit_lazy(r->pool, r->pool_id, id)
+             : t  ? wh_pool_submit(r->pool, r->pool_id, id, t, len, 0)
+                  : WH_ENOMEM;
+        free(t);
+    } else {
+        rc = wh_pool_submit(r->pool, r->pool_id, id, text, len, 0); /* an adopted speculation */
+    }
+    if (rc)
+        red_fail(r, 1, wh_strdup_printf("cannot queue a candidate: %s", wh_strerror(rc)));
+}
+
+/* The front end failed (a libclang error): prediction is off from here. */
+static void s_broke(wh_reduction_t *r, int rc)
+{
+    if (r->pc_off)
+        return;
+    r->pc_off = wh_strdup_printf("libclang failed on a candidate (%s)", wh_strerror(rc));
+    wh_record_log(r->rec, "precheck: off from here: %s", r->pc_off ? r->pc_off : "out of memory");
+}
+
+static void s_predicted(wh_reduction_t *r, const char *key)
+{
+    wh_cache_put_ns(r->cache, WH_CACHE_PREDICTED, key, WH_V_BUILD_FAILED);
+}
+
+/* Round candidates go to the pool in canonical order: a checked candidate
+ * waits while an earlier candidate's check is out, so one slot judges a
+ * round in order (the sequential walk's builds, never one after the winner)
+ * whichever precheck thread answers first. A check takes milliseconds, a
+ * build seconds: the wait is at most one check. */
+static void s_release(wh_reduction_t *r)
+{
+    for (int i = 0; i < r->nc; i++) {
+        red_cand_t *c = &r->c[i];
+        if (c->checking)
+            return;
+        if (c->ready && !c->submitted && c->v == WH_V_NONE)
+            s_queue(r, c, i, NULL, 0);
+        c->ready = 0;
+    }
+}
+
+/* An answer for round candidate c: a prediction, or ready to be queued. */
+static void s_answer_cand(wh_reduction_t *r, red_cand_t *c, wh_precheck_answer_t *a)
+{
+    c->checking = 0;
+    int ok = a->rc >= 0 && !r->pc_off;
+    if (ok) {
+        c->pre = a->rc ? RED_PRE_FAIL : RED_PRE_PASS;
+        c->pre_msg = a->first;
+        a->first = NULL;
+    }
+    if (ok && r->job.precheck == WH_PRECHECK_ON && c->pre == RED_PRE_FAIL && !c->submitted &&
+        c->v == WH_V_NONE) {
+        c->v = WH_V_BUILD_FAILED;
+        c->predicted = 1;
+        s_predicted(r, c->key);
+        return;
+    }
+    if (c->submitted || c->v != WH_V_NONE)
+        return; /* audit of a candidate queued or judged already */
+    r->pc_unchecked += !ok;
+    c->ready = 1;
+}
+
+/* An answer for speculated candidate k: queued, unless predicted. */
+static void s_answer_spec(wh_reduction_t *r, int k, const wh_precheck_answer_t *a)
+{
+    struct red_spec *sp = &r->spec[k];
+    sp->checking = 0;
+    int ok = a->rc >= 0 && !r->pc_off;
+    if (ok && a->rc == 1) {
+        s_predicted(r, sp->key);
+        r->spec[k] = r->spec[--r->nspec];
+        return;
+    }
+    r->pc_unchecked += !ok;
+    if (wh_pool_submit(r->pool, r->pool_id, sp->id, a->text, a->len, 0) == 0)
+        r->speculated++;
+    else
+        r->spec[k] = r->spec[--r->nspec];
+}
+
+/* One answer; 1 when it may let the round resolve. */
+static int s_answer(wh_reduction_t *r, wh_precheck_answer_t *a)
+{
+    if (a->rc < 0)
+        s_broke(r, a->rc);
+    for (int i = 0; i < r->nc; i++)
+        if (r->c[i].checking && r->c[i].eval_id == a->tag) {
+            s_answer_cand(r, &r->c[i], a);
+            return 1;
+        }
+    for (int k = 0; k < r->nspec; k++)
+        if (r->spec[k].checking && r->spec[k].id == a->tag) {
+            s_answer_spec(r, k, a);
+            return 0;
+        }
+    /* Its round is over; a prediction is still worth keeping. */
+    if (a->rc == 1 && !r->pc_off && r->job.precheck == WH_PRECHECK_ON) {
+        char key[65];
+        wh_cache_key(r->job_id, r->job.file, a->text, a->len, key);
+        s_predicted(r, key);
+    }
+    return 0;
+}
+
+void red_precheck_take(wh_reduction_t *r)
+{
+    wh_precheck_answer_t a;
+    int changed = 0;
+    while (r->pcj && wh_precheck_job_take(r->pcj, &a)) {
+        changed |= s_answer(r, &a);
+        free(a.text);
+        free(a.first);
+    }
+    if (r->c)
+        s_release(r);
+    if (changed)
+        red_advance(r);
+}
+
+void red_precheck_close(wh_reduction_t *r, int all)
+{
+    if (r->pcj) {
+        int n = 0, pending = 0;
+        unsigned long long us = 0;
+        wh_precheck_job_stats(r->pcj, &n, &us, &pending);
+        r->pc_checks += n;
+        r->pc_us += us;
+        if (r->pool)
+            wh_pool_unwatch_fd(r->pool, wh_precheck_job_fd(r->pcj));
+        wh_precheck_job_destroy(&r->pcj);
+    }
+    for (int i = 0; i < r->nc && r->state == RED_ROUNDS && !all; i++)
+        if (r->c[i].checking) {
+            r->c[i].checking = 0;
+            if (!r->c[i].submitted && r->c[i].v == WH_V_NONE) {
+                r->pc_unchecked++;
+                s_queue(r, &r->c[i], i, NULL, 0);
+            }
+        }
+    for (int k = 0; k < r->nspec; k++)
+        if (r->spec[k].checking)
+            r->spec[k--] = r->spec[--r->nspec];
+    if (all)
+        wh_precheck_pool_put(&r->pcp);
+}
+
+/* audit: compares a built candidate's verdict with its prediction. Either
+ * way of disagreeing is a bug of the precheck, logged and counted. */
+void red_audit(wh_reduction_t *r, const red_cand_t *c, int id)
+{
+    if (r->job.precheck != WH_PRECHECK_AUDIT || c->pre == RED_PRE_NONE || !c->evaluated ||
+        c->v == WH_V_INFRA_ERROR || c->v == WH_V_NONE)
+        return;
+    int bf = c->v == WH_V_BUILD_FAILED, said = c->pre == RED_PRE_FAIL;
+    r->audit_built++;
+    r->audit_bf += bf;
+    r->audit_bf_predicted += bf && said;
+    r->audit_pred_built += said && !bf;
+    if (bf == said)
+        return;
+    char who[32];
+    if (id)
+        snprintf(who, sizeof who, "cand_%03d", id);
+    else
+        snprintf(who, sizeof who, "an extra candidate");
+    const char *kind = said ? "predicted failure that built" : "build failed, not predicted";
+    wh_record_log(r->rec, "precheck disagreement: %s: %s (verdict %s%s%s), key %s", who, kind,
+                  wh_verdict_name(c->v), said ? "; front end: " : "",
+                  said && c->pre_msg ? c->pre_msg : "", c->key);
+    red_out(r, "Precheck disagreement: %s: %s\n", who, kind);
+    if (!r->disagreements)
+        r->disagreements = json_array();
+    json_t *d = json_object();
+    json_object_set_new(d, "candidate", id ? json_integer(id) : json_null());
+    json_object_set_new(d, "kind", json_string(kind));
+    json_object_set_new(d, "verdict", json_string(wh_verdict_name(c->v)));
+    json_object_set_new(d, "error", c->pre_msg ? json_string(c->pre_msg) : json_null());
+    json_object_set_new(d, "key", json_string(c->key));
+    json_array_append_new(r->disagreements, d);
+}
+
+/* The precheck's figures for the summary; *list (malloc'ed JSON text or
+ * NULL) holds the disagreements until the summary is written. */
+void red_precheck_summary(wh_reduction_t *r, wh_precheck_summary_t *p, char **list)
+{
+    unsigned long long us = 0, setup_us = 0;
+    memset(p, 0, sizeof *p);
+    int pending = 0;
+    wh_precheck_job_stats(r->pcj, &p->checks, &us, &pending);
+    p->checks += r->pc_checks;
+    us += r->pc_us;
+    setup_us = r->pc_setup_us;
+    if (r->pc) { /* not handed to the threads: its own setup */
+        int n = 0;
+        unsigned long long u = 0, su = 0;
+        wh_precheck_stats(r->pc, &n, &u, &su);
+        setup_us += su;
+    }
+    p->mode = wh_precheck_mode_name((wh_precheck_mode_t)r->job.precheck);
+    p->enabled = r->pc_ok && !r->pc_off;
+    p->off_because = r->pc_off;
+    p->flags = r->pc_flags;
+    p->unchecked = r->pc_unchecked;
+    p->check_ms = (double)us / 1000.0;
+    p->setup_ms = (double)setup_us / 1000.0;
+    p->audit = r->job.precheck == WH_PRECHECK_AUDIT;
+    p->built = r->audit_built;
+    p->build_failed = r->audit_bf;
+    p->build_failed_predicted = r->audit_bf_predicted;
+    p->predicted_but_built = r->audit_pred_built;
+    p->disagreements = r->disagreements ? (int)json_array_size(r->disagreements) : 0;
+    *list = r->disagreements ? json_dumps(r->disagreements, JSON_COMPACT) : NULL;
+    p->list_json = *list;
+    if (p->audit)
+        red_out(r, "Precheck audit: %d of %d BuildFailed predicted, %d disagreements\n",
+                p->build_failed_predicted, p->build_failed, p->disagreements);
+}

@@ -1,0 +1,199 @@
+/*
+ * reduce_results — the end of a job that succeeded: the reduced test
+ * (line-true and compact) and reduced.diff, tree.json, the summary and the
+ * final lines, in the run record (record.h). Part of the reduce module
+ * (reduce_int.h).
+ */
+#define _GNU_SOURCE
+#include "reduce_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "functext.h"
+#include "render.h"
+#include "udiff.h"
+
+/* Statement counts of the original and of the accepted configuration. */
+static void s_count_units(const wh_reduction_t *r, wh_summary_t *s)
+{
+    const uint8_t *rem = wh_engine_removed(r->engine);
+    const wh_tree_t *t = r->tree;
+    s->before = t->n;
+    for (int i = 0; i < t->n; i++) {
+        int is_tree = t->units[i].is_tree;
+        s->tree_before += is_tree;
+        s->nontree_before += !is_tree;
+        if (!rem[i]) {
+            s->tree_after += is_tree;
+            s->nontree_after += !is_tree;
+        }
+    }
+    s->after = s->tree_after + s->nontree_after;
+    s->removed = rem;
+}
+
+static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
+{
+    memset(s, 0, sizeof *s);
+    s_count_units(r, s);
+    s->test = r->tree->test;
+    s->file = r->job.file;
+    s->project = r->job.project;
+    s->algorithm = wh_algo_name(r->job.algo);
+    s->ddmin = r->job.algo == WH_ALGO_LINEAR ? "none"
+               : wh_walk_name(r->job.algo == WH_ALGO_DD ? WH_WALK_CLASSIC : r->job.walk);
+    s->job_id = r->job_id;
+    s->cache = wh_cache_describe(r->cache);
+    s->sweeps = wh_engine_sweeps(r->engine);
+    s->rounds = wh_engine_rounds(r->engine);
+    s->candidates = r->candidates;
+    s->evaluated = r->evaluated;
+    s->predicted = r->predicted;
+    s->cached = r->cached;
+    s->extra = r->extra;
+    s->building_rounds = r->building_rounds;
+    s->cancelled = r->cancelled;
+    s->verdicts = r->verdicts;
+    s->wall_ms = r->wall_ms;
+    s->jobs = r->job.jobs;
+    s->fp = &r->fp;
+    s->flaky = r->flaky;
+    s->speculated = r->speculated;
+    s->spec_used = r->spec_used;
+    wh_pool_warm_t w;
+    if (r->pool && wh_pool_warm_stats(r->pool, r->pool_id, &w) == 0) {
+        s->warm_known = 1;
+        s->warm_setups = w.setups;
+        s->warm_clones = w.clones;
+        s->warm_failed = w.failed;
+        s->warm_setup_ms = w.setup_ms;
+        s->warm_clone_ms = w.clone_ms;
+        s->warm_first_ms = w.first_warm_ms;
+    }
+    s->repeat = r->job.repeat;
+    s->reference = r->job.reference;
+    s->keep_fault = r->job.keep_fault;
+    s->fault = r->fault;
+    s->fault_detail = r->fault_detail;
+    s->ref_picked = r->job.ref_picked;
+    s->ref_why = r->job.ref_why;
+    s->ref_unchecked = r->ref_unchecked;
+    s->infra_faults = r->infra_faults;
+    s->out_slots = r->out_slots;
+    s->n_out = r->n_out;
+    s->verified = r->verified;
+    s->verify_runs = r->verify_runs;
+    s->dropped = r->dropped;
+    s->restarts = r->restarts;
+    s->verified_by = r->verified_by;
+    s->second_opinion = r->second_opinion;
+    s->claims_checked = r->claims_checked;
+    s->claims_refuted = r->claims_refuted;
+}
+
+/* Writes the reduced test (line-true and compact) and keeps the function's
+ * text for the console. */
+static void s_write_reduced(wh_reduction_t *r)
+{
+    const uint8_t *rem = wh_engine_removed(r->engine);
+    size_t len = 0, clen = 0;
+    char *lines = wh_render(r->tree, rem, &len);
+    char *compact = wh_render_compact(r->tree, rem, &clen);
+    wh_record_reduced(r->rec, wh_job_ext(&r->job), lines, len, compact, clen);
+    r->result_text = lines ? wh_function_text(r->tree->text, r->tree->text_len, r->tree->body_begin,
+                                             r->tree->body_end, lines)
+                           : NULL;
+    /* a/ and b/ name the file in the project, for `patch -p1` there */
+    char *an = wh_strdup_printf("a/%s", r->job.file), *bn = wh_strdup_printf("b/%s", r->job.file);
+    size_t dlen = 0;
+    r->diff = compact && an && bn ? wh_udiff(r->tree->text, r->tree->text_len, compact, clen, an,
+                                             bn, 3, &dlen)
+                                  : NULL;
+    if (r->diff)
+        wh_record_file(r->rec, "reduced.diff", r->diff, dlen);
+    free(an);
+    free(bn);
+    free(lines);
+    free(compact);
+}
+
+/* tree.json: every unit, and the accepted candidate after which it (or a
+ * unit around it) stayed removed, from the trail's steps. */
+static void s_write_tree(wh_reduction_t *r)
+{
+    const wh_tree_t *t = r->tree;
+    int n = t ? t->n : 0, steps = r->trail ? wh_trail_steps(r->trail) : 0;
+    wh_record_unit_t *u = calloc((size_t)(n ? n : 1), sizeof *u);
+    uint8_t *gone = calloc((size_t)(n ? n : 1), 1);
+    char **heads = calloc((size_t)(n ? n : 1), sizeof *heads);
+    for (int s = 1; u && gone && heads && s < steps; s++) {
+        const uint8_t *rem = wh_trail_removed(r->trail, s);
+        for (int i = 0; i < n; i++) {
+            int p = t->units[i].parent;
+            gone[i] = rem[i] || (p >= 0 && gone[p]); /* pre-order: the parent is done */
+            u[i].removed_by = !gone[i] ? 0 : u[i].removed_by ? u[i].removed_by
+                                                             : wh_trail_cand(r->trail, s);
+        }
+    }
+    for (int i = 0; u && heads && i < n; i++) {
+        const wh_unit_t *w = &t->units[i];
+        heads[i] = wh_tree_unit_head(t, i, 160);
+        u[i].parent = w->parent;
+        u[i].level = w->level;
+        u[i].is_tree = w->is_tree;
+        u[i].kind = wh_tree_kind_name(w->kind);
+        u[i].line = w->line;
+        u[i].head = heads[i];
+    }
+    if (u && gone && heads)
+        wh_record_tree(r->rec, t ? t->test : NULL, u, n);
+    for (int i = 0; heads && i < n; i++)
+        free(heads[i]);
+    free(heads);
+    free(gone);
+    free(u);
+}
+
+void red_finish(wh_reduction_t *r)
+{
+    r->wall_ms = wh_now_ms() - r->t0;
+    s_write_reduced(r);
+    s_write_tree(r);
+    wh_summary_t s;
+    wh_precheck_summary_t pc;
+    char *list = NULL;
+    s_fill_summary(r, &s);
+    red_precheck_summary(r, &pc, &list);
+    s.precheck = &pc;
+    char *sanitizers = NULL;
+    red_ubguard_summary(r, &s, &sanitizers);
+    wh_record_summary(r->rec, &s);
+    free(list);
+    free(sanitizers);
+    char *text = wh_record_fault_text(&s);
+    const char *line = text ? text : "fault not checked";
+    red_out(r, "Fault check: %s\n", line);
+    wh_record_log(r->rec, "fault check: %s", line);
+    char dropped[64] = "";
+    if (r->dropped)
+        snprintf(dropped, sizeof dropped, " (%d verdicts found wrong were dropped)", r->dropped);
+    char claims[128] = "";
+    if (r->claims_checked)
+        snprintf(claims, sizeof claims, "Claims: %d negative verdict%s judged again afresh, "
+                 "%d refuted\n", r->claims_checked, r->claims_checked == 1 ? "" : "s",
+                 r->claims_refuted);
+    r->closing = wh_strdup_printf("%sVerified: the reduced test fails the same way when built and "
+                                  "run afresh%s\n%sFault check: %s\n", r->told ? r->told : "",
+                                  dropped, claims, line);
+    free(text);
+    char *final = wh_record_final_line(&s);
+    wh_record_log(r->rec, "Final: %s", final ? final : "(out of memory)");
+    red_out(r, "Final: %s\n", final ? final : "(out of memory)");
+    free(final);
+    red_write_page(r);
+    r->state = RED_DONE;
+    r->status = 0;
+    wh_pool_remove_job(r->pool, r->pool_id);
+}

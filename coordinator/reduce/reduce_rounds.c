@@ -1,0 +1,712 @@
+/*
+ * reduce_rounds — the rounds of a job: the engine's round keyed,
+ * deduplicated, looked up in the cache, speculation adopted, the rest
+ * queued (rendered by the pool at dispatch); once its verdicts decide it,
+ * the round is recorded in canonical order and resolved. When the walk is
+ * over the verify step follows; the reference check is queued from here.
+ * Part of the reduce module (reduce_int.h).
+ */
+#define _GNU_SOURCE
+#include "reduce_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+
+void red_clear_round(wh_reduction_t *r)
+{
+    for (int i = 0; i < r->nc; i++) {
+        free(r->c[i].node);
+        free(r->c[i].report);
+        free(r->c[i].detail);
+        free(r->c[i].infra);
+        free(r->c[i].pre_msg);
+        free(r->c[i].ub_msg);
+    }
+    free(r->c);
+    r->c = NULL;
+    r->nc = 0;
+    free(r->evidx);
+    r->evidx = NULL;
+    r->nev = 0;
+    r->round = NULL;
+    wh_chain_destroy(&r->chain);
+}
+
+/* What a candidate removes beyond the accepted configuration, for run.log:
+ * one statement by its line and head, more as unit id ranges (pre-order, so
+ * a block and its body are one range) with the first line. Short whatever
+ * the size of the file. */
+static char *s_describe_removed(wh_reduction_t *r, const uint8_t *cand)
+{
+    const uint8_t *cur = wh_engine_removed(r->engine);
+    const wh_tree_t *t = r->tree;
+    wh_buf_t b = WH_BUF_INIT;
+    int tops = 0, first = -1, ranges = 0;
+    for (int i = 0; i < t->n; i++) {
+        if (!cand[i] || cur[i])
+            continue;
+        int p = t->units[i].parent;
+        if (p < 0 || !cand[p] || cur[p]) {
+            tops++;
+            if (first < 0)
+                first = i;
+        }
+        if (i > 0 && cand[i - 1] && !cur[i - 1])
+            continue; /* extends the current range */
+        int j = i;
+        while (j + 1 < t->n && cand[j + 1] && !cur[j + 1])
+            j++;
+        if (ranges++ < 16) {
+            if (j > i)
+                wh_buf_printf(&b, "%s#%d-%d", ranges > 1 ? "," : "", i, j);
+            else
+                wh_buf_printf(&b, "%s#%d", ranges > 1 ? "," : "", i);
+        }
+    }
+    if (!tops) {
+        wh_buf_free(&b);
+        return strdup("nothing");
+    }
+    if (ranges > 16)
+        wh_buf_printf(&b, ",... (%d ranges)", ranges);
+    char *ids = wh_buf_detach(&b);
+    char *out;
+    if (tops == 1) {
+        char *head = wh_tree_unit_head(t, first, 48);
+        out = wh_strdup_printf("L%u `%s` (%s)", t->units[first].line, head ? head : "?",
+                               ids ? ids : "");
+        free(head);
+    } else {
+        out = wh_strdup_printf("%d statements from L%u: %s", tops, t->units[first].line,
+                               ids ? ids : "");
+    }
+    free(ids);
+    return out;
+}
+
+/* The first 16 hex digits of a cache key (a sha256) as a hash. */
+static size_t s_key_hash(const char *key)
+{
+    uint64_t h = 0;
+    for (int i = 0; i < 16 && key[i]; i++) {
+        char ch = key[i];
+        h = h << 4 | (uint64_t)(ch <= '9' ? ch - '0' : (ch | 0x20) - 'a' + 10);
+    }
+    return (size_t)h;
+}
+
+/* Keys every candidate of the round and marks the first of identical
+ * candidates as their representative (a hash set over the keys, so a round
+ * of thousands costs no pairwise compares). Each text is freed as soon as
+ * it is keyed: a miss is rendered again when it is queued, so a round never
+ * holds all its texts at once. */
+static int s_key_round(wh_reduction_t *r)
+{
+    const wh_round_t *rd = r->round;
+    size_t cap = 16;
+    while (cap < 2 * (size_t)r->nc)
+        cap <<= 1;
+    int *set = malloc(cap * sizeof *set);
+    if (!set)
+        return WH_ENOMEM;
+    for (size_t k = 0; k < cap; k++)
+        set[k] = -1;
+    for (int i = 0; i < r->nc; i++) {
+        red_cand_t *c = &r->c[i];
+        size_t len = 0;
+        char *txt = wh_render(r->tree, rd->removed[i], &len);
+        if (!txt) {
+            free(set);
+            return WH_ENOMEM;
+        }
+        wh_cache_key(r->verdict_id, r->job.file, txt, len, c->key);
+        free(txt);
+        size_t h = s_key_hash(c->key);
+        size_t k = h & (cap - 1);
+        while (set[k] >= 0 && strcmp(r->c[set[k]].key, c->key) != 0)
+            k = (k + 1) & (cap - 1);
+        if (set[k] < 0)
+            set[k] = i;
+        c->rep = set[k];
+    }
+    free(set);
+    return 0;
+}
+
+/* A verdict found (InfraError is never cached, but never taken either). */
+static void s_hit_verdict(red_cand_t *c, wh_verdict_t v)
+{
+    if (v == WH_V_INFRA_ERROR)
+        return;
+    c->v = v;
+    c->from_cache = 1;
+}
+
+/* One batched cache lookup for the round's representatives. */
+static int s_lookup_round(wh_reduction_t *r)
+{
+    int rc = red_mget_reps(r, WH_CACHE_VERDICTS, 0, s_hit_verdict);
+    /* What the cache knows shapes the expectations of later chains. */
+    for (int i = 0; !rc && i < r->nc; i++)
+        if (r->c[i].rep == i && r->c[i].from_cache)
+            wh_memo_put(r->memo, r->c[i].exact, r->c[i].delta, r->c[i].v);
+    return rc;
+}
+
+void red_spec_done_clear(wh_reduction_t *r)
+{
+    for (int k = 0; k < r->ndone; k++) {
+        free(r->spec_done[k].node);
+        free(r->spec_done[k].report);
+    }
+    r->ndone = 0;
+}
+
+/* A verdict a speculation of this run brought in is this round's own
+ * evaluation, not a cache hit: count it once, where it belongs. */
+static void s_claim_spec_done(wh_reduction_t *r)
+{
+    for (int i = 0; i < r->nc && r->ndone; i++) {
+        red_cand_t *c = &r->c[i];
+        if (c->rep != i || !c->from_cache)
+            continue;
+        for (int k = 0; k < r->ndone; k++) {
+            struct red_spec_done *d = &r->spec_done[k];
+            if (strcmp(d->key, c->key) == 0) {
+                c->from_cache = 0;
+                c->evaluated = 1;
+                c->node = d->node;
+                c->report = d->report;
+                c->ms = d->ms;
+                c->build_ms = d->build_ms;
+                c->test_ms = d->test_ms;
+                c->end_ms = d->end_ms;
+                r->extra--;
+                r->evaluated--;
+                r->spec_used++;
+                *d = r->spec_done[--r->ndone];
+                break;
+            }
+        }
+    }
+    red_spec_done_clear(r); /* the rest were judged for nothing (they stay "extra") */
+}
+
+/* Already running as a speculation (or waiting for its front-end check):
+ * adopt it. 1 when adopted. */
+static int s_adopt_spec(wh_reduction_t *r, red_cand_t *c)
+{
+    for (int k = 0; k < r->nspec; k++) {
+        if (strcmp(r->spec[k].key, c->key) == 0) {
+            c->eval_id = r->spec[k].id;
+            c->checking = r->spec[k].checking;
+            c->submitted = !c->checking;
+            c->dispatched = r->spec[k].running;
+            r->spec[k] = r->spec[--r->nspec];
+            r->spec_used++;
+            return 1;
+        }
+    }
+    return 0;
+}
+
+/* The pool's render function: the text of a queued candidate of the
+ * current round, made when a slot takes it (wh_pool_submit_lazy). NULL for
+ * an id the round no longer holds. */
+char *red_render_cand(void *ctx, uint64_t id, size_t *len)
+{
+    wh_reduction_t *r = ctx;
+    if (!r->round || id < r->eval_base || id - r->eval_base >= (uint64_t)r->nev)
+        return NULL;
+    int i = r->evidx[id - r->eval_base];
+    if (red_ubguard_dispatch(r, i)) {
+        /* UBGuard, not built: the pool answers the task unrendered, and
+         * that answer (ub_refused) only moves the walk on. */
+        r->ub_refused = id;
+        return NULL;
+    }
+    r->c[i].dispatched = 1; /* running now: a decided chain leaves it running */
+    return wh_render(r->tree, r->round->removed[i], len);
+}
+
+static int s_prepare_round(wh_reduction_t *r)
+{
+    r->nc = r->round->n_cand;
+    r->c = calloc((size_t)r->nc, sizeof *r->c);
+    r->evidx = malloc((size_t)r->nc * sizeof *r->evidx);
+    if (!r->c || !r->evidx)
+        return WH_ENOMEM;
+    r->eval_base = r->next_eval + 1;
+    r->nev = 0;
+    for (int i = 0; i < r->nc; i++) {
+        r->c[i].exact = wh_chain_step(r->chain, i)->exact;
+        r->c[i].delta = wh_chain_step(r->chain, i)->delta;
+    }
+    int rc = s_key_round(r);
+    if (!rc)
+        rc = s_lookup_round(r);
+    if (rc)
+        return rc;
+    s_claim_spec_done(r);
+    int check = red_precheck_begin(r);
+    red_ubguard_round(r);
+    int audit = check && r->job.precheck == WH_PRECHECK_AUDIT;
+    /* Queue the misses in canonical order (ids in that order: the pool
+     * keeps a job's queue by id, so one slot judges exactly what the
+     * sequential algorithm would, however the checks come back). With the
+     * precheck, each goes to the front end first and is queued when its
+     * answer comes (red_precheck_take); audit checks the candidates judged
+     * as speculation too. */
+    for (int i = 0; i < r->nc; i++) {
+        red_cand_t *c = &r->c[i];
+        if (c->rep != i || (c->v != WH_V_NONE && !(audit && c->evaluated)))
+            continue;
+        if (c->v == WH_V_NONE && s_adopt_spec(r, c)) {
+            rc = audit && !c->checking ? red_precheck_submit(r, c, i) : 0;
+            if (rc)
+                return rc;
+            continue;
+        }
+        c->eval_id = ++r->next_eval;
+        r->evidx[r->nev++] = i;
+        if (check) {
+            rc = red_precheck_submit(r, c, i);
+        } else {
+            c->submitted = 1;
+            rc = wh_pool_submit_lazy(r->pool, r->pool_id, c->eval_id);
+        }
+        if (rc)
+            return rc;
+    }
+    return 0;
+}
+
+/* on: 1 when a speculated candidate is known to be predicted BuildFailed
+ * (it is not built). */
+static int s_spec_predicted(wh_reduction_t *r, const char *key)
+{
+    if (r->job.precheck != WH_PRECHECK_ON || !r->pcj)
+        return 0;
+    wh_verdict_t v = WH_V_NONE;
+    wh_cache_mget_ns(r->cache, WH_CACHE_PREDICTED, &key, 1, &v);
+    return v == WH_V_BUILD_FAILED;
+}
+
+/* Cancels the speculations not yet adopted; the candidates a decided
+ * chain left running go on (their verdicts are worth expecting by) unless
+ * all is true (the walk is over). */
+static void s_cancel_spec(wh_reduction_t *r, int all)
+{
+    int k = 0;
+    for (int i = 0; i < r->nspec; i++) {
+        if (r->spec[i].running && !all)
+            r->spec[k++] = r->spec[i];
+        else if (r->spec[i].checking)
+            red_precheck_cancel(r, r->spec[i].id);
+        else
+            wh_pool_cancel(r->pool, r->pool_id, r->spec[i].id);
+    }
+    r->nspec = k;
+}
+
+/* Makes room for one more speculation; 0 or WH_ENOMEM. */
+static int s_spec_room(wh_reduction_t *r)
+{
+    if (r->nspec < r->capspec)
+        return 0;
+    int cap = r->capspec ? 2 * r->capspec : 16;
+    struct red_spec *ns = realloc(r->spec, (size_t)cap * sizeof *ns);
+    if (!ns)
+        return WH_ENOMEM;
+    r->spec = ns;
+    r->capspec = cap;
+    return 0;
+}
+
+/* Speculation (DESIGN.md, "later"): most ddmin rounds end without a winner,
+ * and then the next round is known in advance. Queue its candidates behind
+ * the current round's, so that slots the round leaves idle judge them. Their
+ * verdicts go to the cache and, if the walk comes to that round, the
+ * running evaluations are adopted; they never decide anything by
+ * themselves, so the answer is unchanged. */
+static void s_speculate(wh_reduction_t *r)
+{
+    wh_engine_t *next = wh_engine_clone(r->engine);
+    if (!next)
+        return;
+    const wh_round_t *rd = NULL;
+    if (wh_engine_resolve(next, -1) == 0)
+        rd = wh_engine_round(next);
+    for (int i = 0; rd && i < rd->n_cand && r->nspec < 256; i++) {
+        size_t len = 0;
+        char *txt = wh_render(r->tree, rd->removed[i], &len);
+        if (!txt)
+            break;
+        char key[65];
+        wh_cache_key(r->verdict_id, r->job.file, txt, len, key);
+        int known = 0;
+        for (int k = 0; k < r->nc && !known; k++)
+            known = strcmp(r->c[k].key, key) == 0;
+        for (int k = 0; k < r->nspec && !known; k++)
+            known = strcmp(r->spec[k].key, key) == 0;
+        wh_verdict_t v = WH_V_NONE;
+        const char *kp = key;
+        if (!known)
+            wh_cache_mget(r->cache, &kp, 1, &v);
+        if (!known && v == WH_V_NONE && s_spec_predicted(r, key)) {
+            free(txt);
+            continue;
+        }
+        if (!known && v == WH_V_NONE) {
+            if (s_spec_room(r) < 0) {
+                free(txt);
+                break;
+            }
+            uint64_t id = ++r->next_eval;
+            /* on: the front end first; queued when it answers. */
+            int pre = red_precheck_spec(r, id, txt, len);
+            if (pre != 0)
+                txt = NULL; /* taken */
+            if (pre > 0 || (pre == 0 && wh_pool_submit(r->pool, r->pool_id, id, txt, len, 0) == 0)) {
+                r->spec[r->nspec] = (struct red_spec){.id = id, .checking = pre > 0};
+                memcpy(r->spec[r->nspec].key, key, 65);
+                r->nspec++;
+                r->speculated += pre == 0;
+            }
+        }
+        free(txt);
+    }
+    wh_engine_destroy(&next);
+}
+
+/* Says where the walk is when a counted step enters a new sweep or level. */
+static void s_header(wh_reduction_t *r, const wh_step_t *st)
+{
+    if (st->sweep != r->last_sweep || st->level != r->last_level) {
+        r->last_sweep = st->sweep;
+        r->last_level = st->level;
+        red_out(r, "Sweep %d, level %d: %d statements\n", st->sweep, st->level, st->total);
+        wh_record_log(r->rec, "Sweep %d, level %d: %d statements", st->sweep, st->level,
+                      st->total);
+    }
+}
+
+/* Keeps a built candidate's time for the ETA's median. */
+static void s_note_ms(wh_reduction_t *r, uint64_t ms)
+{
+    r->ms_ring[r->n_ms++ % RED_MS_RING] = ms;
+}
+
+/* A candidate after the steps that count, judged for nothing (its verdict
+ * stays in the cache and the memo). */
+static void s_record_extra(wh_reduction_t *r, red_cand_t *c)
+{
+    red_audit(r, c, 0);
+    r->extra++;
+    r->evaluated++;
+    s_note_ms(r, c->ms);
+    wh_record_log(r->rec, "           extra: a candidate after the chain's first surprise was "
+                  "judged in parallel: %s (cached for later)", wh_verdict_name(c->v));
+}
+
+/* 1 when step i, a repeat, is its candidate's first step in its engine
+ * round (the candidate's first step in the chain is in an earlier round):
+ * the sequential walk then met it afresh, a second step of the same round
+ * is a repeat inside the round. */
+static int s_first_in_seg(const wh_reduction_t *r, int i)
+{
+    int seg = wh_chain_step(r->chain, i)->seg;
+    if (wh_chain_step(r->chain, r->c[i].rep)->seg == seg)
+        return 0;
+    for (int j = i - 1; j > r->c[i].rep && wh_chain_step(r->chain, j)->seg == seg; j--)
+        if (r->c[j].rep == r->c[i].rep)
+            return 0;
+    return 1;
+}
+
+/* Records counted step i; 1 when a slot really built it. */
+static int s_record_step(wh_reduction_t *r, int i, uint64_t now)
+{
+    const wh_step_t *st = wh_chain_step(r->chain, i);
+    red_cand_t *c = &r->c[i];
+    red_cand_t *rep = &r->c[c->rep];
+    int id = ++r->candidates, built = 0;
+    /* A repeat of a predicted candidate in a later round of the chain is
+     * answered by the prediction, as it was when each round went out alone
+     * (from the prediction cache); a repeat inside one round, or of a
+     * built candidate, is a cache hit. */
+    int again = c->rep != i && rep->predicted && s_first_in_seg(r, i);
+    int cached = (c->rep != i && !again) || c->from_cache;
+    int predicted = !cached && rep->predicted;
+    s_header(r, st);
+    if (c->rep == i)
+        red_audit(r, c, id);
+    if (cached)
+        r->cached++;
+    else if (predicted)
+        r->predicted++;
+    else {
+        r->evaluated++;
+        s_note_ms(r, rep->ms);
+        built = 1;
+    }
+    if (rep->v == WH_V_UB_GUARD) {
+        r->ub_guard++;
+        r->ub_predicted += predicted;
+    } else {
+        r->verdicts[rep->v]++;
+    }
+    /* A node's negative verdict behind the walk: the claims check may
+     * judge it again (reduce_claims.c); the front end's are not a node's. */
+    if (!predicted && rep->v != WH_V_PRESERVED && rep->v != WH_V_UB_GUARD &&
+        rep->v > WH_V_NONE && rep->v < WH_V_COUNT && rep->v != WH_V_INFRA_ERROR &&
+        !rep->predicted)
+        red_claim_note(r, rep->key, rep->from_cache ? NULL : rep->node);
+    char *removed = s_describe_removed(r, st->removed);
+    char note[256] = "";
+    if (rep->v == WH_V_UB_GUARD)
+        snprintf(note, sizeof note, "UB guard%s: %s", predicted ? ", not built"
+                 : cached ? "" : " (its build preserved the failure)",
+                 rep->ub_msg ? rep->ub_msg : "a new use of an indeterminate value");
+    else if (c->rep != i && !again)
+        snprintf(note, sizeof note, "same candidate as an earlier one in this round");
+    else if (c->from_cache)
+        snprintf(note, sizeof note, "cache");
+    else if (predicted)
+        snprintf(note, sizeof note, "predicted, not built%s: %s",
+                 rep->predicted == 2 || again ? " (from the prediction cache)" : "",
+                 rep->pre_msg ? rep->pre_msg : "the front end rejected it before");
+    wh_cand_row_t row = {
+        .id = id, .sweep = st->sweep, .level = st->level, .kept = st->kept,
+        .total = st->total, .verdict = rep->v, .cached = cached,
+        .node = cached ? "-" : predicted ? (rep->ub == RED_PRE_FAIL ? "ubguard" : "precheck")
+                                         : rep->node,
+        .ms = cached || predicted ? 0 : rep->ms,
+        .removed = removed, .note = note[0] ? note : (rep->detail && !cached ? rep->detail : NULL),
+        .report = cached ? NULL : rep->report,
+        .runs = cached ? 0 : rep->runs, .agreeing = cached ? 0 : rep->agreeing,
+        .key = rep->key, .infra = cached ? NULL : rep->infra,
+        .predicted = predicted,
+        .precheck = rep->pre == RED_PRE_FAIL ? "fail" : rep->pre == RED_PRE_PASS ? "pass" : "-",
+        .build_ms = cached || predicted ? 0 : rep->build_ms,
+        .test_ms = cached || predicted ? 0 : rep->test_ms,
+        .end_ms = cached || predicted || !rep->end_ms ? now : rep->end_ms,
+    };
+    wh_record_candidate(r->rec, &row);
+    if (r->job.verbose)
+        red_out(r, "[cand_%03d] keep %d/%d -> %s%s\n", id, st->kept, st->total,
+                wh_verdict_name(rep->v), cached ? "  (cached)" : predicted ? "  (predicted)" : "");
+    free(removed);
+    return built;
+}
+
+/* Records the decided chain's counted steps in order, resolving the
+ * engine after each engine round's last one (so every accepted
+ * configuration reaches the trail in order), then the extras. 0, or -1
+ * when the job failed. */
+static int s_record_chain(wh_reduction_t *r, const wh_chain_plan_t *pl)
+{
+    int built = 0, seg = 0, n = wh_chain_steps(r->chain);
+    uint64_t now = wh_now_ms() - r->t0;
+    for (int i = 0; i < pl->n_steps; i++) {
+        const wh_step_t *st = wh_chain_step(r->chain, i);
+        built |= s_record_step(r, i, now);
+        int last = i + 1 == pl->n_steps || wh_chain_step(r->chain, i + 1)->seg != st->seg;
+        if (!last || st->seg >= pl->n_res)
+            continue;
+        int w = wh_chain_winner(r->chain, seg++);
+        if (wh_engine_resolve(r->engine, w) < 0) {
+            red_fail(r, 4, NULL); /* out of memory */
+            return -1;
+        }
+        r->eta_wins = (r->eta_wins << 1 | (w >= 0)) & 0xffu;
+        r->eta_nwins += r->eta_nwins < 8;
+        if (w < 0)
+            continue;
+        wh_record_log(r->rec, "           accepted cand_%03d", r->candidates);
+        if (wh_trail_accept(r->trail, r->engine, r->c[r->c[i].rep].key, r->candidates)) {
+            red_fail(r, 4, NULL); /* out of memory */
+            return -1;
+        }
+    }
+    for (int i = pl->n_steps; i < n; i++) {
+        red_cand_t *c = &r->c[i];
+        if (c->rep == i && c->evaluated)
+            s_record_extra(r, c);
+        else if (c->rep == i && c->submitted && c->v == WH_V_NONE && !c->dispatched)
+            r->cancelled++;
+    }
+    r->building_rounds += built;
+    r->chains++;
+    /* For the ETA: the waves of builds this chain took on the slots. */
+    int builds = 0;
+    for (int i = 0; i < n; i++)
+        builds += r->c[i].rep == i && r->c[i].evaluated;
+    wh_pool_stats_t ps = {0};
+    wh_pool_stats(r->pool, &ps);
+    int jobs = ps.jobs > 1 ? ps.jobs : 1;
+    r->eta_waves += wh_progress_waves(builds, ps.slots / jobs > 1 ? ps.slots / jobs : 1);
+    r->eta_last = wh_now_ms();
+    return 0;
+}
+
+/* The candidates a decided chain still has in flight: a queued one is
+ * cancelled; one a slot is judging goes on as a speculation (its verdict
+ * lands in the cache and the memo, and a later chain adopts it). */
+static void s_settle(wh_reduction_t *r)
+{
+    for (int i = 0; i < r->nc; i++) {
+        red_cand_t *c = &r->c[i];
+        if (c->rep == i && c->checking) { /* its front-end answer is no longer wanted */
+            red_precheck_cancel(r, c->eval_id);
+            c->checking = 0;
+        }
+        c->ready = 0;
+        if (c->rep != i || !c->submitted || c->v != WH_V_NONE)
+            continue;
+        if (!c->dispatched || s_spec_room(r) < 0) {
+            wh_pool_cancel(r->pool, r->pool_id, c->eval_id);
+            continue;
+        }
+        struct red_spec *sp = &r->spec[r->nspec++];
+        *sp = (struct red_spec){.id = c->eval_id, .exact = c->exact, .delta = c->delta,
+                                .running = 1};
+        memcpy(sp->key, c->key, 65);
+    }
+}
+
+/* The fault-kept check (thesis 8.1, second item): the reduced test must
+ * pass on the version without the bug. */
+void red_start_refcheck(wh_reduction_t *r)
+{
+    size_t len = 0;
+    char *txt = wh_render(r->tree, wh_engine_removed(r->engine), &len);
+    r->refcheck_id = ++r->next_eval;
+    r->state = RED_REFCHECK;
+    int rc = txt ? wh_pool_submit(r->pool, r->pool_id, r->refcheck_id, txt, len,
+                                  WH_TASK_ON_REFERENCE)
+                 : WH_ENOMEM;
+    free(txt);
+    if (rc)
+        red_fail(r, 4, wh_strdup_printf("cannot queue the reference check: %s", wh_strerror(rc)));
+    red_out(r, "Checking the reduced test on the reference %s\n", r->job.reference);
+}
+
+
+/* A candidate of a chain being replaced that a slot already judged: kept
+ * like a verdict judged ahead, so the next chain claims it as its own. */
+static void s_keep_judged(wh_reduction_t *r, red_cand_t *c)
+{
+    if (r->ndone == r->capdone) {
+        int cap = r->capdone ? 2 * r->capdone : 16;
+        struct red_spec_done *nd = realloc(r->spec_done, (size_t)cap * sizeof *nd);
+        if (!nd)
+            return; /* it stays a cache hit: counted as cached, never lost */
+        r->spec_done = nd;
+        r->capdone = cap;
+    }
+    struct red_spec_done *d = &r->spec_done[r->ndone++];
+    memcpy(d->key, c->key, 65);
+    d->node = c->node;
+    d->report = c->report;
+    c->node = c->report = NULL;
+    d->ms = c->ms;
+    d->build_ms = c->build_ms;
+    d->test_ms = c->test_ms;
+    d->end_ms = c->end_ms;
+    r->extra++;
+    r->evaluated++;
+}
+
+void red_replan(wh_reduction_t *r)
+{
+    if (r->state != RED_ROUNDS || !r->chain)
+        return;
+    /* The new chain's candidates go to the front end on the precheck's
+     * threads (reduce_predict.c), like any chain's, in canonical order: the
+     * poll thread only renders and keys them, as without the precheck. (It
+     * was off with the precheck while the checks ran on the poll thread:
+     * 8 slots, 2 loaded cores, depth 12 -> 8 chains but 2.14x against
+     * 3.15x.) */
+    int stale = 0;
+    for (int i = 0; i < r->nc && !stale; i++) {
+        const red_cand_t *c = &r->c[i];
+        const wh_step_t *st = wh_chain_step(r->chain, i);
+        stale = c->rep == i && !c->dispatched && c->v == WH_V_NONE &&
+                wh_memo_expect(r->memo, st->exact, st->delta) != st->expect;
+    }
+    if (!stale)
+        return;
+    /* Nothing of this chain counted yet: what it judged goes on to the
+     * next chain through the cache, what runs goes on running. */
+    s_settle(r);
+    for (int i = 0; i < r->nc; i++)
+        if (r->c[i].rep == i && r->c[i].evaluated)
+            s_keep_judged(r, &r->c[i]);
+    red_clear_round(r);
+    r->replans++;
+    red_advance(r);
+}
+
+/* How many steps a chain holds at most (beyond the engine's current
+ * round up to its first expected winner, which it always holds): the
+ * engine's window, so a chain costs what a round cost before. */
+#define S_CHAIN_STEPS WH_ENGINE_WINDOW
+
+/* Takes the walk's next chain and queues it; 0 when the walk is over (the
+ * run then finishes or goes on to the reference check). */
+static int s_next_round(wh_reduction_t *r)
+{
+    if (!wh_engine_round(r->engine)) {
+        s_cancel_spec(r, 1);
+        red_start_verify(r, wh_trail_steps(r->trail) - 1);
+        return 0;
+    }
+    if (!r->eta_t0)
+        r->eta_t0 = wh_now_ms();
+    r->chain = wh_chain_new(r->engine, r->chain_start, r->memo, S_CHAIN_STEPS);
+    if (!r->chain) {
+        red_fail(r, 4, wh_strdup_printf("cannot prepare a round: %s", wh_strerror(WH_ENOMEM)));
+        return 0;
+    }
+    r->round = wh_chain_round(r->chain);
+    int rc = s_prepare_round(r);
+    if (rc) {
+        red_fail(r, 4, wh_strdup_printf("cannot prepare a round: %s", wh_strerror(rc)));
+        return 0;
+    }
+    s_cancel_spec(r, 0);
+    if (r->job.speculate)
+        s_speculate(r);
+    return 1;
+}
+
+/* Runs the walk as far as the verdicts at hand allow. */
+void red_advance(wh_reduction_t *r)
+{
+    while (r->state == RED_ROUNDS) {
+        if (!r->round && !s_next_round(r))
+            return;
+        red_ubguard_settle(r); /* no Preserved is accepted unguarded */
+        wh_verdict_t *v = calloc(r->nc > 0 ? (size_t)r->nc : 1u, sizeof *v);
+        if (!v) {
+            red_fail(r, 4, NULL); /* out of memory */
+            return;
+        }
+        for (int i = 0; i < r->nc; i++)
+            v[i] = r->c[r->c[i].rep].v;
+        wh_chain_plan_t pl;
+        int ready = wh_chain_decide(r->chain, v, &pl);
+        free(v);
+        if (!ready || red_precheck_waits(r, pl.n_steps - 1))
+            return;
+        s_settle(r);
+        if (s_record_chain(r, &pl) < 0)
+            return;
+        r->chain_start = pl.next_start;
+        red_clear_round(r);
+    }
+}

@@ -1,0 +1,225 @@
+/*
+ * reduce_ubguard — the UB guard in the walk (DESIGN.md, "Trust"): a
+ * candidate whose front end raises a -Wuninitialized-like or -Wreturn-type
+ * diagnostic the original does not (ubguard.h) reads an indeterminate
+ * value and fails "the same way" only by accident, so it is not Preserved.
+ * Its verdict is WH_V_UB_GUARD, a coordinator-only name that is never
+ * cached (a build's Preserved stays in the cache as what the build said;
+ * the guard is asked again, in milliseconds, whenever the candidate comes
+ * back). Two hooks: when a slot takes a candidate (one found then is not
+ * built) and before a round's winner is taken (every Preserved verdict, whether
+ * built, cached or speculated, is checked before the walk accepts it). Part
+ * of the reduce module (reduce_int.h); runs on the pool's thread.
+ */
+#define _GNU_SOURCE
+#include "reduce_int.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+
+/* The guard's answer for key: found (1), or the free entry to fill (0,
+ * *e), or no room (0, *e NULL). Open addressing, at most half full. */
+static int s_memo_find(wh_reduction_t *r, const char *key, struct red_ubmemo **e)
+{
+    *e = NULL;
+    if (2 * (r->ubm_n + 1) > r->ubm_cap) {
+        size_t cap = r->ubm_cap ? 2 * r->ubm_cap : 256;
+        struct red_ubmemo *nm = calloc(cap, sizeof *nm);
+        if (!nm)
+            return 0;
+        struct red_ubmemo *old = r->ubm;
+        size_t oldcap = r->ubm_cap;
+        r->ubm = nm;
+        r->ubm_cap = cap;
+        for (size_t i = 0; i < oldcap; i++) {
+            if (!old[i].key[0])
+                continue;
+            struct red_ubmemo *slot;
+            s_memo_find(r, old[i].key, &slot);
+            *slot = old[i];
+        }
+        free(old);
+    }
+    char h16[17];
+    memcpy(h16, key, 16);
+    h16[16] = '\0';
+    size_t i = (size_t)strtoull(h16, NULL, 16) & (r->ubm_cap - 1);
+    while (r->ubm[i].key[0]) {
+        if (memcmp(r->ubm[i].key, key, 64) == 0) {
+            *e = &r->ubm[i];
+            return 1;
+        }
+        i = (i + 1) & (r->ubm_cap - 1);
+    }
+    *e = &r->ubm[i];
+    return 0;
+}
+
+static void s_memo_clear(wh_reduction_t *r)
+{
+    for (size_t i = 0; i < r->ubm_cap; i++)
+        free(r->ubm[i].msg);
+    free(r->ubm);
+    r->ubm = NULL;
+    r->ubm_cap = r->ubm_n = 0;
+}
+
+void red_ubguard_free(wh_reduction_t *r)
+{
+    s_memo_clear(r);
+}
+
+int red_ubguard_open(wh_reduction_t *r, int async)
+{
+    s_memo_clear(r); /* the answers were of the old tree's flags */
+    if (!r->job.ub_guard)
+        return 0;
+    wh_ubguard_destroy(&r->ub);
+    free(r->ub_off);
+    r->ub_off = NULL;
+    const wh_tree_t *t = r->tree;
+    char *path = wh_path_join(r->job.project, r->job.file);
+    wh_ubguard_opts_t o = {path, (const char *const *)t->cc_args, t->cc_nargs};
+    char *err = NULL;
+    if (path && async)
+        r->ub = wh_ubguard_start(&o, t->text, t->text_len);
+    else if (path)
+        r->ub = wh_ubguard_new(&o, t->text, t->text_len, &err);
+    free(path);
+    if (async && r->ub)
+        return 1;
+    if (err)
+        r->ub_off = err; /* libclang could not parse at all */
+    red_ubguard_say(r);
+    return 0;
+}
+
+void red_ubguard_say(wh_reduction_t *r)
+{
+    if (!r->job.ub_guard)
+        return;
+    if (!r->ub_off && !wh_ubguard_enabled(r->ub))
+        r->ub_off = strdup(!r->ub                ? "out of memory"
+                           : wh_ubguard_why(r->ub) ? wh_ubguard_why(r->ub)
+                                                   : "not ready");
+    if (r->ub_off) {
+        wh_record_log(r->rec, "UB guard: off for this job: %s", r->ub_off);
+        red_out(r, "UB guard off: %s\n", r->ub_off);
+        r->ub_said_off = 1;
+        return;
+    }
+    if (r->ub_said_off) /* off with the flags guessed first, back with the exact ones */
+        red_out(r, "UB guard on again\n");
+    r->ub_said_off = 0;
+    wh_record_log(r->rec, "UB guard: on, -Wuninitialized -Wsometimes-uninitialized "
+                  "-Wconditional-uninitialized -Wreturn-type; the original raises %d of them "
+                  "(never held against a candidate)", wh_ubguard_original(r->ub));
+}
+
+/* Asks the guard about candidate i; 0 when the guard just broke down (it
+ * is off from then on, said once). */
+static int s_check(wh_reduction_t *r, int i)
+{
+    red_cand_t *c = &r->c[i];
+    struct red_ubmemo *e = NULL;
+    if (s_memo_find(r, c->key, &e)) {
+        r->ubm_hits++;
+        char *msg = e->msg ? strdup(e->msg) : NULL;
+        c->ub = e->fail ? RED_PRE_FAIL : RED_PRE_PASS;
+        free(c->ub_msg);
+        c->ub_msg = msg;
+        if (e->fail)
+            c->v = WH_V_UB_GUARD;
+        return 1;
+    }
+    size_t len = 0;
+    char *text = wh_render(r->tree, r->round->removed[i], &len);
+    char *msg = NULL;
+    int rc = text ? wh_ubguard_check(r->ub, text, len, &msg) : WH_ENOMEM;
+    free(text);
+    if (rc >= 0 && e) { /* kept for the chains to come (no room: asked again) */
+        memcpy(e->key, c->key, 65);
+        e->fail = rc != 0;
+        e->msg = msg ? strdup(msg) : NULL;
+        r->ubm_n++;
+    }
+    if (rc < 0) {
+        if (!r->ub_off) {
+            r->ub_off = strdup(wh_ubguard_why(r->ub) ? wh_ubguard_why(r->ub) : wh_strerror(rc));
+            wh_record_log(r->rec, "UB guard: off from here: %s", r->ub_off);
+            red_out(r, "UB guard off from here: %s\n", r->ub_off ? r->ub_off : "");
+        }
+        return 0;
+    }
+    c->ub = rc ? RED_PRE_FAIL : RED_PRE_PASS;
+    free(c->ub_msg);
+    c->ub_msg = msg;
+    if (rc)
+        c->v = WH_V_UB_GUARD;
+    return 1;
+}
+
+void red_ubguard_round(wh_reduction_t *r)
+{
+    /* audit builds every candidate: the precheck's figures stay whole. */
+    if (!wh_ubguard_enabled(r->ub) || r->job.precheck == WH_PRECHECK_AUDIT)
+        return;
+    /* Preserved already (the cache, a verdict judged ahead): asked now, so
+     * the chain's expectations see UBGuard. A candidate still to be built
+     * is asked when a slot takes it (red_ubguard_dispatch): a chain holds
+     * many steps no slot ever takes, and asking about all of them up front
+     * cost the poll thread 1 s in a 5 s run at 8 slots. */
+    for (int i = 0; i < r->nc; i++) {
+        red_cand_t *c = &r->c[i];
+        if (c->rep == i && c->ub == RED_PRE_NONE && c->v == WH_V_PRESERVED && !s_check(r, i))
+            return;
+    }
+}
+
+int red_ubguard_dispatch(wh_reduction_t *r, int i)
+{
+    red_cand_t *c = &r->c[i];
+    if (!wh_ubguard_enabled(r->ub) || r->job.precheck == WH_PRECHECK_AUDIT ||
+        c->ub != RED_PRE_NONE || c->v != WH_V_NONE || !s_check(r, i) || c->v != WH_V_UB_GUARD)
+        return 0;
+    c->predicted = 1; /* not built */
+    return 1;
+}
+
+void red_ubguard_settle(wh_reduction_t *r)
+{
+    if (!wh_ubguard_enabled(r->ub))
+        return;
+    for (int i = 0; i < r->nc; i++) {
+        red_cand_t *c = &r->c[i];
+        if (c->rep == i && c->v == WH_V_PRESERVED && c->ub == RED_PRE_NONE && !s_check(r, i))
+            return;
+    }
+}
+
+void red_ubguard_summary(wh_reduction_t *r, wh_summary_t *s, char **sanitizers)
+{
+    unsigned long long us = 0, setup_us = 0;
+    wh_ubguard_stats(r->ub, &s->ub_checks, &us, &setup_us);
+    s->ub_mode = r->job.ub_guard ? "on" : "off";
+    s->ub_enabled = wh_ubguard_enabled(r->ub);
+    s->ub_off_because = r->job.ub_guard ? r->ub_off : NULL;
+    s->ub_original = wh_ubguard_original(r->ub);
+    s->ub_unchecked = r->ub_unchecked;
+    s->ub_check_ms = (double)us / 1000.0;
+    s->ub_setup_ms = (double)setup_us / 1000.0;
+    s->ub_guard = r->ub_guard;
+    s->ub_predicted = r->ub_predicted;
+    if (r->ubm_hits)
+        wh_record_log(r->rec, "UB guard: %d answers reused from %zu kept by candidate key",
+                      r->ubm_hits, r->ubm_n);
+    /* The verify run builds with the project's own command: the record
+     * says which sanitizers watched it (the guard sees only what the front
+     * end sees; MemorySanitizer would catch more at run time). */
+    *sanitizers = r->tree ? wh_ubguard_sanitizers((const char *const *)r->tree->cc_args,
+                                                  r->tree->cc_nargs)
+                          : NULL;
+    s->sanitizers = *sanitizers;
+}

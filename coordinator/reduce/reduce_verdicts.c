@@ -1,0 +1,480 @@
+/*
+ * reduce_verdicts — the pool's callbacks for a job: each verdict taken by
+ * what it was for (the baseline, the reference check, the verify step, a
+ * speculation, a candidate of the current round), every answer in
+ * judged.csv, and the pool's notes on infrastructure faults. It opens with
+ * the fingerprint's persistence, which the baseline's verdict writes and
+ * wh_reduction_start reads. Part of the reduce module (reduce_int.h).
+ */
+#define _GNU_SOURCE
+#include "reduce_int.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "baseline.h"
+#include "foreign.h"
+
+/* ---- fingerprint persistence: the baseline is cached like a verdict, so a
+ * rerun of the same job builds nothing at all ---- */
+
+static char *s_fp_to_json(const wh_fp_t *fp)
+{
+    wh_buf_t b = WH_BUF_INIT;
+    wh_fp_json(&b, fp);
+    return wh_buf_detach(&b);
+}
+
+int red_fp_from_json(const char *s, wh_fp_t *fp)
+{
+    json_t *o = json_loads(s, 0, NULL);
+    if (!json_is_object(o)) {
+        json_decref(o);
+        return WH_EPARSE;
+    }
+    const char *t = json_string_value(json_object_get(o, "test"));
+    const char *k = json_string_value(json_object_get(o, "kind"));
+    const char *m = json_string_value(json_object_get(o, "message"));
+    const char *l = json_string_value(json_object_get(o, "location"));
+    fp->test = wh_strdup0(t);
+    fp->kind = wh_strdup0(k);
+    fp->message = wh_strdup0(m);
+    fp->location = wh_strdup0(l);
+    json_decref(o);
+    return 0;
+}
+
+/* ---- verdicts ---- */
+
+/* Stops with exit 3 because the original run's failure is not identified
+ * (why), after showing the last lines of its output (the report the node
+ * sent: the framework's, else the console log) on stderr and in run.log. */
+static void s_show_tail(wh_reduction_t *r, const wh_msg_t *m, int n, const char *what)
+{
+    char *tail = wh_baseline_tail((const char *)m->report, m->report_len, n);
+    if (tail && *tail) {
+        if (!r->quiet)
+            fprintf(stderr, "Last lines of the original %s (reports/original.report):\n%s", what,
+                    tail);
+        if (r->rec)
+            wh_record_log(r->rec, "original %s, last lines:\n%s", what, tail);
+    }
+    free(tail);
+}
+
+static void s_refuse(wh_reduction_t *r, const wh_msg_t *m, char *why)
+{
+    s_show_tail(r, m, 20, "run's output");
+    red_fail(r, 3, why);
+}
+
+/* The original's run went wrong (setup, build, infrastructure, not found,
+ * passing, skipped): the run stops. 1 when it did. */
+static int s_baseline_failed(wh_reduction_t *r, const wh_msg_t *m)
+{
+    const char *d = m->detail ? m->detail : "";
+    if (m->code == WH_ESETUP) {
+        red_fail(r, 3, wh_strdup_printf("setup failed for %s: %s", r->job.project, d));
+        return 1;
+    }
+    if (m->code == WH_EBUILD) {
+        /* The build log says why: its last 30 lines, then the error. */
+        if (m->report_len)
+            wh_record_file(r->rec, "reports/original.report", m->report, m->report_len);
+        s_show_tail(r, m, 30, "build's output");
+        red_fail(r, 3, wh_strdup_printf("original does not build: %s (%s)", r->job.file, d));
+        return 1;
+    }
+    char *missing = m->code == WH_ETAINT ? wh_baseline_not_found(d) : NULL;
+    if (missing) {
+        red_fail(r, 4, wh_strdup_printf("command not found: %s (in --run); %s", missing, d));
+        free(missing);
+        return 1;
+    }
+    if (m->code == WH_ETAINT) {
+        red_fail(r, 4, wh_strdup_printf("the original run could not be judged: %s", d));
+        return 1;
+    }
+    if (m->code) {
+        red_fail(r, 4, wh_strdup_printf("original run failed: %s", d));
+        return 1;
+    }
+    if (m->report_len)
+        wh_record_file(r->rec, "reports/original.report", m->report, m->report_len);
+    if (m->verdict == WH_V_INFRA_ERROR) {
+        if (strstr(d, "timed out"))
+            red_fail(r, 3, wh_strdup_printf("original run of %s: %s", r->job.test, d));
+        else
+            s_refuse(r, m, wh_strdup_printf("report missing on the original run of %s: %s",
+                                            r->job.test, d));
+        return 1;
+    }
+    char *why = wh_baseline_refusal(&r->job, (int)m->test_status, &m->observed);
+    if (!why && m->test_status == 2 /* WH_TR_FAILED */ && r->tree)
+        why = wh_foreign_refusal(&r->job, &m->observed, r->tree->text, r->tree->text_len,
+                                 r->tree->body_begin);
+    if (why) {
+        s_refuse(r, m, why);
+        return 1;
+    }
+    switch (m->test_status) {
+    case 1:
+        red_fail(r, 3, wh_strdup_printf("original test passes: %s in %s", r->job.test,
+                                        r->job.file));
+        return 1;
+    case 3:
+        red_fail(r, 3, wh_strdup_printf("original test is skipped: %s", r->job.test));
+        return 1;
+    default:
+        return 0;
+    }
+}
+
+/* With --repeat: an original whose runs disagree stops the run unless
+ * --flaky-ok allows it. 1 when the run stopped. */
+static int s_baseline_flaky(wh_reduction_t *r, const wh_msg_t *m)
+{
+    const char *d = m->detail ? m->detail : "";
+    int runs = m->runs ? (int)m->runs : 1;
+    int agree = m->agreeing_runs ? (int)m->agreeing_runs : 1;
+    if (runs <= 1 || agree >= runs)
+        return 0;
+    if (!r->job.flaky_ok) {
+        red_fail(r, 3, wh_strdup_printf("original test is flaky: it failed the same way in "
+                                        "%d of %d runs (%s); use --flaky-ok R to reduce it anyway",
+                                        agree, runs, d));
+        return 1;
+    }
+    if (agree < r->job.flaky_ok) {
+        red_fail(r, 3, wh_strdup_printf("original test failed the same way in only %d of %d runs, "
+                                        "below --flaky-ok %d (%s)", agree, runs,
+                                        r->job.flaky_ok, d));
+        return 1;
+    }
+    wh_record_log(r->rec, "original is flaky: %d of %d runs failed the same way (%s); "
+                  "accepting candidates that preserve in at least %d", agree, runs, d,
+                  r->job.flaky_ok);
+    red_out(r, "Original is flaky: %d of %d runs failed the same way; --flaky-ok %d\n",
+            agree, runs, r->job.flaky_ok);
+    return 0;
+}
+
+/* Records the fingerprint (cache, run folder, pool) and starts the walk. */
+void red_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed)
+{
+    wh_fp_copy(&r->fp, observed);
+    char *js = s_fp_to_json(&r->fp);
+    char fpkey[80];
+    snprintf(fpkey, sizeof fpkey, "fp:%s", r->job_id);
+    wh_cache_put_blob(r->cache, fpkey, js);
+    wh_record_file(r->rec, "fingerprint.json", js, strlen(js));
+    red_out(r, "Fingerprint: %s | %s | %s\n", r->fp.test ? r->fp.test : "",
+            r->fp.location ? r->fp.location : "", r->fp.message ? r->fp.message : "");
+    free(js);
+    wh_pool_set_ref(r->pool, r->pool_id, &r->fp);
+    red_begin_walk(r);
+}
+
+/* A reference --reference auto picked must pass the original (the same
+ * test file, on the picked version): else it shows nothing about the
+ * fault, and the run goes on without it. */
+void red_begin_walk(wh_reduction_t *r)
+{
+    if (r->job.ref_picked && r->job.reference && !r->refprobe_id) {
+        r->refprobe_id = ++r->next_eval;
+        r->state = RED_REFPROBE;
+        int rc = wh_pool_submit(r->pool, r->pool_id, r->refprobe_id, r->tree->text,
+                                r->tree->text_len, WH_TASK_ON_REFERENCE);
+        if (rc) {
+            red_fail(r, 4, wh_strdup_printf("cannot queue the original on the reference: %s",
+                                            wh_strerror(rc)));
+            return;
+        }
+        red_out(r, "Checking the original on the reference %s\n", r->job.ref_picked);
+        return;
+    }
+    r->state = RED_ROUNDS;
+    red_advance(r);
+}
+
+/* The original's run on the picked reference: it passes (the reference is
+ * kept), or the job drops the reference and goes on unchecked. */
+static void s_on_refprobe(wh_reduction_t *r, const wh_msg_t *m)
+{
+    const char *d = m->detail ? m->detail : "";
+    char *how = NULL;
+    if (m->code == WH_ESETUP)
+        how = wh_strdup_printf("its setup fails there (%s)", d);
+    else if (m->verdict == WH_V_BUILD_FAILED)
+        how = strdup("the original does not build there");
+    else if (m->verdict == WH_V_INFRA_ERROR || m->code)
+        how = wh_strdup_printf("the original could not be run there (%s)", d);
+    else if (m->test_status == 2)
+        how = strdup("the original fails there too");
+    else if (m->test_status != 1)
+        how = strdup("no evidence that the original passes there");
+    if (!how) {
+        wh_record_log(r->rec, "reference %s: the original passes there", r->job.ref_picked);
+        red_out(r, "Reference %s: the original passes there; the fault is checked\n",
+                r->job.ref_picked);
+        r->state = RED_ROUNDS;
+        red_advance(r);
+        return;
+    }
+    r->ref_unchecked = wh_strdup_printf("reference %s (--reference auto): %s", r->job.ref_picked,
+                                        how);
+    wh_record_log(r->rec, "%s; fault not checked", r->ref_unchecked ? r->ref_unchecked : how);
+    red_out(r, "%s; fault not checked\n", r->ref_unchecked ? r->ref_unchecked : how);
+    free(how);
+    /* Without the reference, verdicts mean something else: another key. */
+    wh_pool_drop_reference(r->pool, r->pool_id);
+    free(r->job.reference);
+    r->job.reference = NULL;
+    r->job.keep_fault = 0;
+    wh_job_identity(&r->job, r->snapshot, r->verdict_id);
+    r->state = RED_ROUNDS;
+    red_advance(r);
+}
+
+static void s_on_baseline(wh_reduction_t *r, const wh_msg_t *m)
+{
+    if (s_baseline_failed(r, m) || s_baseline_flaky(r, m))
+        return;
+    if (red_exact_tree(r, m->compile.argc ? &m->compile : NULL, m->compile_root, &m->observed))
+        return; /* failed, or parsing: wh_reduction_poll goes on */
+    red_take_fingerprint(r, &m->observed);
+}
+
+static void s_on_refcheck(wh_reduction_t *r, const wh_msg_t *m)
+{
+    const char *d = m->detail ? m->detail : "";
+    if (m->code == WH_ESETUP)
+        r->fault = wh_strdup_printf("unknown: setup failed on the reference (%s)", d);
+    else if (m->verdict == WH_V_BUILD_FAILED)
+        r->fault = strdup("unknown: the reduced test does not build on the reference");
+    else if (m->verdict == WH_V_INFRA_ERROR || m->code)
+        r->fault = wh_strdup_printf("unknown: %s", d);
+    else if (m->test_status == 1)
+        r->fault = strdup("kept");
+    else if (m->test_status == 2)
+        r->fault = strdup("lost");
+    else
+        r->fault = wh_baseline_reference_unknown(&r->job);
+    r->fault_detail = wh_strdup_printf("%s | %s | %s", m->observed.test ? m->observed.test : "",
+                                       m->observed.location ? m->observed.location : "",
+                                       m->observed.message ? m->observed.message : "");
+    red_finish(r);
+}
+
+/* Notes who judged key, for the verify step. */
+static void s_judged(wh_reduction_t *r, const char *key, const char *worker)
+{
+    if (wh_trail_judged(r->trail, key, worker, wh_pool_node_of(r->pool, worker)))
+        red_fail(r, 4, NULL); /* out of memory */
+}
+
+/* A message whose repeated runs disagreed: flaky, never cached. */
+static int s_msg_flaky(const wh_msg_t *m)
+{
+    return m->runs > 1 && m->agreeing_runs > 0 && m->agreeing_runs < m->runs;
+}
+
+/* A speculation finished before the walk came to it: its verdict only goes
+ * to the cache (never InfraError, never a flaky one). 1 when id was one. */
+static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m,
+                            const char *worker)
+{
+    int k = 0;
+    while (k < r->nspec && r->spec[k].id != id)
+        k++;
+    if (k == r->nspec)
+        return 0;
+    if (m->verdict >= 1 && m->verdict < WH_V_COUNT && m->verdict != WH_V_INFRA_ERROR &&
+        !s_msg_flaky(m) && !m->code) {
+        wh_cache_put_node(r->cache, WH_CACHE_VERDICTS, r->spec[k].key,
+                          (wh_verdict_t)m->verdict, wh_pool_key_of(r->pool, worker));
+        s_judged(r, r->spec[k].key, worker);
+        if (r->spec[k].exact || r->spec[k].delta)
+            wh_memo_put(r->memo, r->spec[k].exact, r->spec[k].delta, (wh_verdict_t)m->verdict);
+    }
+    wh_record_log(r->rec, "           speculation e%04llu judged ahead: %s",
+                  (unsigned long long)id, wh_verdict_name((wh_verdict_t)m->verdict));
+    if (m->verdict == WH_V_INFRA_ERROR || m->code) {
+        /* No verdict: not an evaluation, nothing to claim; the round
+         * judges the candidate itself if it comes to it. */
+        r->spec[k] = r->spec[--r->nspec];
+        return 1;
+    }
+    r->extra++;
+    r->evaluated++;
+    if (r->ndone == r->capdone) {
+        int cap = r->capdone ? 2 * r->capdone : 16;
+        struct red_spec_done *nd = realloc(r->spec_done, (size_t)cap * sizeof *nd);
+        if (nd) {
+            r->spec_done = nd;
+            r->capdone = cap;
+        }
+    }
+    if (r->ndone < r->capdone) {
+        struct red_spec_done *d = &r->spec_done[r->ndone++];
+        memcpy(d->key, r->spec[k].key, 65);
+        d->node = strdup(worker ? worker : "-");
+        d->ms = (uint64_t)m->build_ms + m->test_ms;
+        d->build_ms = m->build_ms;
+        d->test_ms = m->test_ms;
+        d->end_ms = wh_now_ms() - r->t0;
+        d->report = NULL;
+        if (m->report_len) {
+            d->report = wh_strdup_printf("e%04llu.report", (unsigned long long)id);
+            char *name = wh_strdup_printf("reports/%s", d->report);
+            wh_record_file(r->rec, name, m->report, m->report_len);
+            free(name);
+        }
+    }
+    r->spec[k] = r->spec[--r->nspec];
+    return 1;
+}
+
+/* A verdict for a candidate of the current round. */
+static void s_on_candidate(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *worker)
+{
+    for (int i = 0; i < r->nc; i++) {
+        red_cand_t *c = &r->c[i];
+        if (c->rep != i || !c->submitted || c->eval_id != id || c->v != WH_V_NONE)
+            continue;
+        if (m->code == WH_ETAINT) {
+            /* No slot could judge it: an answer built on it would be a
+             * guess. */
+            red_fail(r, 4, wh_strdup_printf("infrastructure fault: candidate e%04llu could not be "
+                                            "judged: %s", (unsigned long long)id,
+                                            m->detail ? m->detail : ""));
+            return;
+        }
+        c->v = m->verdict >= 1 && m->verdict < WH_V_COUNT ? (wh_verdict_t)m->verdict
+                                                          : WH_V_INFRA_ERROR;
+        c->evaluated = 1;
+        c->node = strdup(worker ? worker : "-");
+        c->ms = (uint64_t)m->build_ms + m->test_ms;
+        c->build_ms = m->build_ms;
+        c->test_ms = m->test_ms;
+        c->end_ms = wh_now_ms() - r->t0;
+        c->detail = wh_strdup0(m->detail);
+        c->runs = (int)m->runs;
+        c->agreeing = (int)m->agreeing_runs;
+        if (m->report_len) {
+            c->report = wh_strdup_printf("e%04llu.report", (unsigned long long)id);
+            char *name = wh_strdup_printf("reports/%s", c->report);
+            wh_record_file(r->rec, name, m->report, m->report_len);
+            free(name);
+        }
+        /* InfraError is never cached: a retry may succeed. Neither is a
+         * candidate whose repeated runs disagreed: flaky. */
+        int flaky = s_msg_flaky(m);
+        r->flaky += flaky;
+        if (c->v != WH_V_INFRA_ERROR && !flaky)
+            wh_cache_put_node(r->cache, WH_CACHE_VERDICTS, c->key, c->v,
+                              wh_pool_key_of(r->pool, worker));
+        if (c->v != WH_V_INFRA_ERROR)
+            s_judged(r, c->key, worker);
+        if (!flaky)
+            wh_memo_put(r->memo, c->exact, c->delta, c->v);
+        return;
+    }
+}
+
+/* judged.csv: every answer a slot gave, whatever it was for. */
+static void s_note_judged(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *worker)
+{
+    int ahead = 0;
+    for (int k = 0; k < r->nspec; k++)
+        ahead |= r->spec[k].id == id;
+    wh_judged_row_t j = {
+        .eval = id, .slot = worker ? worker : "-",
+        .kind = id == r->baseline_id                          ? "original"
+              : id == r->refcheck_id || id == r->refprobe_id ? "reference"
+              : id == r->verify_id   ? "verify"
+              : r->state == RED_CLAIMS ? "claim"  : ahead               ? "ahead"
+                                                                        : "candidate",
+        .verdict = m->code ? "InfraError"
+                   : m->verdict >= 1 && m->verdict < WH_V_COUNT
+                       ? wh_verdict_name((wh_verdict_t)m->verdict)
+                       : "fingerprinted", /* the original's run gives no verdict */
+        .build_ms = m->build_ms, .test_ms = m->test_ms, .end_ms = wh_now_ms() - r->t0,
+    };
+    if (r->rec)
+        wh_record_judged(r->rec, &j);
+}
+
+void red_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *worker)
+{
+    wh_reduction_t *r = ctx;
+    if (id && id == r->ub_refused) {
+        r->ub_refused = 0; /* UBGuard at dispatch (reduce_ubguard.c): not judged */
+        if (r->state == RED_ROUNDS && r->c)
+            red_advance(r);
+        return;
+    }
+    s_note_judged(r, id, m, worker);
+    if (r->state == RED_BASELINE && id == r->baseline_id) {
+        s_on_baseline(r, m);
+        return;
+    }
+    if (r->state == RED_REFPROBE && id == r->refprobe_id) {
+        s_on_refprobe(r, m);
+        return;
+    }
+    if (r->state == RED_REFCHECK && id == r->refcheck_id) {
+        s_on_refcheck(r, m);
+        return;
+    }
+    if (r->state == RED_VERIFY && id == r->verify_id) {
+        red_on_verify(r, m, worker);
+        return;
+    }
+    if (r->state == RED_CLAIMS) {
+        red_on_claim(r, id, m, worker);
+        return;
+    }
+    if (r->state != RED_ROUNDS || !r->c)
+        return;
+    if (s_on_speculation(r, id, m, worker)) {
+        red_replan(r);
+        return;
+    }
+    s_on_candidate(r, id, m, worker);
+    red_advance(r);
+}
+
+/* The pool's word on infrastructure faults (pool.h): run log, console,
+ * the candidate's row, the summary. */
+void red_on_note(void *ctx, uint64_t id, wh_pool_note_t what, const char *worker,
+                 const char *detail)
+{
+    wh_reduction_t *r = ctx;
+    if (what == WH_POOL_NOTE_OUT) {
+        wh_record_log(r->rec, "slot %s taken out of rotation: %s", worker, detail);
+        red_out(r, "Slot %s taken out of rotation: %s\n", worker, detail);
+        char **o = realloc(r->out_slots, (size_t)(r->n_out + 1) * sizeof *o);
+        if (o && (o[r->n_out] = strdup(worker)) != NULL)
+            r->n_out++;
+        if (o)
+            r->out_slots = o;
+        return;
+    }
+    r->infra_faults++;
+    wh_record_log(r->rec, "           infra: e%04llu on %s: %s (not a verdict)",
+                  (unsigned long long)id, worker, detail);
+    red_out(r, "Infrastructure fault on %s: %s\n", worker, detail);
+    for (int i = 0; i < r->nc; i++) {
+        red_cand_t *c = &r->c[i];
+        if (c->rep != i || !c->submitted || c->eval_id != id)
+            continue;
+        char *n = wh_strdup_printf("%s%s%s: %s", c->infra ? c->infra : "", c->infra ? " | " : "",
+                                   worker, detail);
+        if (n) {
+            free(c->infra);
+            c->infra = n;
+        }
+    }
+}

@@ -1,0 +1,261 @@
+/*
+ * reduce_verify — the verify step (DESIGN.md, "Trust"): the answer is not a
+ * claim. The reduced test is built and run afresh; when it does not fail
+ * the same way, older steps of the trail are judged, newest first, the
+ * wrong verdicts found through trail.h are dropped, and the walk resumes
+ * from the last step that holds. Part of the reduce module (reduce_int.h).
+ */
+#define _GNU_SOURCE
+#include "reduce_int.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "render.h"
+
+void red_tell(wh_reduction_t *r, const char *fmt, ...)
+{
+    va_list ap;
+    va_start(ap, fmt);
+    char *line = NULL;
+    int n = vasprintf(&line, fmt, ap);
+    va_end(ap);
+    if (n < 0)
+        return;
+    red_out(r, "%s", line);
+    char *all = wh_strdup_printf("%s%s", r->told ? r->told : "", line);
+    if (all) {
+        free(r->told);
+        r->told = all;
+    }
+    free(line);
+}
+
+/* Verify attempts lost to infrastructure before the run gives up, and
+ * restarts after wrong verdicts before it refuses to report. */
+#define S_VERIFY_TRIES 3
+#define S_MAX_RESTARTS 3
+
+/* Builds and runs trail step `step` afresh: on a slot other than the one
+ * that judged it (or that slot in a new workspace), never from the cache,
+ * K times with --repeat K. The newest step is the reduced test; older ones
+ * are re-judged, newest first, when it fails the check. */
+void red_start_verify(wh_reduction_t *r, int step)
+{
+    size_t len = 0;
+    char *txt = wh_render(r->tree, wh_trail_removed(r->trail, step), &len);
+    /* The original, said not to fail the same way by refuter0: asked of
+     * another node than that one. */
+    const char *judge = step == 0 && r->refuter0 ? r->refuter0 : wh_trail_judge(r->trail, step);
+    r->verify_step = step;
+    r->verify_id = ++r->next_eval;
+    r->state = RED_VERIFY;
+    int rc = txt ? wh_pool_submit_verify(r->pool, r->pool_id, r->verify_id, txt, len, judge)
+                 : WH_ENOMEM;
+    free(txt);
+    if (rc) {
+        red_fail(r, 4, wh_strdup_printf("cannot queue the verify run: %s", wh_strerror(rc)));
+        return;
+    }
+    int cand = wh_trail_cand(r->trail, step);
+    char what[64];
+    if (cand)
+        snprintf(what, sizeof what, "cand_%03d's configuration", cand);
+    else
+        snprintf(what, sizeof what, "the original test");
+    wh_record_log(r->rec, "verify: building and running %s afresh (judged by %s)", what,
+                  judge ? judge : cand ? "the cache" : "the baseline");
+    if (step == wh_trail_steps(r->trail) - 1)
+        red_out(r, "Verifying: building and running the reduced test afresh%s\n",
+                r->job.repeat > 1 ? " (--repeat)" : "");
+}
+
+/* The reduced test was verified: on to the fault check, or done. */
+static void s_verified(wh_reduction_t *r, const char *worker, const wh_msg_t *m)
+{
+    r->verified = 1;
+    int runs = m->runs ? (int)m->runs : 1;
+    wh_record_log(r->rec, "verify: the reduced test fails the same way afresh on %s (%d run%s)",
+                  worker, runs, runs == 1 ? "" : "s");
+    red_out(r, "Verified: the reduced test fails the same way when built and run afresh "
+            "(%d run%s, slot %s)\n", runs, runs == 1 ? "" : "s", worker);
+    free(r->verified_by);
+    r->verified_by = worker ? strdup(worker) : NULL;
+    const char *vnode = worker ? wh_pool_node_of(r->pool, worker) : NULL;
+    r->second_opinion = !vnode || wh_trail_other_node(r->trail, vnode);
+    if (!r->second_opinion) {
+        wh_record_log(r->rec, "verify: node %s judged every candidate built in this run: the "
+                      "verify run is no second opinion", vnode);
+        if (strcmp(vnode, "local") != 0) /* the embedded default: the user's own machine */
+            red_tell(r, "Note: node %s judged every candidate built in this run and verified the "
+                    "answer too: no second opinion (join another node for one)\n", vnode);
+    }
+    if (red_start_claims(r) == 0)
+        red_after_claims(r);
+}
+
+void red_after_claims(wh_reduction_t *r)
+{
+    if (r->job.reference && !r->fault)
+        red_start_refcheck(r);
+    else
+        red_finish(r);
+}
+
+static void s_drop_verdict(void *ctx, const char *key)
+{
+    wh_reduction_t *r = ctx;
+    wh_cache_drop(r->cache, key);
+    wh_record_log(r->rec, "%s: dropped verdict %s from the cache", r->blame_by, key);
+}
+
+static void s_exclude_node(void *ctx, const char *node)
+{
+    wh_reduction_t *r = ctx;
+    wh_pool_exclude_node(r->pool, r->pool_id, node);
+    wh_record_log(r->rec, "%s: node %s gave wrong verdicts; it is out of this job", r->blame_by,
+                  node);
+    red_tell(r, "%c%s: node %s gave wrong verdicts; it is out of this job\n",
+             r->blame_by[0] - 'a' + 'A', r->blame_by + 1, node);
+}
+
+wh_trail_blame_t red_blame(wh_reduction_t *r, const char *by)
+{
+    r->blame_by = by;
+    return (wh_trail_blame_t){s_drop_verdict, s_exclude_node, r};
+}
+
+/* Steps after `good` were accepted on wrong verdicts (step good was just
+ * verified): drop them (and their judges' other verdicts) from every cache
+ * and resume the walk as it was right after step good. */
+static void s_resume_from(wh_reduction_t *r, int good)
+{
+    /* The judges are blamed against the slot that refuted the newest wrong
+     * step, not the one that confirmed step good. */
+    wh_trail_blame_t how = red_blame(r, "verify");
+    int n = wh_trail_blame(r->trail, good, wh_pool_node_of(r->pool, r->refuter), &how);
+    r->dropped += n;
+    char from[32] = "the original";
+    if (wh_trail_cand(r->trail, good))
+        snprintf(from, sizeof from, "cand_%03d", wh_trail_cand(r->trail, good));
+    wh_record_log(r->rec, "verify: %d verdict%s dropped as wrong; the reduction continues from %s",
+                  n, n == 1 ? "" : "s", from);
+    red_out(r, "Verify: the reduced test does not fail the same way afresh; %d verdict%s dropped, "
+            "continuing from the last verified configuration\n", n, n == 1 ? "" : "s");
+    red_resume_walk(r, good);
+}
+
+void red_resume_walk(wh_reduction_t *r, int good)
+{
+    if (++r->restarts > S_MAX_RESTARTS) {
+        red_fail(r, 3, wh_strdup_printf("the reduced test of %s could not be verified: wrong "
+                                        "verdicts were found %d times", r->job.test,
+                                        r->restarts));
+        return;
+    }
+    wh_engine_destroy(&r->engine);
+    r->engine = wh_trail_rewind(r->trail, good);
+    if (!r->engine) {
+        red_fail(r, 4, NULL); /* out of memory */
+        return;
+    }
+    r->verified = 0;
+    r->verify_tries = 0;
+    r->last_sweep = r->last_level = -1;
+    /* The walk is back at step good's state: its next chain starts at the
+     * round's first candidate, and the expectations forget the dropped
+     * verdicts with the rest (they only ever cost builds, but a verdict
+     * found wrong should not steer anything). */
+    r->chain_start = 0;
+    wh_memo_clear(r->memo);
+    r->state = RED_ROUNDS;
+    red_advance(r);
+}
+
+/* 1 when a live slot of the job's pool is on another node than worker's. */
+static int s_other_node(wh_reduction_t *r, const char *worker)
+{
+    const char *wn = worker ? wh_pool_node_of(r->pool, worker) : NULL;
+    return wn && wh_pool_other_node(r->pool, r->pool_id, wn);
+}
+
+/* Another node saw the original fail the same way afresh, as the baseline
+ * did: the slot that said otherwise (refuter0) gave the wrong verdicts, and
+ * every refutation of a later step on the way down may have been its too.
+ * Its node's verdicts go, it leaves the job, the walk resumes from the
+ * newest step another node judged or the original. */
+static void s_refuter0_lied(wh_reduction_t *r, const char *worker)
+{
+    const char *liar = wh_pool_node_of(r->pool, r->refuter0);
+    wh_record_log(r->rec, "verify: the original fails the same way afresh on %s: %s was wrong",
+                  worker, r->refuter0);
+    wh_trail_blame_t how = red_blame(r, "verify");
+    int n = liar ? wh_trail_blame_judge(r->trail, NULL, r->refuter0, liar,
+                                        wh_pool_node_of(r->pool, worker), &how)
+                 : 0;
+    r->dropped += n;
+    free(r->refuter0);
+    r->refuter0 = NULL;
+    red_resume_walk(r, 0);
+}
+
+void red_on_verify(wh_reduction_t *r, const wh_msg_t *m, const char *worker)
+{
+    int step = r->verify_step;
+    const char *d = m->detail ? m->detail : "";
+    r->verify_runs++;
+    if (m->report_len) {
+        char *name = wh_strdup_printf("reports/verify-%d.report", r->verify_runs);
+        wh_record_file(r->rec, name, m->report, m->report_len);
+        free(name);
+    }
+    /* A build failure is a verdict (code WH_EBUILD); anything else with a
+     * code is the infrastructure's, and the run is tried again. */
+    if ((m->code && m->code != WH_EBUILD) || m->verdict == WH_V_INFRA_ERROR ||
+        m->verdict == WH_V_NONE || m->verdict >= WH_V_COUNT) {
+        wh_record_log(r->rec, "verify: no verdict from %s: %s", worker, d);
+        if (++r->verify_tries >= S_VERIFY_TRIES)
+            red_fail(r, 4, wh_strdup_printf("cannot verify the reduced test: %s", d));
+        else
+            red_start_verify(r, step);
+        return;
+    }
+    r->verify_tries = 0;
+    if (m->verdict == WH_V_PRESERVED && step < wh_trail_steps(r->trail) - 1)
+        wh_record_log(r->rec, "verify: %s fails the same way afresh on %s: verified",
+                      step ? "the configuration" : "the original", worker);
+    if (m->verdict == WH_V_PRESERVED && step == 0 && r->refuter0) {
+        s_refuter0_lied(r, worker);
+        return;
+    }
+    if (m->verdict == WH_V_PRESERVED) {
+        if (step == wh_trail_steps(r->trail) - 1)
+            s_verified(r, worker, m);
+        else
+            s_resume_from(r, step);
+        return;
+    }
+    wh_record_log(r->rec, "verify: %s afresh on %s: %s (%s)",
+                  step ? "the configuration" : "the original",
+                  worker, wh_verdict_name((wh_verdict_t)m->verdict), d);
+    free(r->refuter);
+    r->refuter = strdup(worker ? worker : "-");
+    if (step == 0 && !r->refuter0 && s_other_node(r, worker)) {
+        /* The baseline saw it fail the same way: one of two slots is wrong;
+         * another node decides. */
+        r->refuter0 = strdup(worker ? worker : "-");
+        wh_record_log(r->rec, "verify: the original does not fail the same way on %s; asking "
+                      "another node", worker);
+        red_start_verify(r, 0);
+        return;
+    }
+    if (step == 0) {
+        red_fail(r, 3, wh_strdup_printf("the original test %s does not fail the same way when "
+                                        "built and run afresh (%s: %s); is it flaky? try --repeat K",
+                                        r->job.test, wh_verdict_name((wh_verdict_t)m->verdict), d));
+        return;
+    }
+    red_start_verify(r, step - 1);
+}

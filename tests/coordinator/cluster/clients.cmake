@@ -1,0 +1,5 @@
+# One coordinator shared by many client keys (issue 18): whittle status
+# shows a key its own jobs and counts the others'.
+wh_add_e2e(status_owner LABELS e2e cluster)
+# A client key has at most --max-client-jobs jobs queued or running.
+wh_add_e2e(max_client_jobs LABELS e2e cluster)

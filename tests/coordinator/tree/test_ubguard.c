@@ -1,0 +1,202 @@
+/*
+ * Tests of the UB guard (coordinator/tree/ubguard.c) on small C snippets
+ * parsed with libclang: a removed initialisation or return is new, a
+ * warning the original already has is not, moving code changes nothing,
+ * the user's -Werror and -w do not hide or harden the guarded warnings, an
+ * original with errors turns the guard off, and -fsanitize= options are
+ * read in order.
+ */
+#define _GNU_SOURCE
+#include "ubguard.h"
+#include "wh_common.h"
+#include "wh_test.h"
+
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char s_dir[] = "/tmp/whittle-ubguard.XXXXXX";
+
+static const char s_orig[] = "#include <assert.h>\n"
+                             "static int total_of(const int *v, int n)\n"
+                             "{\n"
+                             "    int t = 0;\n"
+                             "    for (int i = 0; i < n; i++)\n"
+                             "        t += v[i];\n"
+                             "    return t;\n"
+                             "}\n"
+                             "void test_total(void)\n"
+                             "{\n"
+                             "    int v[2] = {1, 2};\n"
+                             "    int expect;\n"
+                             "    expect = 0;\n"
+                             "    int total = total_of(v, 2);\n"
+                             "    assert(total == expect);\n"
+                             "}\n";
+
+/* Blanks the first occurrence of what in s (keeping newlines), as render does. */
+static char *s_remove(const char *s, const char *what)
+{
+    char *c = strdup(s);
+    char *at = strstr(c, what);
+    CHECK(at != NULL);
+    for (size_t i = 0; at && i < strlen(what); i++)
+        if (at[i] != '\n')
+            at[i] = ' ';
+    return c;
+}
+
+/* s with the first what replaced by with (malloc'ed). */
+static char *s_replace(const char *s, const char *what, const char *with)
+{
+    const char *at = strstr(s, what);
+    CHECK(at != NULL);
+    return wh_strdup_printf("%.*s%s%s", (int)(at - s), s, with, at + strlen(what));
+}
+
+static wh_ubguard_t *s_new(const char *text, const char **args, int n)
+{
+    char *file = wh_path_join(s_dir, "t.c");
+    CHECK(wh_write_file(file, text, strlen(text)) == 0);
+    wh_ubguard_opts_t o = {file, args, n};
+    char *err = NULL;
+    wh_ubguard_t *g = wh_ubguard_new(&o, text, strlen(text), &err);
+    if (!g)
+        fprintf(stderr, "ubguard: %s\n", err);
+    CHECK(g != NULL);
+    free(err);
+    free(file);
+    return g;
+}
+
+/* 1 when the candidate (orig minus what) is new UB, with the message. */
+static int s_check_removed(wh_ubguard_t *g, const char *orig, const char *what, const char *msg)
+{
+    char *c = s_remove(orig, what);
+    char *first = NULL;
+    int rc = wh_ubguard_check(g, c, strlen(c), &first);
+    if (msg) {
+        CHECK(first != NULL && strstr(first, msg) != NULL);
+        if (first && !strstr(first, msg))
+            fprintf(stderr, "first: %s\n", first);
+    }
+    free(first);
+    free(c);
+    return rc;
+}
+
+static void test_removed_init_and_return(void)
+{
+    wh_ubguard_t *g = s_new(s_orig, NULL, 0);
+    CHECK(wh_ubguard_enabled(g));
+    CHECK_EQ_INT(wh_ubguard_original(g), 0);
+    CHECK_EQ_INT(wh_ubguard_check(g, s_orig, strlen(s_orig), NULL), 0);
+    CHECK_EQ_INT(s_check_removed(g, s_orig, "expect = 0;", "'expect'"), 1);
+    CHECK_EQ_INT(s_check_removed(g, s_orig, "return t;", "-Wreturn-type"), 1);
+    CHECK_EQ_INT(s_check_removed(g, s_orig, "int t = 0;", NULL), 0); /* an error, not UB */
+    CHECK_EQ_INT(s_check_removed(g, s_orig, "int total = total_of(v, 2);", NULL), 0);
+    /* Only one path assigns: -Wsometimes-uninitialized. */
+    char *c = s_replace(s_orig, "expect = 0;", "if (v[0]) expect = 0;");
+    char *first = NULL;
+    CHECK_EQ_INT(wh_ubguard_check(g, c, strlen(c), &first), 1);
+    CHECK(first && strstr(first, "sometimes-uninitialized"));
+    free(first);
+    free(c);
+    int checks = 0;
+    unsigned long long us = 0, setup = 0;
+    wh_ubguard_stats(g, &checks, &us, &setup);
+    CHECK_EQ_INT(checks, 6);
+    wh_ubguard_destroy(&g);
+    CHECK(g == NULL);
+}
+
+/* The user's own uninitialized read is theirs: only one more of it counts. */
+static void test_original_warning_is_not_new(void)
+{
+    const char *orig = "int g(int a);\n"
+                       "void test_own(void)\n"
+                       "{\n"
+                       "    int x;\n"
+                       "    g(x);\n"
+                       "    int y;\n"
+                       "    y = 1;\n"
+                       "    g(y);\n"
+                       "}\n";
+    wh_ubguard_t *g = s_new(orig, NULL, 0);
+    CHECK(wh_ubguard_enabled(g));
+    CHECK_EQ_INT(wh_ubguard_original(g), 1);
+    CHECK_EQ_INT(wh_ubguard_check(g, orig, strlen(orig), NULL), 0);
+    /* Moved down a line: the same identity, not new. */
+    char *moved = strdup(orig);
+    char *at = strstr(moved, "    int x;\n    g(x);\n");
+    memcpy(at, "\n    int x;\n    g(x);", 21);
+    CHECK_EQ_INT(wh_ubguard_check(g, moved, strlen(moved), NULL), 0);
+    free(moved);
+    CHECK_EQ_INT(s_check_removed(g, orig, "y = 1;", "'y'"), 1);
+    wh_ubguard_destroy(&g);
+}
+
+/* -Werror makes no guarded warning an error (the analysis goes on), -w
+ * does not silence them, unknown flags are ignored. */
+static void test_user_flags(void)
+{
+    const char *args[] = {"-Werror", "-w", "-Wno-uninitialized", "-fno-such-flag", "-std=c11"};
+    wh_ubguard_t *g = s_new(s_orig, args, 5);
+    CHECK(wh_ubguard_enabled(g));
+    CHECK_EQ_INT(s_check_removed(g, s_orig, "expect = 0;", "'expect'"), 1);
+    CHECK_EQ_INT(s_check_removed(g, s_orig, "return t;", "-Wreturn-type"), 1);
+    wh_ubguard_destroy(&g);
+}
+
+static void test_original_with_errors_disables(void)
+{
+    const char *bad = "void test_bad(void) { undeclared(); int x = ; }\n";
+    wh_ubguard_t *g = s_new(bad, NULL, 0);
+    CHECK(!wh_ubguard_enabled(g));
+    CHECK(wh_ubguard_why(g) && strstr(wh_ubguard_why(g), "front-end error"));
+    CHECK_EQ_INT(wh_ubguard_check(g, bad, strlen(bad), NULL), WH_EINVAL);
+    wh_ubguard_destroy(&g);
+}
+
+static void test_async_setup(void)
+{
+    char *file = wh_path_join(s_dir, "a.c");
+    CHECK(wh_write_file(file, s_orig, strlen(s_orig)) == 0);
+    wh_ubguard_opts_t o = {file, NULL, 0};
+    wh_ubguard_t *g = wh_ubguard_start(&o, s_orig, strlen(s_orig));
+    CHECK(g != NULL);
+    uint64_t deadline = wh_now_ms() + 60000;
+    while (!wh_ubguard_ready(g) && wh_now_ms() < deadline)
+        usleep(10000);
+    CHECK(wh_ubguard_enabled(g));
+    CHECK_EQ_INT(s_check_removed(g, s_orig, "expect = 0;", "'expect'"), 1);
+    wh_ubguard_destroy(&g);
+    free(file);
+}
+
+static void test_sanitizers(void)
+{
+    const char *a[] = {"-O1", "-fsanitize=address,undefined", "-fsanitize=address",
+                       "-fno-sanitize=undefined", "-fsanitize=leak"};
+    char *s = wh_ubguard_sanitizers(a, 5);
+    CHECK_EQ_STR(s, "address,leak");
+    free(s);
+    CHECK(wh_ubguard_sanitizers(a, 1) == NULL);
+    CHECK(wh_ubguard_sanitizers(NULL, 0) == NULL);
+}
+
+int main(void)
+{
+    if (!mkdtemp(s_dir)) {
+        perror("mkdtemp");
+        return 1;
+    }
+    RUN_TEST(test_removed_init_and_return);
+    RUN_TEST(test_original_warning_is_not_new);
+    RUN_TEST(test_user_flags);
+    RUN_TEST(test_original_with_errors_disables);
+    RUN_TEST(test_async_setup);
+    RUN_TEST(test_sanitizers);
+    wh_rm_rf(s_dir);
+    TEST_MAIN_END();
+}

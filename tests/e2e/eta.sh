@@ -1,0 +1,45 @@
+#!/bin/bash
+# The status line's ETA against the truth (issue 17): the synthetic fixture
+# (bench/synthetic, whose "build" is a fixed sleep in a real process, so
+# the machine's load changes little) reduced with 1 and with 4 slots, plain
+# progress lines every second, each stamped when it arrives; the ETA shown
+# at about half the run's wall time is compared with the time the run
+# really still took: within a factor of 1.5 either way. Ratios, not
+# times, are compared.
+. "$(dirname "$0")/lib.sh"
+SYN="$WH_SOURCE_DIR/bench/synthetic"
+J="$T/judge"
+cc -std=c11 -O2 -o "$J" "$SYN/judge.c" "$SYN/marks.c" || { fail "judge: compile"; exit 1; }
+P="$T/synth"; cp -r "$SYN" "$P"
+
+# ETA text ("45s", "1m05s", "2h03m") -> ms
+eta_ms() {
+    awk -v e="$1" 'BEGIN { ms = 0
+        if (match(e, /[0-9]+h/)) ms += substr(e, RSTART, RLENGTH - 1) * 3600000
+        if (match(e, /[0-9]+m/)) ms += substr(e, RSTART, RLENGTH - 1) * 60000
+        if (match(e, /[0-9]+s/)) ms += substr(e, RSTART, RLENGTH - 1) * 1000
+        print ms }'
+}
+
+for slots in 1 4; do
+    log="$T/j$slots.log"
+    WHITTLE_PROGRESS_SECS=1 "$WHITTLE" reduce --project "$P" --file tests/test_synth.c \
+        --test test_synth_small --setup true --build "$J build 0.25" --run "$J run" \
+        --framework junit --cache memory: --precheck off --no-speculate --jobs "$slots" \
+        --out "$T/j$slots" 2>&1 |
+        while IFS= read -r line; do printf '%s %s\n' "$(date +%s%3N)" "$line"; done > "$log"
+    R=$(run_dir "$T/j$slots")
+    [ -f "$R/summary.json" ] || { cat "$log"; fail "j$slots: run"; continue; }
+    # From the first line with an ETA to the end of the walk (the verify
+    # step after it is not in the ETA): the line nearest the half.
+    t0=$(awk '/ETA [0-9]/ { print $1; exit }' "$log")
+    t1=$(awk '/Progress: verifying|Verif/ { print $1; exit }' "$log")
+    [ -n "$t0" ] && [ -n "$t1" ] || { cat "$log"; fail "j$slots: no ETA lines"; continue; }
+    read -r th eta < <(awk -v h=$(( (t0 + t1) / 2 )) '/ETA [0-9]/ && $1 <= h { t = $1; e = $NF } END { print t, e }' "$log")
+    truth=$((t1 - th)) est=$(eta_ms "$eta")
+    echo "j$slots: walk $((t1 - t0)) ms; at $((th - t0)) ms the ETA said $eta, the walk took $truth ms more" >&2
+    awk -v e="$est" -v t="$truth" 'BEGIN { exit !(t > 0 && e <= 1.5 * t && e * 1.5 >= t) }' &&
+        pass "j$slots: ETA at half the run within 1.5x ($est ms vs $truth ms)" ||
+        fail "j$slots: ETA at half the run off by more than 1.5x ($est ms vs $truth ms)"
+done
+finish

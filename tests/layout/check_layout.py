@@ -1,0 +1,193 @@
+#!/usr/bin/env python3
+"""The house rules of the source tree, checked from the code itself.
+
+A module is foo.c with foo.h (and foo_int.h, its private header) in one
+folder.  Module A depends on module B when a file of A includes B's header.
+This checks, and prints what it finds:
+
+  - no include circle among the modules of common/, proto/, node/,
+    coordinator/ (strongly connected components of more than one module);
+  - every arrow between folders is one the top-level README's layout
+    section allows (its lines "folder -> a, b, c");
+  - no source file over 1,500 lines, the job driver (reduce.c) under 1,200;
+  - no function over 150 lines (from its signature to its closing brace);
+  - at most 15 .c files directly in coordinator/.
+
+Usage: check_layout.py SOURCE_DIR [--map] (--map prints the folder arrows).
+Exit 0 when every rule holds, 1 otherwise.
+"""
+import os
+import re
+import sys
+
+ROOTS = ("common", "proto", "node", "coordinator")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+MAX_LINES = 1500
+DRIVER = ("coordinator/reduce/reduce.c", 1200)
+MAX_TOP_C = 15
+MAX_FUNC = 150
+
+
+def sources(src):
+    for root in ROOTS:
+        for d, _, files in os.walk(os.path.join(src, root)):
+            for f in files:
+                if f.endswith((".c", ".h")):
+                    yield os.path.relpath(os.path.join(d, f), src)
+
+
+def module_of(path):
+    d, f = os.path.split(path)
+    base = f[:-2]
+    if base.endswith("_int") and f.endswith(".h"):
+        base = base[:-4]
+    return os.path.join(d, base)
+
+
+def graph(src):
+    files = sorted(sources(src))
+    headers = {}
+    for p in files:
+        if p.endswith(".h"):
+            headers.setdefault(os.path.basename(p), []).append(p)
+    edges = {}
+    for p in files:
+        m = module_of(p)
+        edges.setdefault(m, set())
+        with open(os.path.join(src, p), encoding="utf-8", errors="replace") as fh:
+            text = fh.read()
+        for inc in INCLUDE.findall(text):
+            name = os.path.basename(inc)
+            cands = headers.get(name, [])
+            if not cands:
+                continue
+            # A header of the same folder wins, as the compiler's "" search does.
+            same = [c for c in cands if os.path.dirname(c) == os.path.dirname(p)]
+            target = module_of((same or cands)[0])
+            if target != m:
+                edges[m].add(target)
+    return files, edges
+
+
+def sccs(edges):
+    index, low, stack, on, out = {}, {}, [], set(), []
+    counter = [0]
+
+    def visit(v):
+        index[v] = low[v] = counter[0]
+        counter[0] += 1
+        stack.append(v)
+        on.add(v)
+        for w in sorted(edges.get(v, ())):
+            if w not in index:
+                visit(w)
+                low[v] = min(low[v], low[w])
+            elif w in on:
+                low[v] = min(low[v], index[w])
+        if low[v] == index[v]:
+            comp = []
+            while True:
+                w = stack.pop()
+                on.discard(w)
+                comp.append(w)
+                if w == v:
+                    break
+            if len(comp) > 1:
+                out.append(sorted(comp))
+
+    sys.setrecursionlimit(10000)
+    for v in sorted(edges):
+        if v not in index:
+            visit(v)
+    return out
+
+
+def long_functions(text):
+    """(name, lines) of each function longer than MAX_FUNC lines. The house
+    style puts a function's opening brace alone in column 0 and its closing
+    brace in column 0; the signature starts at the last line before the
+    brace that begins in column 0."""
+    lines = text.split("\n")
+    out = []
+    i = 0
+    while i < len(lines):
+        if lines[i] == "{":
+            start = i - 1
+            while start > 0 and (not lines[start] or lines[start][0] in " \t)"):
+                start -= 1
+            j = i + 1
+            while j < len(lines) and lines[j] != "}" and not lines[j].startswith("};"):
+                j += 1
+            m = re.search(r"(\w+)\s*\(", lines[start])
+            n = j - start + 1
+            if n > MAX_FUNC and m:
+                out.append((m.group(1), n))
+            i = j
+        i += 1
+    return out
+
+
+def allowed_arrows(src):
+    """Lines of the README's layout section: `folder -> a, b, c`."""
+    allowed = {}
+    with open(os.path.join(src, "README.md"), encoding="utf-8") as fh:
+        text = fh.read()
+    for m in re.finditer(r"^\s*[-*]?\s*`?([a-z/]+)/?`?\s*->\s*(.+)$", text, re.M):
+        frm = m.group(1).rstrip("/")
+        tos = [t.strip().strip("`").rstrip("/") for t in m.group(2).split(",")]
+        allowed.setdefault(frm, set()).update(t for t in tos if t and t != "nothing")
+    return allowed
+
+
+def main():
+    if len(sys.argv) < 2:
+        print("usage: check_layout.py SOURCE_DIR [--map]", file=sys.stderr)
+        return 2
+    src = sys.argv[1]
+    files, edges = graph(src)
+    bad = 0
+
+    for comp in sccs(edges):
+        print("include circle: " + " -> ".join(comp + [comp[0]]))
+        bad += 1
+
+    arrows = {}
+    for a, tos in edges.items():
+        for b in tos:
+            fa, fb = os.path.dirname(a), os.path.dirname(b)
+            if fa != fb:
+                arrows.setdefault(fa, {}).setdefault(fb, set()).add((a, b))
+    allowed = allowed_arrows(src)
+    if "--map" in sys.argv:
+        for fa in sorted(arrows):
+            print(f"{fa} -> {', '.join(sorted(arrows[fa]))}")
+    for fa in sorted(arrows):
+        for fb in sorted(arrows[fa]):
+            if fb not in allowed.get(fa, set()):
+                a, b = sorted(arrows[fa][fb])[0]
+                print(f"arrow not allowed by README.md: {fa} -> {fb} ({a} includes {b})")
+                bad += 1
+
+    for p in files:
+        with open(os.path.join(src, p), encoding="utf-8", errors="replace") as fh:
+            n = sum(1 for _ in fh)
+        limit = DRIVER[1] if p == DRIVER[0] else MAX_LINES
+        if n > limit:
+            print(f"file too long: {p} has {n} lines (limit {limit})")
+            bad += 1
+        if p.endswith(".c"):
+            with open(os.path.join(src, p), encoding="utf-8", errors="replace") as fh:
+                for name, k in long_functions(fh.read()):
+                    print(f"function too long: {name} in {p} has {k} lines (limit {MAX_FUNC})")
+                    bad += 1
+    top = [f for f in os.listdir(os.path.join(src, "coordinator")) if f.endswith(".c")]
+    if len(top) > MAX_TOP_C:
+        print(f"coordinator/ has {len(top)} .c files directly in it (limit {MAX_TOP_C})")
+        bad += 1
+    modules = len(edges)
+    print(f"layout: {modules} modules, {len(files)} files, {bad} problem(s)")
+    return 1 if bad else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

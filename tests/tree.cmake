@@ -1,2 +1,0 @@
-# The statement tree (libclang): coordinator/tree.c.
-wh_add_test(test_tree SOURCES test_tree.c LIBS wh_tree)
