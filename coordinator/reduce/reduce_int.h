@@ -182,6 +182,7 @@ struct wh_reduction {
         char *msg;
     } *ubm;
     size_t ubm_cap, ubm_n;
+    int ub_learned;         /* answers the precheck's parse gave (red_ubguard_learn) */
     int ubm_hits;           /* answers taken from it */
     uint64_t ub_refused;    /* the candidate the guard just kept from a slot */
     /* counters */
@@ -277,6 +278,11 @@ void red_ubguard_round(wh_reduction_t *r);
 /* When a slot takes round candidate i: 1 when the guard finds it UBGuard
  * (its verdict now; it is not built). */
 int red_ubguard_dispatch(wh_reduction_t *r, int i);
+/* The precheck's parse answered the guard for the text of key (fail 1 or
+ * 0; msg its first new diagnostic or NULL): kept as the guard's own answer,
+ * so no slot dispatch parses it again. 1 when kept (or known), 0 when the
+ * guard does not take it (off, not on with --precheck on, fail < 0). */
+int red_ubguard_learn(wh_reduction_t *r, const char *key, int fail, const char *msg);
 /* Before the round's winner is taken: every Preserved candidate the guard
  * has not checked is checked now (no budget: acceptance waits for it). */
 void red_ubguard_settle(wh_reduction_t *r);

@@ -74,7 +74,10 @@ static int s_opts(wh_reduction_t *r, wh_precheck_opts_t *o)
         if (t->cc_exact || !s_is_werror(t->cc_args[i]))
             args[n++] = t->cc_args[i];
     char *path = wh_path_join(r->job.project, r->job.file);
-    *o = (wh_precheck_opts_t){path, args, n, t->cc_clang};
+    /* With --precheck on, its parse answers the UB guard as well (one
+     * parse per candidate, on the precheck's threads). */
+    int ub = r->job.ub_guard && r->job.precheck == WH_PRECHECK_ON;
+    *o = (wh_precheck_opts_t){path, args, n, t->cc_clang, ub};
     if (args && path)
         return 0;
     free(path);
@@ -298,6 +301,21 @@ static void s_answer_cand(wh_reduction_t *r, red_cand_t *c, wh_precheck_answer_t
         s_predicted(r, c->key);
         return;
     }
+    /* The same parse's word on the UB guard: what asking the guard when a
+     * slot takes the candidate would say, said now and off the poll
+     * thread; a UBGuard candidate is not built. */
+    if (ok && c->pre == RED_PRE_PASS && c->ub == RED_PRE_NONE &&
+        red_ubguard_learn(r, c->key, a->ub, a->ub_first)) {
+        c->ub = a->ub ? RED_PRE_FAIL : RED_PRE_PASS;
+        free(c->ub_msg);
+        c->ub_msg = a->ub_first;
+        a->ub_first = NULL;
+        if (c->ub == RED_PRE_FAIL && !c->submitted && c->v == WH_V_NONE) {
+            c->v = WH_V_UB_GUARD;
+            c->predicted = 1;
+            return;
+        }
+    }
     if (c->submitted || c->v != WH_V_NONE)
         return; /* audit of a candidate queued or judged already */
     r->pc_unchecked += !ok;
@@ -315,6 +333,8 @@ static void s_answer_spec(wh_reduction_t *r, int k, const wh_precheck_answer_t *
         r->spec[k] = r->spec[--r->nspec];
         return;
     }
+    if (ok)
+        (void)red_ubguard_learn(r, sp->key, a->ub, a->ub_first);
     r->pc_unchecked += !ok;
     if (wh_pool_submit(r->pool, r->pool_id, sp->id, a->text, a->len, 0) == 0)
         r->speculated++;
@@ -337,11 +357,16 @@ static int s_answer(wh_reduction_t *r, wh_precheck_answer_t *a)
             s_answer_spec(r, k, a);
             return 0;
         }
-    /* Its round is over; a prediction is still worth keeping. */
-    if (a->rc == 1 && !r->pc_off && r->job.precheck == WH_PRECHECK_ON) {
-        char key[65];
-        wh_cache_key(r->job_id, r->job.file, a->text, a->len, key);
-        s_predicted(r, key);
+    /* Its round is over; a prediction (or the guard's answer) is still
+     * worth keeping. */
+    if (a->rc >= 0 && !r->pc_off && r->job.precheck == WH_PRECHECK_ON &&
+        (a->rc == 1 || a->ub >= 0)) {
+        char key[65]; /* as the round keyed its candidates (reduce_rounds.c) */
+        wh_cache_key(r->verdict_id, r->job.file, a->text, a->len, key);
+        if (a->rc == 1)
+            s_predicted(r, key);
+        else
+            (void)red_ubguard_learn(r, key, a->ub, a->ub_first);
     }
     return 0;
 }
@@ -354,6 +379,7 @@ void red_precheck_take(wh_reduction_t *r)
         changed |= s_answer(r, &a);
         free(a.text);
         free(a.first);
+        free(a.ub_first);
     }
     if (r->c)
         s_release(r);

@@ -118,6 +118,21 @@ void red_ubguard_say(wh_reduction_t *r)
                   "(never held against a candidate)", wh_ubguard_original(r->ub));
 }
 
+int red_ubguard_learn(wh_reduction_t *r, const char *key, int fail, const char *msg)
+{
+    if (!wh_ubguard_enabled(r->ub) || r->job.precheck != WH_PRECHECK_ON || fail < 0)
+        return 0;
+    struct red_ubmemo *e = NULL;
+    if (s_memo_find(r, key, &e) || !e)
+        return 1; /* known already (the same text answers the same), or no room */
+    memcpy(e->key, key, 65);
+    e->fail = fail != 0;
+    e->msg = fail && msg ? strdup(msg) : NULL;
+    r->ubm_n++;
+    r->ub_learned++;
+    return 1;
+}
+
 /* Asks the guard about candidate i; 0 when the guard just broke down (it
  * is off from then on, said once). */
 static int s_check(wh_reduction_t *r, int i)
@@ -212,9 +227,9 @@ void red_ubguard_summary(wh_reduction_t *r, wh_summary_t *s, char **sanitizers)
     s->ub_setup_ms = (double)setup_us / 1000.0;
     s->ub_guard = r->ub_guard;
     s->ub_predicted = r->ub_predicted;
-    if (r->ubm_hits)
-        wh_record_log(r->rec, "UB guard: %d answers reused from %zu kept by candidate key",
-                      r->ubm_hits, r->ubm_n);
+    if (r->ubm_hits || r->ub_learned)
+        wh_record_log(r->rec, "UB guard: %d answers reused from %zu kept by candidate key "
+                      "(%d from the precheck's parse)", r->ubm_hits, r->ubm_n, r->ub_learned);
     /* The verify run builds with the project's own command: the record
      * says which sanitizers watched it (the guard sees only what the front
      * end sees; MemorySanitizer would catch more at run time). */

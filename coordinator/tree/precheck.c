@@ -22,6 +22,7 @@
 #define _GNU_SOURCE
 #include "precheck.h"
 #include "clang_index.h"
+#include "ubscan.h"
 #include "wh_common.h"
 
 #include <clang-c/Index.h>
@@ -57,6 +58,10 @@ struct wh_precheck {
     char *text;
     size_t len;
     char *err;              /* the setup's error: the handle stays disabled */
+    /* The UB guard on the same parse (wh_precheck_check_ub): on while the
+     * original's parse has no error; its guarded diagnostics are ub_orig. */
+    int ub;
+    wh_ubscan_ids_t ub_orig;
 };
 
 const char *wh_precheck_mode_name(wh_precheck_mode_t m)
@@ -251,6 +256,14 @@ static void s_setup(wh_precheck_t *p)
                                   "(error %d)", p->file, (int)ec);
     else
         s_judge_original(p, p->text, p->len);
+    if (p->ub && p->tu) {
+        wh_ubscan_t sc = {0};
+        wh_ubscan_run(p->tu, &sc);
+        p->ub = sc.hard == 0; /* as the guard's own setup decides (ubguard.c) */
+        p->ub_orig = sc.ids;
+        sc.ids.n = 0;
+        wh_ubscan_free(&sc);
+    }
     p->setup_us = s_now_us() - t0;
     atomic_store(&p->ready, 1);
 }
@@ -268,13 +281,26 @@ static wh_precheck_t *s_alloc(const wh_precheck_opts_t *o, const char *text, siz
     if (!p)
         return NULL;
     p->file = wh_abspath(o->file);
-    p->args = calloc((size_t)o->nargs + 1, sizeof *p->args);
+    int nw = 0;
+    while (wh_ubscan_args[nw])
+        nw++;
+    p->ub = o->ub_guard;
+    for (int i = 0; i < o->nargs; i++)
+        if (strcmp(o->args[i], "-w") == 0)
+            p->ub = 0; /* the user silences warnings: the guard asks a parse of its own */
+    p->args = calloc((size_t)o->nargs + (size_t)nw + 1, sizeof *p->args);
     p->text = malloc(len + 1);
     int bad = !p->file || !p->args || !p->text;
     for (int i = 0; !bad && i < o->nargs; i++) {
         bad = !(p->args[i] = strdup(o->args[i]));
         p->nargs = i + 1;
     }
+    /* The guard's arguments, as its own parse has them: the guarded
+     * warnings stay warnings, so they never change what counts as an error
+     * for the prediction (a -Werror=return-type of the user's is
+     * overridden: a prediction lost, never a wrong one). */
+    for (int i = 0; !bad && p->ub && i < nw; i++)
+        bad = !(p->args[p->nargs++] = strdup(wh_ubscan_args[i]));
     if (bad) {
         wh_precheck_destroy(&p);
         return NULL;
@@ -340,6 +366,7 @@ void wh_precheck_destroy(wh_precheck_t **pp)
         clang_disposeIndex(p->index);
     for (int i = 0; i < p->nignored; i++)
         free(p->ignored[i]);
+    wh_ubscan_ids_clear(&p->ub_orig);
     wh_buf_free(&p->ignored_str);
     for (int i = 0; i < p->nargs; i++)
         free(p->args[i]);
@@ -375,8 +402,32 @@ const char *wh_precheck_ignored(const wh_precheck_t *p)
 
 int wh_precheck_check(wh_precheck_t *p, const char *text, size_t len, char **first)
 {
+    return wh_precheck_check_ub(p, text, len, first, NULL, NULL);
+}
+
+/* The guard's answer from the TU just parsed (see wh_precheck_check_ub). */
+static int s_ub(wh_precheck_t *p, char **ub_first)
+{
+    wh_ubscan_t sc = {.against = &p->ub_orig};
+    wh_ubscan_run(p->tu, &sc);
+    int ub = sc.first_new != NULL;
+    if (ub == 1 && ub_first) {
+        *ub_first = sc.first_new;
+        sc.first_new = NULL;
+    }
+    wh_ubscan_free(&sc);
+    return ub;
+}
+
+int wh_precheck_check_ub(wh_precheck_t *p, const char *text, size_t len, char **first, int *ub,
+                         char **ub_first)
+{
     if (first)
         *first = NULL;
+    if (ub)
+        *ub = -1;
+    if (ub_first)
+        *ub_first = NULL;
     if (!wh_precheck_enabled(p))
         return WH_EINVAL;
     unsigned long long t0 = s_now_us();
@@ -392,6 +443,8 @@ int wh_precheck_check(wh_precheck_t *p, const char *text, size_t len, char **fir
         return WH_EPARSE;
     }
     rc = s_errors(p, text, len, first);
+    if (ub && p->ub)
+        *ub = s_ub(p, ub_first);
     p->checks++;
     p->us += s_now_us() - t0;
     return rc;

@@ -56,6 +56,8 @@ typedef struct {
     const char *const *args;    /* compile arguments: no compiler, input or -o */
     int nargs;
     int clang_compiler;         /* 1 when the real build compiles with clang */
+    int ub_guard;               /* 1: the same parse answers the UB guard too
+                                 * (wh_precheck_check_ub) */
 } wh_precheck_opts_t;
 
 typedef struct wh_precheck wh_precheck_t;
@@ -89,6 +91,20 @@ const char *wh_precheck_ignored(const wh_precheck_t *p);
  * no prediction is better than a wrong one). */
 int wh_precheck_check(wh_precheck_t *p, const char *text, size_t len, char **first);
 
+/* wh_precheck_check, and with opts.ub_guard the UB guard's answer
+ * (ubguard.h) from the same parse: *ub is 1 when the candidate raises a
+ * guarded diagnostic the original does not (*ub_first, if given, gets
+ * "line:col: message [-Wopt]", malloc'ed), 0 when it raises none, -1 when
+ * this parse cannot say: the guard was not asked for, the arguments hold
+ * -w (the guard's parse drops it), the original has a hard error (the
+ * guard is off then), or the check failed. Where it says 0 or 1 it says
+ * what wh_ubguard_check says of the same text: the parse has the guard's
+ * arguments (ubscan.h: wh_ubscan_args) after the user's, which differ only
+ * in -Werror (dropped with flags that are not the file's own), and a
+ * warning made an error stops no analysis in clang, so both see the same
+ * guarded diagnostics, counted the same way. */
+int wh_precheck_check_ub(wh_precheck_t *p, const char *text, size_t len, char **first, int *ub,
+                         char **ub_first);
 /* Checks done and the total time they took, and the time the original's
  * parse and preamble took, in microseconds. */
 void wh_precheck_stats(const wh_precheck_t *p, int *checks, unsigned long long *us,

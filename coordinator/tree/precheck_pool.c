@@ -30,6 +30,7 @@ struct wh_precheck_job {
     char **args;
     int nargs;
     int clang_compiler;
+    int ub_guard;
     char *text;
     size_t len;
     wh_precheck_t *first;                    /* the first worker's handle, until taken */
@@ -74,6 +75,7 @@ static void s_req_free(s_req_t *q)
         return;
     free(q->a.text);
     free(q->a.first);
+    free(q->a.ub_first);
     free(q);
 }
 
@@ -127,7 +129,8 @@ static wh_precheck_t *s_handle(wh_precheck_job_t *j, int w)
 {
     if (j->h[w] || j->h_failed[w])
         return j->h[w];
-    wh_precheck_opts_t o = {j->file, (const char *const *)j->args, j->nargs, j->clang_compiler};
+    wh_precheck_opts_t o = {j->file, (const char *const *)j->args, j->nargs, j->clang_compiler,
+                            j->ub_guard};
     char *err = NULL;
     j->h[w] = wh_precheck_new(&o, j->text, j->len, &err);
     if (j->h[w] && !wh_precheck_enabled(j->h[w]))
@@ -185,7 +188,10 @@ static void *s_worker(void *arg)
         pthread_mutex_unlock(&p->mu);
         unsigned long long t0 = s_now_us();
         wh_precheck_t *h = s_handle(j, w);
-        q->a.rc = h ? wh_precheck_check(h, q->a.text, q->a.len, &q->a.first) : WH_EPARSE;
+        q->a.ub = -1;
+        q->a.rc = h ? wh_precheck_check_ub(h, q->a.text, q->a.len, &q->a.first, &q->a.ub,
+                                           &q->a.ub_first)
+                    : WH_EPARSE;
         unsigned long long us = s_now_us() - t0;
         pthread_mutex_lock(&p->mu);
         if (s_post(j, q, us)) {
@@ -301,6 +307,7 @@ wh_precheck_job_t *wh_precheck_job_new(wh_precheck_pool_t *p, const wh_precheck_
     j->text[len] = '\0';
     j->len = len;
     j->clang_compiler = o->clang_compiler;
+    j->ub_guard = o->ub_guard;
     j->refs = 1;
     pthread_mutex_lock(&p->mu);
     j->next = p->jobs;

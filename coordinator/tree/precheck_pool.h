@@ -68,6 +68,9 @@ typedef struct {
     uint64_t tag;
     int rc;             /* wh_precheck_check: 1 error, 0 none, < 0 libclang failed */
     char *first;        /* the first counted error (rc 1), or NULL; the caller frees */
+    int ub;             /* the UB guard from the same parse (wh_precheck_check_ub): 1, 0,
+                         * or -1 when it cannot say */
+    char *ub_first;     /* the first new guarded diagnostic (ub 1), or NULL; the caller frees */
     char *text;         /* the text submitted (the caller frees) */
     size_t len;
 } wh_precheck_answer_t;

@@ -12,6 +12,7 @@
 #define _GNU_SOURCE
 #include "ubguard.h"
 #include "clang_index.h"
+#include "ubscan.h"
 #include "wh_common.h"
 
 #include <clang-c/Index.h>
@@ -22,38 +23,13 @@
 #include <string.h>
 #include <time.h>
 
-/* Guarded diagnostics counted on one text; more are not told apart. */
-#define S_MAX_IDS 256
-
-/* The warnings a removed initialisation or return raises, and what keeps
- * them warnings: a user's -Werror must not turn them into errors (which
- * would hide the analysis of later functions). */
-static const char *const s_extra[] = {
-    "-Wno-error",        "-Wuninitialized", "-Wsometimes-uninitialized",
-    "-Wconditional-uninitialized", "-Wreturn-type",
-};
-#define S_NEXTRA ((int)(sizeof s_extra / sizeof s_extra[0]))
-
-/* The options whose diagnostics are guarded (clang names the most specific
- * one: -Wsometimes-uninitialized, not -Wuninitialized). */
-static const char *const s_guarded[] = {
-    "-Wuninitialized", "-Wsometimes-uninitialized", "-Wconditional-uninitialized",
-    "-Wreturn-type", "-Wuninitialized-const-reference", "-Wstatic-self-init", NULL,
-};
-
-typedef struct {
-    char *id[S_MAX_IDS]; /* "option|function|message" */
-    int count[S_MAX_IDS];
-    int n;
-} s_ids_t;
-
 struct wh_ubguard {
     CXIndex index;
     CXTranslationUnit tu;
     char *file;
     int enabled;
     char *why;
-    s_ids_t orig;
+    wh_ubscan_ids_t orig;
     int norig;
     int checks;
     unsigned long long us, setup_us;
@@ -72,112 +48,6 @@ static unsigned long long s_now_us(void)
     struct timespec ts;
     clock_gettime(CLOCK_MONOTONIC, &ts);
     return (unsigned long long)ts.tv_sec * 1000000ull + (unsigned long long)ts.tv_nsec / 1000;
-}
-
-static void s_ids_clear(s_ids_t *s)
-{
-    for (int i = 0; i < s->n; i++)
-        free(s->id[i]);
-    s->n = 0;
-}
-
-/* Adds one of id (taken); 0 when out of room or memory (then dropped). */
-static int s_ids_add(s_ids_t *s, char *id)
-{
-    for (int i = 0; id && i < s->n; i++) {
-        if (strcmp(s->id[i], id) == 0) {
-            free(id);
-            s->count[i]++;
-            return 1;
-        }
-    }
-    if (!id || s->n == S_MAX_IDS) {
-        free(id);
-        return 0;
-    }
-    s->id[s->n] = id;
-    s->count[s->n++] = 1;
-    return 1;
-}
-
-static int s_ids_count(const s_ids_t *s, const char *id)
-{
-    for (int i = 0; i < s->n; i++)
-        if (strcmp(s->id[i], id) == 0)
-            return s->count[i];
-    return 0;
-}
-
-/* The name of the function a location is in ("" at file scope). */
-static char *s_function_at(CXTranslationUnit tu, CXSourceLocation loc)
-{
-    CXCursor c = clang_getCursor(tu, loc);
-    for (int depth = 0; depth < 64 && !clang_Cursor_isNull(c) &&
-                        !clang_isTranslationUnit(clang_getCursorKind(c));
-         depth++) {
-        enum CXCursorKind k = clang_getCursorKind(c);
-        if (k == CXCursor_FunctionDecl || k == CXCursor_CXXMethod || k == CXCursor_Constructor ||
-            k == CXCursor_Destructor || k == CXCursor_FunctionTemplate ||
-            k == CXCursor_LambdaExpr) {
-            CXString s = clang_getCursorSpelling(c);
-            char *name = strdup(clang_getCString(s) ? clang_getCString(s) : "");
-            clang_disposeString(s);
-            return name;
-        }
-        c = clang_getCursorSemanticParent(c);
-    }
-    return strdup("");
-}
-
-/* One scan of the current TU's diagnostics: the guarded ones counted by
- * identity, the first error, and (against the original's counts) the first
- * guarded one beyond the original's count of its identity. */
-typedef struct {
-    s_ids_t ids;
-    char *error;            /* the first error, "line:col: message" */
-    const s_ids_t *against; /* the original: a diagnostic beyond its count is new */
-    char *first_new;
-} s_scan_t;
-
-static void s_scan_one(wh_ubguard_t *g, CXDiagnostic d, s_scan_t *s)
-{
-    CXSourceLocation loc = clang_getDiagnosticLocation(d);
-    CXFile f = NULL;
-    unsigned line = 0, col = 0;
-    clang_getSpellingLocation(loc, &f, &line, &col, NULL);
-    if (!f)
-        return; /* the driver, e.g. on an option it does not know */
-    enum CXDiagnosticSeverity sev = clang_getDiagnosticSeverity(d);
-    CXString o = clang_getDiagnosticOption(d, NULL);
-    const char *opt = clang_getCString(o);
-    CXString sp = clang_getDiagnosticSpelling(d);
-    const char *msg = clang_getCString(sp) ? clang_getCString(sp) : "";
-    int guarded = 0;
-    for (int i = 0; opt && s_guarded[i]; i++)
-        guarded |= strcmp(opt, s_guarded[i]) == 0;
-    if (sev >= CXDiagnostic_Error && !guarded && !s->error) {
-        s->error = wh_strdup_printf("%u:%u: %s", line, col, msg);
-    } else if (guarded) {
-        char *fn = s_function_at(g->tu, loc);
-        char *id = wh_strdup_printf("%s|%s|%s", opt, fn ? fn : "", msg);
-        free(fn);
-        if (id && s->against && !s->first_new)
-            if (s_ids_count(&s->ids, id) + 1 > s_ids_count(s->against, id))
-                s->first_new = wh_strdup_printf("%u:%u: %s [%s]", line, col, msg, opt);
-        s_ids_add(&s->ids, id);
-    }
-    clang_disposeString(sp);
-    clang_disposeString(o);
-}
-
-static void s_scan(wh_ubguard_t *g, s_scan_t *s)
-{
-    unsigned n = clang_getNumDiagnostics(g->tu);
-    for (unsigned i = 0; i < n; i++) {
-        CXDiagnostic d = clang_getDiagnostic(g->tu, i);
-        s_scan_one(g, d, s);
-        clang_disposeDiagnostic(d);
-    }
 }
 
 /* Parses the original and counts its guarded diagnostics. */
@@ -199,15 +69,15 @@ static void s_setup(wh_ubguard_t *g)
         g->err = wh_strdup_printf("%s: libclang could not parse the file for the UB guard "
                                   "(error %d)", g->file, (int)ec);
     } else {
-        s_scan_t s = {0};
-        s_scan(g, &s);
+        wh_ubscan_t s = {0};
+        wh_ubscan_run(g->tu, &s);
         g->orig = s.ids;
-        for (int i = 0; i < g->orig.n; i++)
-            g->norig += g->orig.count[i];
+        s.ids.n = 0; /* kept as the original's */
+        g->norig = wh_ubscan_ids_total(&g->orig);
         if (s.error)
             g->why = wh_strdup_printf("the original has a front-end error with these flags "
                                       "(%s:%s)", g->file, s.error);
-        free(s.error);
+        wh_ubscan_free(&s);
         g->enabled = g->why == NULL;
     }
     g->setup_us = s_now_us() - t0;
@@ -221,21 +91,25 @@ static void *s_setup_thread(void *arg)
 }
 
 /* A handle with copies of what the setup needs (the arguments without -w,
- * which would silence the guard, then s_extra); NULL when out of memory. */
+ * which would silence the guard, then wh_ubscan_args); NULL when out of
+ * memory. */
 static wh_ubguard_t *s_alloc(const wh_ubguard_opts_t *o, const char *text, size_t len)
 {
     wh_ubguard_t *g = calloc(1, sizeof *g);
     if (!g)
         return NULL;
     g->file = wh_abspath(o->file);
-    g->args = calloc((size_t)o->nargs + S_NEXTRA + 1, sizeof *g->args);
+    int nextra = 0;
+    while (wh_ubscan_args[nextra])
+        nextra++;
+    g->args = calloc((size_t)o->nargs + (size_t)nextra + 1, sizeof *g->args);
     g->text = malloc(len + 1);
     int bad = !g->file || !g->args || !g->text;
     for (int i = 0; !bad && i < o->nargs; i++)
         if (strcmp(o->args[i], "-w") != 0)
             bad = !(g->args[g->nargs++] = strdup(o->args[i]));
-    for (int i = 0; !bad && i < S_NEXTRA; i++)
-        bad = !(g->args[g->nargs++] = strdup(s_extra[i]));
+    for (int i = 0; !bad && wh_ubscan_args[i]; i++)
+        bad = !(g->args[g->nargs++] = strdup(wh_ubscan_args[i]));
     if (bad) {
         wh_ubguard_destroy(&g);
         return NULL;
@@ -296,7 +170,7 @@ void wh_ubguard_destroy(wh_ubguard_t **gp)
         clang_disposeTranslationUnit(g->tu);
     if (g->index)
         clang_disposeIndex(g->index);
-    s_ids_clear(&g->orig);
+    wh_ubscan_ids_clear(&g->orig);
     for (int i = 0; i < g->nargs; i++)
         free(g->args[i]);
     free(g->args);
@@ -346,15 +220,14 @@ int wh_ubguard_check(wh_ubguard_t *g, const char *text, size_t len, char **first
         g->why = wh_strdup_printf("libclang failed to re-parse a candidate (error %d)", rc);
         return WH_EPARSE;
     }
-    s_scan_t s = {.against = &g->orig};
-    s_scan(g, &s);
+    wh_ubscan_t s = {.against = &g->orig};
+    wh_ubscan_run(g->tu, &s);
     rc = s.first_new != NULL;
-    if (first)
+    if (first) {
         *first = s.first_new;
-    else
-        free(s.first_new);
-    free(s.error);
-    s_ids_clear(&s.ids);
+        s.first_new = NULL;
+    }
+    wh_ubscan_free(&s);
     g->checks++;
     g->us += s_now_us() - t0;
     return rc;

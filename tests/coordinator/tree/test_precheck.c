@@ -53,7 +53,7 @@ static char *s_remove(const char *s, const char *what)
 static wh_precheck_t *s_new(const char *file, const char *text, int clang_cc, const char **args,
                             int n)
 {
-    wh_precheck_opts_t o = {file, args, n, clang_cc};
+    wh_precheck_opts_t o = {file, args, n, clang_cc, 0};
     char *err = NULL;
     wh_precheck_t *p = wh_precheck_new(&o, text, strlen(text), &err);
     if (!p)
@@ -251,7 +251,7 @@ static void test_async_setup(void)
     char *f = s_write("test_box.c", s_orig);
     char *inc = wh_strdup_printf("-I%s", s_dir);
     const char *args[] = {inc};
-    wh_precheck_opts_t o = {f, args, 1, 0};
+    wh_precheck_opts_t o = {f, args, 1, 0, 0};
     wh_precheck_t *p = wh_precheck_start(&o, s_orig, strlen(s_orig));
     CHECK(p != NULL);
     for (int i = 0; i < 3000 && !wh_precheck_ready(p); i++)
@@ -294,7 +294,7 @@ static void test_pool_threads(void)
     char *f = s_write("test_box.c", s_orig);
     char *inc = wh_strdup_printf("-I%s", s_dir);
     const char *args[] = {inc};
-    wh_precheck_opts_t o = {f, args, 1, 0};
+    wh_precheck_opts_t o = {f, args, 1, 0, 0};
     wh_precheck_pool_t *pool = wh_precheck_pool_get();
     CHECK(pool != NULL);
     CHECK_EQ_INT(wh_precheck_pool_threads(pool), 2);

@@ -4,10 +4,12 @@
  * warning the original already has is not, moving code changes nothing,
  * the user's -Werror and -w do not hide or harden the guarded warnings, an
  * original with errors turns the guard off, and -fsanitize= options are
- * read in order.
+ * read in order; the precheck's parse (wh_precheck_check_ub) says what the
+ * guard says wherever it says anything.
  */
 #define _GNU_SOURCE
 #include "ubguard.h"
+#include "precheck.h"
 #include "wh_common.h"
 #include "wh_test.h"
 
@@ -185,6 +187,72 @@ static void test_sanitizers(void)
     CHECK(wh_ubguard_sanitizers(NULL, 0) == NULL);
 }
 
+/* The precheck's parse answers the guard (one parse per candidate): for
+ * every candidate it answers, its answer is the guard's own, and it
+ * answers every candidate without an error unless -w is given. */
+static void s_agree(const char **args, int n, int expect_answers)
+{
+    char *file = wh_path_join(s_dir, "t.c");
+    CHECK(wh_write_file(file, s_orig, strlen(s_orig)) == 0);
+    wh_ubguard_t *g = s_new(s_orig, args, n);
+    wh_precheck_opts_t o = {file, args, n, 1, 1};
+    char *err = NULL;
+    wh_precheck_t *p = wh_precheck_new(&o, s_orig, strlen(s_orig), &err);
+    CHECK(p != NULL && wh_precheck_enabled(p));
+    const char *cuts[] = {"", "expect = 0;", "return t;", "int t = 0;", "int v[2] = {1, 2};",
+                          "int total = total_of(v, 2);", "assert(total == expect);",
+                          "t += v[i];"};
+    int answered = 0, clean = 0;
+    for (size_t i = 0; p && i < sizeof cuts / sizeof *cuts; i++) {
+        char *c = cuts[i][0] ? s_remove(s_orig, cuts[i]) : strdup(s_orig);
+        char *first = NULL, *ub_first = NULL, *gfirst = NULL;
+        int ub = -2;
+        int rc = wh_precheck_check_ub(p, c, strlen(c), &first, &ub, &ub_first);
+        int grc = wh_ubguard_check(g, c, strlen(c), &gfirst);
+        CHECK(rc == 0 || rc == 1);
+        CHECK(ub >= -1 && ub <= 1);
+        clean += rc == 0;
+        if (ub >= 0) {
+            answered++;
+            if (ub != grc)
+                fprintf(stderr, "cut '%s': precheck's guard %d, the guard %d\n", cuts[i], ub, grc);
+            CHECK_EQ_INT(ub, grc);
+            CHECK_EQ_STR(ub_first ? ub_first : "", gfirst ? gfirst : "");
+        }
+        CHECK_EQ_INT(ub >= 0, expect_answers);
+        free(first);
+        free(ub_first);
+        free(gfirst);
+        free(c);
+    }
+    CHECK_EQ_INT(answered, expect_answers ? (int)(sizeof cuts / sizeof *cuts) : 0);
+    CHECK(clean > 0 && clean < (int)(sizeof cuts / sizeof *cuts)); /* some have errors */
+    /* Without the option, nothing is answered. */
+    o.ub_guard = 0;
+    wh_precheck_t *q = wh_precheck_new(&o, s_orig, strlen(s_orig), &err);
+    int ub = -2;
+    char *c = s_remove(s_orig, "expect = 0;");
+    CHECK(q && wh_precheck_check_ub(q, c, strlen(c), NULL, &ub, NULL) == 0);
+    CHECK_EQ_INT(ub, -1);
+    free(c);
+    wh_precheck_destroy(&q);
+    wh_precheck_destroy(&p);
+    wh_ubguard_destroy(&g);
+    free(err);
+    free(file);
+}
+
+static void test_precheck_parse_agrees(void)
+{
+    s_agree(NULL, 0, 1);
+    const char *werror[] = {"-Werror", "-Wall", "-std=c11", "-Wno-uninitialized"};
+    s_agree(werror, 4, 1);
+    const char *rt[] = {"-Werror=return-type", "-Wall"};
+    s_agree(rt, 2, 1);
+    const char *quiet[] = {"-w"};
+    s_agree(quiet, 1, 0);
+}
+
 int main(void)
 {
     if (!mkdtemp(s_dir)) {
@@ -197,6 +265,7 @@ int main(void)
     RUN_TEST(test_original_with_errors_disables);
     RUN_TEST(test_async_setup);
     RUN_TEST(test_sanitizers);
+    RUN_TEST(test_precheck_parse_agrees);
     wh_rm_rf(s_dir);
     TEST_MAIN_END();
 }

@@ -1,3 +1,3 @@
 # The UB guard: coordinator/tree/ubguard.c, and its e2e on tests/fixtures/ub_expect.
-wh_add_test(test_ubguard SOURCES test_ubguard.c LIBS wh_ubguard)
+wh_add_test(test_ubguard SOURCES test_ubguard.c LIBS wh_ubguard wh_precheck)
 wh_add_e2e(ub_guard)

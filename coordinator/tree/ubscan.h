@@ -1,0 +1,54 @@
+/*
+ * ubscan — the UB guard's reading of one parse (ubguard.h): the guarded
+ * diagnostics of a translation unit counted by identity (warning option,
+ * the function it is in, message; no location), against the original's
+ * counts. Shared by ubguard.c (a parse of its own) and precheck.c (the
+ * precheck's parse answers the guard too, so a candidate is parsed once on
+ * a precheck thread and never on the poll thread). Internal to tree/: it
+ * speaks libclang's types.
+ */
+#ifndef WH_UBSCAN_H
+#define WH_UBSCAN_H
+
+#include <clang-c/Index.h>
+
+/* Guarded diagnostics counted on one text; more are not told apart. */
+#define WH_UBSCAN_MAX_IDS 256
+
+/* The warnings a removed initialisation or return raises (NULL-ended). */
+extern const char *const wh_ubscan_warnings[];
+/* The arguments a guarded parse appends to the user's (NULL-ended): no
+ * limit on errors (clang stops at 20 by default, and which 20 would depend
+ * on -Werror), the warnings, and -Wno-error=<each> (they stay warnings
+ * whatever -Werror the user gives, and never count as the precheck's
+ * errors). Both guarded parses use exactly these, so they see the same
+ * guarded diagnostics. */
+extern const char *const wh_ubscan_args[];
+
+typedef struct {
+    char *id[WH_UBSCAN_MAX_IDS]; /* "option|function|message" */
+    int count[WH_UBSCAN_MAX_IDS];
+    int n;
+} wh_ubscan_ids_t;
+
+void wh_ubscan_ids_clear(wh_ubscan_ids_t *s);
+/* The total count of guarded diagnostics in s. */
+int wh_ubscan_ids_total(const wh_ubscan_ids_t *s);
+
+/* One scan of a TU's diagnostics. Set `against` (the original's counts)
+ * to find the first new one; the rest is filled in. */
+typedef struct {
+    wh_ubscan_ids_t ids;
+    char *error;                     /* the first hard error, "line:col: message" */
+    int hard;                        /* hard errors: of error severity without a warning
+                                      * option (a warning made an error by -Werror is
+                                      * not one: it stops no analysis), or fatal */
+    const wh_ubscan_ids_t *against;  /* the original: a diagnostic beyond its count is new */
+    char *first_new;                 /* "line:col: message [-Wopt]" */
+} wh_ubscan_t;
+
+void wh_ubscan_run(CXTranslationUnit tu, wh_ubscan_t *s);
+/* Frees what a scan holds (not `against`). */
+void wh_ubscan_free(wh_ubscan_t *s);
+
+#endif
