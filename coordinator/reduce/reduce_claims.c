@@ -58,6 +58,19 @@ static const struct red_seen *s_seen(const wh_reduction_t *r, const char *key)
     return NULL;
 }
 
+/* Forgets the checks (not the notes of what was seen). */
+static void s_checks_free(wh_reduction_t *r)
+{
+    for (int i = 0; i < r->nchecks; i++) {
+        free(r->checks[i].judge);
+        free(r->checks[i].worker);
+    }
+    free(r->checks);
+    r->checks = NULL;
+    r->nchecks = r->checks_left = 0;
+    r->claims_queued = 0;
+}
+
 void red_claims_free(wh_reduction_t *r)
 {
     for (int i = 0; i < r->nseen; i++)
@@ -65,11 +78,7 @@ void red_claims_free(wh_reduction_t *r)
     free(r->seen);
     r->seen = NULL;
     r->nseen = r->capseen = 0;
-    for (int i = 0; i < r->nchecks; i++)
-        free(r->checks[i].judge);
-    free(r->checks);
-    r->checks = NULL;
-    r->nchecks = r->checks_left = 0;
+    s_checks_free(r);
 }
 
 /* removed plus unit u and its descendants, into out (n bytes). */
@@ -128,11 +137,15 @@ static int s_add_check(wh_reduction_t *r, int u, const uint8_t *conf)
     return rc;
 }
 
-/* 1 when the claims check starts (its answers come to red_on_claim), 0
- * when there is nothing to check (the caller goes on), -1 when the job
- * failed. */
-int red_start_claims(wh_reduction_t *r)
+/* Why beside the verify run and not after it: the checks are builds of
+ * their own, and waiting for the verify run first cost every run one more
+ * build latency on its critical path. Their answers wait for the verify
+ * run: a node that lies Preserved would otherwise "refute" claims before
+ * the verify run finds it out, and a refuted answer makes them moot. */
+int red_queue_claims(wh_reduction_t *r)
 {
+    if (r->claims_queued)
+        return 0;
     if (r->seen_lost) {
         red_fail(r, 4, wh_strdup_printf("cannot check the negative verdicts: %s",
                                         wh_strerror(WH_ENOMEM)));
@@ -145,10 +158,8 @@ int red_start_claims(wh_reduction_t *r)
         return -1;
     }
     int rc = 0;
-    for (int i = 0; i < r->nchecks; i++)
-        free(r->checks[i].judge);
-    r->nchecks = r->checks_left = 0;
-    r->state = RED_CLAIMS;
+    s_checks_free(r);
+    r->claims_queued = 1;
     for (int u = 0; u < r->tree->n && rc == 0; u++) {
         if (removed[u])
             continue;
@@ -160,14 +171,33 @@ int red_start_claims(wh_reduction_t *r)
         red_fail(r, 4, wh_strdup_printf("cannot queue the claims check: %s", wh_strerror(rc)));
         return -1;
     }
-    if (!r->checks_left)
-        return 0;
-    wh_record_log(r->rec, "claims: judging again afresh the %d removal%s of a kept unit "
-                  "that a node judged not Preserved", r->checks_left,
-                  r->checks_left == 1 ? "" : "s");
-    red_out(r, "Checking the claims: %d removal%s of a kept statement judged again afresh\n",
-            r->checks_left, r->checks_left == 1 ? "" : "s");
-    return 1;
+    if (r->checks_left)
+        wh_record_log(r->rec, "claims: judging again afresh the %d removal%s of a kept unit "
+                      "that a node judged not Preserved, beside the verify run",
+                      r->checks_left, r->checks_left == 1 ? "" : "s");
+    return 0;
+}
+
+void red_drop_claims(wh_reduction_t *r)
+{
+    int out = 0;
+    for (int i = 0; i < r->nchecks; i++)
+        if (!r->checks[i].done) {
+            wh_pool_cancel(r->pool, r->pool_id, r->checks[i].id);
+            out++;
+        }
+    if (r->nchecks)
+        wh_record_log(r->rec, "claims: the answer was not verified; its %d check%s dropped "
+                      "(%d still out, cancelled)", r->nchecks, r->nchecks == 1 ? "" : "s", out);
+    s_checks_free(r);
+}
+
+int red_is_claim(const wh_reduction_t *r, uint64_t id)
+{
+    for (int i = 0; i < r->nchecks; i++)
+        if (r->checks[i].id == id)
+            return 1;
+    return 0;
 }
 
 /* A check refuted its verdict: the verdict, and its judge's others, go. */
@@ -197,7 +227,41 @@ static void s_claims_done(wh_reduction_t *r)
             "dropped, continuing from the reduced test\n", r->claims_refuted_now,
             r->claims_refuted_now == 1 ? "" : "s", r->claims_refuted_now == 1 ? "is" : "are");
     r->claims_refuted_now = 0;
+    s_checks_free(r); /* acted on: nothing is left to drop */
     red_resume_walk(r, wh_trail_steps(r->trail) - 1);
+}
+
+/* Acts on check k's answer (the answer is verified). */
+static void s_settle(wh_reduction_t *r, struct red_check *k)
+{
+    k->settled = 1;
+    r->claims_checked++;
+    const char *worker = k->worker ? k->worker : "-";
+    if (k->verdict == WH_V_PRESERVED) {
+        r->claims_refuted_now++;
+        s_refuted(r, k, worker);
+    } else {
+        wh_record_log(r->rec, "claims: removing unit %d is %s afresh on %s (judged by %s)",
+                      k->unit, wh_verdict_name((wh_verdict_t)k->verdict), worker,
+                      k->judge ? k->judge : "the cache");
+    }
+}
+
+void red_start_claims(wh_reduction_t *r)
+{
+    r->state = RED_CLAIMS;
+    if (!r->claims_queued || !r->nchecks) {
+        s_checks_free(r);
+        red_after_claims(r);
+        return;
+    }
+    red_out(r, "Checking the claims: %d removal%s of a kept statement judged again afresh\n",
+            r->nchecks, r->nchecks == 1 ? "" : "s");
+    for (int i = 0; i < r->nchecks; i++)
+        if (r->checks[i].done && !r->checks[i].settled)
+            s_settle(r, &r->checks[i]);
+    if (!r->checks_left)
+        s_claims_done(r);
 }
 
 /* 1 when id is a check of this run's claims (its answer taken). */
@@ -233,15 +297,11 @@ int red_on_claim(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *
     }
     k->done = 1;
     r->checks_left--;
-    r->claims_checked++;
-    if (m->verdict == WH_V_PRESERVED) {
-        r->claims_refuted_now++;
-        s_refuted(r, k, worker);
-    } else {
-        wh_record_log(r->rec, "claims: removing unit %d is %s afresh on %s (judged by %s)",
-                      k->unit, wh_verdict_name((wh_verdict_t)m->verdict), worker,
-                      k->judge ? k->judge : "the cache");
-    }
+    k->verdict = (int)m->verdict;
+    k->worker = worker ? strdup(worker) : NULL;
+    if (r->state != RED_CLAIMS)
+        return 1; /* held until the verify run has verified the answer */
+    s_settle(r, k);
     if (!r->checks_left)
         s_claims_done(r);
     return 1;

@@ -127,8 +127,12 @@ struct wh_reduction {
         char *judge;        /* the slot whose verdict is checked; NULL: the cache's */
         uint64_t id;
         int unit, tries, done;
+        int verdict;        /* the answer, held until the verify run has verified */
+        char *worker;       /* the slot that gave it */
+        int settled;        /* acted on (s_settle in reduce_claims.c) */
     } *checks;
     int nchecks, checks_left;
+    int claims_queued;      /* the checks of the answer being verified are out */
     int claims_checked, claims_refuted, claims_refuted_now;
     char *verified_by;      /* the slot whose run verified the reduced test */
     char *told;             /* lines of the verify and the claims check for a remote
@@ -345,10 +349,18 @@ void red_tell(wh_reduction_t *r, const char *fmt, ...) __attribute__((format(pri
 /* Notes a walk step's negative verdict of key, judged by slot judge (NULL:
  * from the cache). */
 void red_claim_note(wh_reduction_t *r, const char *key, const char *judge);
-/* After the reduced test was verified: 1 when the checks of the answer's
- * one-unit removals were queued, 0 when none is to be checked, -1 when the
- * job failed. */
-int red_start_claims(wh_reduction_t *r);
+/* Beside the verify run of the answer: queues the checks of its one-unit
+ * removals (their answers are held until it is verified). 0, or -1 when
+ * the job failed. */
+int red_queue_claims(wh_reduction_t *r);
+/* The answer was verified: acts on the answers held and goes on when every
+ * check has answered (the fault check, or the walk resumed). */
+void red_start_claims(wh_reduction_t *r);
+/* The answer was refuted: the checks still out are cancelled and every
+ * answer of this check is forgotten. */
+void red_drop_claims(wh_reduction_t *r);
+/* 1 when id is a check of the claims out now. */
+int red_is_claim(const wh_reduction_t *r, uint64_t id);
 /* 1 when id was a claims check (its answer taken). */
 int red_on_claim(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *worker);
 void red_claims_free(wh_reduction_t *r);

@@ -394,7 +394,7 @@ static void s_note_judged(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, con
         .kind = id == r->baseline_id                          ? "original"
               : id == r->refcheck_id || id == r->refprobe_id ? "reference"
               : id == r->verify_id   ? "verify"
-              : r->state == RED_CLAIMS ? "claim"  : ahead               ? "ahead"
+              : red_is_claim(r, id)  ? "claim"  : ahead               ? "ahead"
                                                                         : "candidate",
         .verdict = m->code ? "InfraError"
                    : m->verdict >= 1 && m->verdict < WH_V_COUNT
@@ -432,10 +432,10 @@ void red_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *worke
         red_on_verify(r, m, worker);
         return;
     }
-    if (r->state == RED_CLAIMS) {
-        red_on_claim(r, id, m, worker);
+    if ((r->state == RED_VERIFY || r->state == RED_CLAIMS) && red_on_claim(r, id, m, worker))
+        return; /* a check of the claims, beside the verify run or after it */
+    if (r->state == RED_CLAIMS)
         return;
-    }
     if (r->state != RED_ROUNDS || !r->c)
         return;
     if (s_on_speculation(r, id, m, worker)) {

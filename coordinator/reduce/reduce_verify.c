@@ -49,6 +49,9 @@ void red_start_verify(wh_reduction_t *r, int step)
     /* The original, said not to fail the same way by refuter0: asked of
      * another node than that one. */
     const char *judge = step == 0 && r->refuter0 ? r->refuter0 : wh_trail_judge(r->trail, step);
+    int last = step == wh_trail_steps(r->trail) - 1;
+    if (!last) /* the answer was refuted: its claims are moot */
+        red_drop_claims(r);
     r->verify_step = step;
     r->verify_id = ++r->next_eval;
     r->state = RED_VERIFY;
@@ -59,6 +62,8 @@ void red_start_verify(wh_reduction_t *r, int step)
         red_fail(r, 4, wh_strdup_printf("cannot queue the verify run: %s", wh_strerror(rc)));
         return;
     }
+    if (last && red_queue_claims(r) < 0)
+        return;
     int cand = wh_trail_cand(r->trail, step);
     char what[64];
     if (cand)
@@ -92,8 +97,7 @@ static void s_verified(wh_reduction_t *r, const char *worker, const wh_msg_t *m)
             red_tell(r, "Note: node %s judged every candidate built in this run and verified the "
                     "answer too: no second opinion (join another node for one)\n", vnode);
     }
-    if (red_start_claims(r) == 0)
-        red_after_claims(r);
+    red_start_claims(r);
 }
 
 void red_after_claims(wh_reduction_t *r)
@@ -149,6 +153,7 @@ static void s_resume_from(wh_reduction_t *r, int good)
 
 void red_resume_walk(wh_reduction_t *r, int good)
 {
+    red_drop_claims(r);
     if (++r->restarts > S_MAX_RESTARTS) {
         red_fail(r, 3, wh_strdup_printf("the reduced test of %s could not be verified: wrong "
                                         "verdicts were found %d times", r->job.test,
