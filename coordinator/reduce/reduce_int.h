@@ -46,6 +46,7 @@ typedef struct {
     int ub;             /* RED_PRE_*: what the UB guard said (FAIL: v is WH_V_UB_GUARD) */
     char *ub_msg;       /* its first new diagnostic */
     int dispatched;     /* a slot took it (the pool rendered it) */
+    int withdrawn;      /* after a surprise already seen: never to be built */
     uint64_t exact, delta; /* its memo keys (chain.h) */
 } red_cand_t;
 
@@ -187,6 +188,7 @@ struct wh_reduction {
     } *ubm;
     size_t ubm_cap, ubm_n;
     int ub_learned;         /* answers the precheck's parse gave (red_ubguard_learn) */
+    int withdrawn;          /* chain steps withdrawn after a surprise (reduce_rounds.c) */
     int ubm_hits;           /* answers taken from it */
     uint64_t ub_refused;    /* the candidate the guard just kept from a slot */
     /* counters */

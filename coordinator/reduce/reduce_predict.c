@@ -278,7 +278,7 @@ static void s_release(wh_reduction_t *r)
         red_cand_t *c = &r->c[i];
         if (c->checking)
             return;
-        if (c->ready && !c->submitted && c->v == WH_V_NONE)
+        if (c->ready && !c->submitted && !c->withdrawn && c->v == WH_V_NONE)
             s_queue(r, c, i, NULL, 0);
         c->ready = 0;
     }

@@ -684,6 +684,36 @@ static int s_next_round(wh_reduction_t *r)
     return 1;
 }
 
+/* Steps after a surprise already seen can never count (wh_chain_decide),
+ * whatever the steps before it still say. The ones no slot has taken yet
+ * are withdrawn: while the steps before the surprise finish, the slots
+ * they free are left for the next chain instead of starting builds that
+ * cannot count and would hold those slots for a whole build after the
+ * chain is decided. Steps already running go on (their verdicts shape
+ * the next chains' expectations). */
+static void s_withdraw_doomed(wh_reduction_t *r, const wh_verdict_t *v)
+{
+    int k = -1;
+    for (int i = 0; i < r->nc && k < 0; i++) {
+        const wh_step_t *st = wh_chain_step(r->chain, i);
+        if (v[i] != WH_V_NONE && v[i] != WH_V_INFRA_ERROR &&
+            (v[i] == WH_V_PRESERVED) != (st->expect != 0))
+            k = i;
+    }
+    for (int i = k + 1; k >= 0 && i < r->nc; i++) {
+        red_cand_t *c = &r->c[i];
+        if (c->rep != i || c->v != WH_V_NONE || c->dispatched || c->withdrawn)
+            continue;
+        if (c->checking)
+            red_precheck_cancel(r, c->eval_id);
+        if (c->submitted)
+            wh_pool_cancel(r->pool, r->pool_id, c->eval_id);
+        c->checking = c->ready = c->submitted = 0;
+        c->withdrawn = 1;
+        r->withdrawn++;
+    }
+}
+
 /* Runs the walk as far as the verdicts at hand allow. */
 void red_advance(wh_reduction_t *r)
 {
@@ -698,6 +728,7 @@ void red_advance(wh_reduction_t *r)
         }
         for (int i = 0; i < r->nc; i++)
             v[i] = r->c[r->c[i].rep].v;
+        s_withdraw_doomed(r, v);
         wh_chain_plan_t pl;
         int ready = wh_chain_decide(r->chain, v, &pl);
         free(v);
