@@ -297,7 +297,7 @@ const char *wh_tree_kind_name(wh_stmt_kind_t k)
         [WH_STMT_IF] = "if",       [WH_STMT_FOR] = "for",     [WH_STMT_WHILE] = "while",
         [WH_STMT_DO] = "do",       [WH_STMT_SWITCH] = "switch", [WH_STMT_BLOCK] = "block",
         [WH_STMT_TRY] = "try",     [WH_STMT_RANGE_FOR] = "range_for",
-        [WH_STMT_LAMBDA] = "lambda", [WH_STMT_OTHER] = "other",
+        [WH_STMT_LAMBDA] = "lambda", [WH_STMT_CLASS] = "class", [WH_STMT_OTHER] = "other",
     };
     if ((unsigned)k >= sizeof names / sizeof names[0] || !names[k])
         return "other";

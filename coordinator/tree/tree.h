@@ -8,9 +8,11 @@
  * range (never descend into a macro body). Braceless bodies (`if (x) return;`)
  * are not units of their own. An expression statement's range includes its
  * terminating `;`. Tree statements: if/else, for, while, do, switch, nested
- * blocks; in C++ also try/catch, range-for, and expression statements holding
- * a lambda with a block body. Their child units are the units in the blocks
- * they own (then-block, else-block, catch blocks, lambda bodies, ...).
+ * blocks; in C++ also try/catch, range-for, statements holding a lambda with
+ * a block body, and declarations of a local class or struct whose member
+ * functions have brace bodies spelled in the file. Their child units are the
+ * units in the blocks they own (then-block, else-block, catch blocks, lambda
+ * bodies, member function bodies, ...).
  *
  * Test functions are found by name, including framework macros that define
  * them: plain/cmocka functions `void name(void **state)`, Check
@@ -39,6 +41,7 @@ typedef enum {
     WH_STMT_TRY,
     WH_STMT_RANGE_FOR,
     WH_STMT_LAMBDA,    /* statement holding a lambda with a block body */
+    WH_STMT_CLASS,     /* declaration of a local class with member function bodies */
     WH_STMT_OTHER,
 } wh_stmt_kind_t;
 
@@ -159,7 +162,7 @@ char *wh_tree_unit_head(const wh_tree_t *t, int i, size_t max);
 #define WH_TREE_HEAD_MAX 67 /* as in the thesis's Figure 3.1 */
 
 /* "expr", "decl", "macro", "if", "for", "while", "do", "switch", "block",
- * "try", "range_for", "lambda", "other" (static string). */
+ * "try", "range_for", "lambda", "class", "other" (static string). */
 const char *wh_tree_kind_name(wh_stmt_kind_t k);
 
 /* Prints the hierarchy as in the thesis's Figure 3.1:
