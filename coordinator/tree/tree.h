@@ -122,7 +122,9 @@ enum { WH_TREE_ALLOW_ERRORS = 1, WH_TREE_ALLOW_MISSING_HEADERS = 2 };
  * Thread-safe: each call creates its own CXIndex. On error returns
  * a negative WH_E* code and sets *err to a malloc'ed one-line message that
  * names the problem and the input (for an unknown test: lists the test names
- * the file defines). */
+ * the file defines; when the parse had an error that is not allowed, anywhere
+ * in the file, since the test's macro may hide behind it, it fails with
+ * WH_EPARSE and names that error too). */
 int wh_tree_load(const char *file, const char *test, const wh_tree_opts_t *opts,
                  wh_tree_t **out, char **err);
 

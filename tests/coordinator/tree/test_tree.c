@@ -674,6 +674,30 @@ static void test_errors(void)
     wh_tree_destroy(&t);
     free(err);
     err = NULL;
+    /* A test that is not found in a file with a missing header may hide
+     * behind it (a test macro from that header): the header is named, and
+     * the tests the file does define are listed. Allowed, the error is
+     * still said after the list. */
+    CHECK_EQ_INT(wh_tree_load(path, "test_nope", NULL, &t, &err), WH_EPARSE);
+    want = wh_strdup_printf("test 'test_nope' not found in %s (it defines: test_x), which does "
+                            "not parse: %s:1:10: error: 'no_such_header_whittle.h' file not found; "
+                            "what depends on it would be missing from the statement tree: give -p "
+                            "BUILD_DIR (a compile_commands.json), -- -I... flags, or "
+                            "--allow-parse-errors", path, path);
+    CHECK_EQ_STR(err, want);
+    free(want);
+    free(err);
+    err = NULL;
+    wh_tree_opts_t headers = {.allow_errors = WH_TREE_ALLOW_MISSING_HEADERS};
+    CHECK_EQ_INT(wh_tree_load(path, "test_nope", &headers, &t, &err), WH_ENOTFOUND);
+    want = wh_strdup_printf("test 'test_nope' not found in %s; it defines: test_x (the parse had "
+                            "errors, the first: %s:1:10: error: 'no_such_header_whittle.h' file "
+                            "not found)", path, path);
+    CHECK_EQ_STR(err, want);
+    free(want);
+    free(err);
+    err = NULL;
+    CHECK(t == NULL);
     free(path);
 
     /* An error inside the test function is refused and named with the
