@@ -18,7 +18,7 @@
  * them: plain/cmocka functions `void name(void **state)`, Check
  * `START_TEST(name)`, GoogleTest `TEST(Suite, Name)` / `TEST_F` / `TEST_P`
  * (accepted as "Suite.Name" or "Name"), CUnit/Unity plain functions,
- * Criterion `Test(suite, name)`.
+ * Criterion `Test(suite, name)`, utest.h `UTEST(set, name)` ("set.name").
  */
 #ifndef WH_TREE_H
 #define WH_TREE_H
@@ -133,7 +133,8 @@ int wh_tree_load(const char *file, const char *test, const wh_tree_opts_t *opts,
  * body braces are spelled in the file and
  *   - it is defined by TEST/TEST_F/TEST_P/GTEST_TEST/TYPED_TEST/TYPED_TEST_P
  *     ("Suite.Name"), Check's START_TEST ("name"), Criterion's Test
- *     ("suite::name") or ParameterizedTest/Theory ("suite::name"), or
+ *     ("suite::name") or ParameterizedTest/Theory ("suite::name"), utest.h's
+ *     UTEST/UTEST_F/UTEST_I ("set.name", the function utest_run_set_name), or
  *   - its name starts with "test" (any case), or
  *   - it is registered in the file with cmocka_unit_test*(fn, ...),
  *     Unity's RUN_TEST(fn), CUnit's CU_add_test(s, "n", fn) / CU_ADD_TEST(s, fn).

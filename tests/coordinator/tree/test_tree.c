@@ -529,6 +529,58 @@ static void test_local_class(void)
     free(path);
 }
 
+/* utest.h (json.h's tests): UTEST(set, name) is listed as "set.name" and
+ * found by that name, by the function it defines (utest_run_set_name), and
+ * by "name" alone when unique. The harness is the fixture's own
+ * utest-shaped header (tests/fixtures/utest_mini). */
+static void test_utest(void)
+{
+    const char *root = getenv("WH_SOURCE_DIR");
+    char *file = wh_strdup_printf("%s/tests/fixtures/utest_mini/tests/test_parity.c",
+                                  root ? root : ".");
+    char *inc = wh_strdup_printf("-I%s/tests/fixtures/utest_mini/src", root ? root : ".");
+    const char *args[] = {inc};
+    wh_tree_opts_t o = {.args = args, .nargs = 1};
+    char **names = NULL, *err = NULL;
+    int n = 0;
+    CHECK_EQ_INT(wh_tree_list(file, &o, &names, &n, &err), 0);
+    CHECK_EQ_INT(n, 2);
+    if (n == 2) {
+        CHECK_EQ_STR(names[0], "parity.small");
+        CHECK_EQ_STR(names[1], "parity.top_bit");
+    }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    free(err);
+    err = NULL;
+    const char *spellings[] = {"parity.top_bit", "utest_run_parity_top_bit", "top_bit",
+                               "parity::top_bit"};
+    for (int i = 0; i < 4; i++) {
+        wh_tree_t *t = NULL;
+        int rc = wh_tree_load(file, spellings[i], &o, &t, &err);
+        if (rc)
+            fprintf(stderr, "%s: %s\n", spellings[i], err ? err : "?");
+        CHECK_EQ_INT(rc, 0);
+        if (t) {
+            s_check_invariants(t);
+            CHECK_EQ_STR(t->test, "parity.top_bit");
+            static const s_exp_t exp[] = {
+                {0, 0, WH_STMT_DECL, "unsigned low = 5;"},
+                {0, 0, WH_STMT_DECL, "unsigned top = 0x80000000u;"},
+                {0, 0, WH_STMT_MACRO, "EXPECT_EQ(parity(low), 0);"},
+                {0, 0, WH_STMT_MACRO, "EXPECT_EQ(parity(top), 1);"},
+            };
+            s_check_units(t, exp, 4);
+        }
+        wh_tree_destroy(&t);
+        free(err);
+        err = NULL;
+    }
+    free(inc);
+    free(file);
+}
+
 static void test_criterion(void)
 {
     const char *names[] = {"suite_a::first", "first", "suite_a.first"};
@@ -867,6 +919,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_check);
     RUN_TEST(test_gtest);
     RUN_TEST(test_local_class);
+    RUN_TEST(test_utest);
     RUN_TEST(test_criterion);
     RUN_TEST(test_list);
     RUN_TEST(test_macro_loop);
