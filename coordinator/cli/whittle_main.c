@@ -85,6 +85,56 @@ static const char *s_frameworks_line(void)
 static int s_inspect_run(const char *file, const char *test, int list, int json,
                          const wh_tree_opts_t *op, char **errp);
 
+/* 1 when dir holds one of the names (file or folder). */
+static int s_holds(const char *dir, const char *const *names)
+{
+    int found = 0;
+    for (int k = 0; names[k] && !found; k++) {
+        char *m = wh_path_join(dir, names[k]);
+        found = m && (wh_is_file(m) || wh_is_dir(m));
+        free(m);
+    }
+    return found;
+}
+
+/* The project root of a test file inspected without flags, whose header
+ * folders the include guess searches (malloc'ed; NULL: none): the top of
+ * the git work tree holding the file (the nearest folder above it with a
+ * `.git` folder or file, so a submodule is its own project), else the
+ * outermost of the folders in a row above it that hold a build file or
+ * compile_commands.json, starting at the nearest such folder (at most 5
+ * levels up). Never / or $HOME (whose .git is a dotfiles repository). Not
+ * the nearest build file: projects keep one in their tests/ folder too
+ * (aws-c-common's tests/, json.h's test/), and the headers the tests
+ * include live above it (include/aws/common/...). The row ends at the
+ * first folder without one, so a stray Makefile in /tmp or above the
+ * project is not the root. */
+static char *s_inspect_root(const char *file)
+{
+    static const char *const git[] = {".git", NULL};
+    static const char *const builds[] = {"CMakeLists.txt", "compile_commands.json", "Makefile",
+                                         "meson.build", "configure", NULL};
+    const char *home = getenv("HOME");
+    char *dir = wh_abspath(file), *outer = NULL;
+    int up = 0, row = 1;
+    for (char *slash; dir && (slash = strrchr(dir, '/')) && slash != dir; up++) {
+        *slash = '\0';
+        int is_home = home && strcmp(dir, home) == 0; /* a dotfiles repository is no project */
+        if (!is_home && s_holds(dir, git)) {
+            free(outer);
+            return dir;
+        }
+        if (row && !is_home && s_holds(dir, builds) && (outer || up < 5)) {
+            free(outer);
+            outer = strdup(dir);
+        } else if (outer) {
+            row = 0; /* the row of build folders ended; a git top may still come */
+        }
+    }
+    free(dir);
+    return outer;
+}
+
 static int s_inspect(int argc, char **argv)
 {
     const char *file = NULL, *test = NULL, *compdb = NULL;
@@ -112,33 +162,16 @@ static int s_inspect(int argc, char **argv)
         return s_die(2, "inspect needs a test file");
     if (!list && !test)
         return s_die(2, "inspect needs --test NAME or --list");
-    /* Without flags, find the project root above the file (a folder with
-     * a build file or .git) and let libclang see its header folders. */
+    /* Without flags, let libclang see the project's header folders, guessed
+     * under its root (s_inspect_root). */
     wh_job_t guess;
     wh_job_init(&guess);
     if (!compdb && !nextra) {
-        char *dir = wh_abspath(file);
-        for (int up = 0; dir && up < 5; up++) {
-            char *slash = strrchr(dir, '/');
-            if (!slash || slash == dir)
-                break;
-            *slash = '\0';
-            static const char *const marks[] = {".git", "CMakeLists.txt", "Makefile", "meson.build",
-                                                "configure", NULL};
-            int found = 0;
-            for (int k = 0; marks[k] && !found; k++) {
-                char *m = wh_path_join(dir, marks[k]);
-                found = m && (wh_is_file(m) || wh_is_dir(m));
-                free(m);
-            }
-            if (found) {
-                guess.project = strdup(dir);
-                guess.file = wh_abspath(file);
-                wh_job_guess_includes(&guess);
-                break;
-            }
+        guess.project = s_inspect_root(file);
+        if (guess.project) {
+            guess.file = wh_abspath(file);
+            wh_job_guess_includes(&guess);
         }
-        free(dir);
         extra = (const char **)guess.args;
         nextra = guess.nargs;
     }

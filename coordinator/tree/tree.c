@@ -119,12 +119,31 @@ int wh_tree_load(const char *file, const char *test, const wh_tree_opts_t *opts,
         }
     }
     if (found < 0) {
+        /* A test macro from a header that is not found (or behind any other
+         * error) defines nothing: name that error, not "(no tests)". */
+        const tr_diag_t *hide = tr_hiding_diag(p.diags, p.ndiags, 0, 0);
+        int allow = opts ? opts->allow_errors : 0;
+        int refuse = hide && !(allow == WH_TREE_ALLOW_ERRORS ||
+                               (allow == WH_TREE_ALLOW_MISSING_HEADERS && hide->missing));
         char *names = s_listed_names(&p.fns);
-        *err = wh_strdup_printf("test '%s' not found in %s; it defines: %s", test, file, names);
+        char *why = refuse ? tr_refusal(hide, NULL) : NULL;
+        int listed = 0;
+        for (int i = 0; i < p.fns.n; i++)
+            listed += p.fns.v[i].listed;
+        if (names && refuse && why)
+            *err = wh_strdup_printf("test '%s' not found in %s%s%s%s, which does not parse: %s",
+                                    test, file, listed ? " (it defines: " : "",
+                                    listed ? names : "", listed ? ")" : "", why);
+        else if (names && !refuse)
+            *err = wh_strdup_printf("test '%s' not found in %s; it defines: %s%s%s%s", test, file,
+                                    names, hide ? " (the parse had errors, the first: " : "",
+                                    hide ? hide->msg : "", hide ? ")" : "");
         free(names);
+        free(why);
+        rc = refuse ? WH_EPARSE : WH_ENOTFOUND;
         tr_parsed_free(&p);
         free(dummy);
-        return WH_ENOTFOUND;
+        return *err ? rc : WH_ENOMEM;
     }
 
     wh_tree_t *t = calloc(1, sizeof *t);
@@ -297,7 +316,7 @@ const char *wh_tree_kind_name(wh_stmt_kind_t k)
         [WH_STMT_IF] = "if",       [WH_STMT_FOR] = "for",     [WH_STMT_WHILE] = "while",
         [WH_STMT_DO] = "do",       [WH_STMT_SWITCH] = "switch", [WH_STMT_BLOCK] = "block",
         [WH_STMT_TRY] = "try",     [WH_STMT_RANGE_FOR] = "range_for",
-        [WH_STMT_LAMBDA] = "lambda", [WH_STMT_OTHER] = "other",
+        [WH_STMT_LAMBDA] = "lambda", [WH_STMT_CLASS] = "class", [WH_STMT_OTHER] = "other",
     };
     if ((unsigned)k >= sizeof names / sizeof names[0] || !names[k])
         return "other";

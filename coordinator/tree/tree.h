@@ -8,15 +8,17 @@
  * range (never descend into a macro body). Braceless bodies (`if (x) return;`)
  * are not units of their own. An expression statement's range includes its
  * terminating `;`. Tree statements: if/else, for, while, do, switch, nested
- * blocks; in C++ also try/catch, range-for, and expression statements holding
- * a lambda with a block body. Their child units are the units in the blocks
- * they own (then-block, else-block, catch blocks, lambda bodies, ...).
+ * blocks; in C++ also try/catch, range-for, statements holding a lambda with
+ * a block body, and declarations of a local class or struct whose member
+ * functions have brace bodies spelled in the file. Their child units are the
+ * units in the blocks they own (then-block, else-block, catch blocks, lambda
+ * bodies, member function bodies, ...).
  *
  * Test functions are found by name, including framework macros that define
  * them: plain/cmocka functions `void name(void **state)`, Check
  * `START_TEST(name)`, GoogleTest `TEST(Suite, Name)` / `TEST_F` / `TEST_P`
  * (accepted as "Suite.Name" or "Name"), CUnit/Unity plain functions,
- * Criterion `Test(suite, name)`.
+ * Criterion `Test(suite, name)`, utest.h `UTEST(set, name)` ("set.name").
  */
 #ifndef WH_TREE_H
 #define WH_TREE_H
@@ -39,6 +41,7 @@ typedef enum {
     WH_STMT_TRY,
     WH_STMT_RANGE_FOR,
     WH_STMT_LAMBDA,    /* statement holding a lambda with a block body */
+    WH_STMT_CLASS,     /* declaration of a local class with member function bodies */
     WH_STMT_OTHER,
 } wh_stmt_kind_t;
 
@@ -119,7 +122,9 @@ enum { WH_TREE_ALLOW_ERRORS = 1, WH_TREE_ALLOW_MISSING_HEADERS = 2 };
  * Thread-safe: each call creates its own CXIndex. On error returns
  * a negative WH_E* code and sets *err to a malloc'ed one-line message that
  * names the problem and the input (for an unknown test: lists the test names
- * the file defines). */
+ * the file defines; when the parse had an error that is not allowed, anywhere
+ * in the file, since the test's macro may hide behind it, it fails with
+ * WH_EPARSE and names that error too). */
 int wh_tree_load(const char *file, const char *test, const wh_tree_opts_t *opts,
                  wh_tree_t **out, char **err);
 
@@ -128,7 +133,8 @@ int wh_tree_load(const char *file, const char *test, const wh_tree_opts_t *opts,
  * body braces are spelled in the file and
  *   - it is defined by TEST/TEST_F/TEST_P/GTEST_TEST/TYPED_TEST/TYPED_TEST_P
  *     ("Suite.Name"), Check's START_TEST ("name"), Criterion's Test
- *     ("suite::name") or ParameterizedTest/Theory ("suite::name"), or
+ *     ("suite::name") or ParameterizedTest/Theory ("suite::name"), utest.h's
+ *     UTEST/UTEST_F/UTEST_I ("set.name", the function utest_run_set_name), or
  *   - its name starts with "test" (any case), or
  *   - it is registered in the file with cmocka_unit_test*(fn, ...),
  *     Unity's RUN_TEST(fn), CUnit's CU_add_test(s, "n", fn) / CU_ADD_TEST(s, fn).
@@ -159,7 +165,7 @@ char *wh_tree_unit_head(const wh_tree_t *t, int i, size_t max);
 #define WH_TREE_HEAD_MAX 67 /* as in the thesis's Figure 3.1 */
 
 /* "expr", "decl", "macro", "if", "for", "while", "do", "switch", "block",
- * "try", "range_for", "lambda", "other" (static string). */
+ * "try", "range_for", "lambda", "class", "other" (static string). */
 const char *wh_tree_kind_name(wh_stmt_kind_t k);
 
 /* Prints the hierarchy as in the thesis's Figure 3.1:

@@ -3,8 +3,9 @@
  * cursor is in the main file (spelled there, or from a macro invocation
  * there), its direct children, its statement kind, whether it may need the
  * `;` libclang's extent leaves out, and the brace blocks a statement owns
- * (then/else blocks, loop bodies, catch blocks, lambda bodies), which give
- * its child units one level down.
+ * (then/else blocks, loop bodies, catch blocks, lambda bodies, the member
+ * function bodies of a local class), which give its child units one level
+ * down.
  */
 #define _GNU_SOURCE
 #include "tree_int.h"
@@ -206,13 +207,24 @@ static void s_blocks_push(tr_blocks_t *bl, CXCursor cur)
     bl->v[bl->n++] = cur;
 }
 
-/* Lambda bodies inside an expression: a lambda's body is a block the
- * statement owns; lambdas nested in that body belong to its own units. */
-static enum CXChildVisitResult s_find_lambdas(CXCursor cur, CXCursor parent, CXClientData data)
+/* A function whose body a local class or struct spells: its body is a
+ * block like a lambda's. Templates cannot be members of a local class. */
+static int s_is_member_fn(enum CXCursorKind k)
+{
+    return k == CXCursor_CXXMethod || k == CXCursor_Constructor || k == CXCursor_Destructor ||
+           k == CXCursor_ConversionFunction;
+}
+
+/* Lambda bodies inside an expression or declaration, and the member
+ * function bodies of a local class or struct it declares: each body is a
+ * block the statement owns. Lambdas and classes nested in such a body
+ * belong to that body's own units, so the search stops there. */
+static enum CXChildVisitResult s_find_bodies(CXCursor cur, CXCursor parent, CXClientData data)
 {
     (void)parent;
     tr_blocks_t *bl = data;
-    if (clang_getCursorKind(cur) == CXCursor_LambdaExpr) {
+    enum CXCursorKind k = clang_getCursorKind(cur);
+    if (k == CXCursor_LambdaExpr || s_is_member_fn(k)) {
         tr_cursors_t cs;
         if (tr_children(cur, &cs) < 0) {
             bl->oom = 1;
@@ -220,8 +232,10 @@ static enum CXChildVisitResult s_find_lambdas(CXCursor cur, CXCursor parent, CXC
         }
         for (int i = cs.n - 1; i >= 0; i--) {
             if (clang_getCursorKind(cs.v[i]) == CXCursor_CompoundStmt) {
-                if (tr_is_file_block(bl->c, cs.v[i], NULL, NULL))
+                if (tr_is_file_block(bl->c, cs.v[i], NULL, NULL)) {
                     s_blocks_push(bl, cs.v[i]);
+                    bl->members += k != CXCursor_LambdaExpr;
+                }
                 break;
             }
         }
@@ -263,7 +277,7 @@ void tr_owned_blocks(tr_blocks_t *bl, CXCursor cur)
     }
     if (!s_is_control(k)) {
         if (bl->c->cxx)
-            clang_visitChildren(cur, s_find_lambdas, bl);
+            clang_visitChildren(cur, s_find_bodies, bl);
         return;
     }
     tr_cursors_t cs;

@@ -2,7 +2,7 @@
  * tree_fns — finding the test functions of the main file (tree.h,
  * wh_tree_list): every function definition whose body braces are spelled in
  * the file, named after the framework macro that defines it (TEST,
- * START_TEST, Test, ...) by reading the invocation its name expands from,
+ * START_TEST, Test, UTEST, ...) by reading the invocation its name expands from,
  * and marked as a test by its name or by a registration call (cmocka,
  * Unity, CUnit). Also the record of the macro invocations in the file, which
  * tree_cursor.c locates statements by.
@@ -32,6 +32,12 @@ static const char *const s_gtest_macros[] = {
 static const char *const s_criterion_macros[] = {"Test", NULL};
 static const char *const s_criterion3_macros[] = {"ParameterizedTest", "Theory", NULL};
 static const char *const s_check_macros[] = {"START_TEST", NULL};
+/* utest.h (json.h's tests): UTEST(SET, NAME) spells the body of
+ * utest_run_SET_NAME, UTEST_F(FIXTURE, NAME) that of utest_run_FIXTURE_NAME,
+ * UTEST_I(FIXTURE, NAME, INDEX) that of a template of it; utest prints them
+ * as "SET.NAME". The other functions an invocation defines (the
+ * registration) have their bodies in the macro and are never seen here. */
+static const char *const s_utest_macros[] = {"UTEST", "UTEST_F", "UTEST_I", NULL};
 
 /* Records one function definition (cur) whose body is block. */
 static void s_add_fn(tr_fns_t *fs, CXCursor cur, CXCursor block)
@@ -73,6 +79,11 @@ static void s_add_fn(tr_fns_t *fs, CXCursor cur, CXCursor block)
         } else if (s_in_list(macro, s_criterion3_macros) && na >= 3) {
             full = wh_strdup_printf("%s::%s", args[1], args[2]);
             shrt_at = strlen(args[1]) + 2;
+            listed = 1;
+        } else if (s_in_list(macro, s_utest_macros) && na >= 2 &&
+                   strncmp(spelling, "utest_run_", 10) == 0) {
+            full = wh_strdup_printf("%s.%s", args[0], args[1]);
+            shrt_at = strlen(args[0]) + 1;
             listed = 1;
         } else if (s_in_list(macro, s_check_macros) && na >= 1) {
             full = strdup(args[0]);

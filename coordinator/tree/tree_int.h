@@ -47,11 +47,14 @@ typedef struct {
     int oom;
 } tr_cursors_t;
 
-/* The brace blocks a statement owns, in source order. */
+/* The brace blocks a statement owns, in source order. members counts
+ * those that are member function bodies of a local class (the statement's
+ * kind is then "class", else "lambda" for a declaration or expression). */
 typedef struct {
     CXCursor *v;
     int n, cap;
     int oom;
+    int members;
     const tr_ctx_t *c;
 } tr_blocks_t;
 

@@ -182,10 +182,11 @@ static int s_add_stmt(tr_units_t *u, CXCursor cur, size_t begin, size_t limit, i
         free(bl.v);
         return bl.oom ? WH_ENOMEM : 0;
     }
-    /* An expression or declaration that owns blocks owns lambda bodies. */
+    /* An expression or declaration that owns blocks owns lambda bodies, or
+     * the member function bodies of a local class it declares. */
     if (bl.n > 0 && (unit.kind == WH_STMT_EXPR || unit.kind == WH_STMT_DECL ||
                      unit.kind == WH_STMT_OTHER))
-        u->v[idx].kind = WH_STMT_LAMBDA;
+        u->v[idx].kind = bl.members > 0 ? WH_STMT_CLASS : WH_STMT_LAMBDA;
     for (int i = 0; i < bl.n; i++) {
         int rc = tr_add_block(u, bl.v[i], level + 1, idx);
         if (rc < 0) {

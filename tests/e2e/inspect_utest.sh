@@ -1,0 +1,29 @@
+#!/bin/bash
+# utest.h files (json.h's tests, issue 19): `inspect --list` lists each
+# UTEST(set, name) as "set.name"; --test takes that name or the function
+# utest_run_set_name the macro defines; reduce (console preset over
+# utest's own lines, which print "set.name") reduces it by that name.
+. "$(dirname "$0")/lib.sh"
+P="$T/p"; cp -r "$FIX/utest_mini" "$P"
+check_eq "inspect --list" "$(cd "$P" && "$WHITTLE" inspect tests/test_parity.c --list 2>&1 | tr '\n' ' ')" \
+    "parity.small parity.top_bit "
+for name in parity.top_bit utest_run_parity_top_bit; do
+    "$WHITTLE" inspect "$P/tests/test_parity.c" --test "$name" > "$T/tree" 2>&1
+    check_eq "inspect --test $name" "$(head -n1 "$T/tree") $(tail -n1 "$T/tree")" \
+        "Statement hierarchy for parity.top_bit: Totals: 4 statements | NonTree (#NTN): 4 | Tree (#TN): 0 | deepest level: 0"
+done
+"$WHITTLE" reduce --project "$P" --file tests/test_parity.c --test parity.top_bit \
+    --setup "make -s" --build "make -s" --run ./test_parity --framework console \
+    --failure-regex '(?m)^\[ RUN      \] (?<test>\S+)\n(?<file>[^:\n]+):(?<line>\d+): Failure\n(?<message>(?:  .*\n)+)' \
+    --pass-regex '^\[       OK \] (?<test>\S+)' --reference none \
+    --cache memory: --out "$T/runs" > "$T/out" 2>&1 || { cat "$T/out"; fail "reduce"; }
+R=$(run_dir "$T/runs")
+check_eq "fingerprint" "$(json "$R/summary.json" '.fingerprint | .test + " | " + .location + " | " + .message')" \
+    "parity.top_bit | test_parity.c:16 | Expected : 1 Actual : 0"
+want='UTEST(parity, top_bit)
+{
+    unsigned top = 0x80000000u;
+    EXPECT_EQ(parity(top), 1);
+}'
+check_eq "reduced test" "$(awk '/^UTEST\(parity, top_bit\)/,/^}/' "$R/reduced.c")" "$want"
+finish
