@@ -117,6 +117,10 @@ const wh_cli_opt_t wh_cli_opts[] = {
     {WH_CLI_REDUCE, "out", 0, "DIR",
      "Where run folders go (default ./whittle-runs); DIR/latest links to the newest. With "
      "--cluster, a relative folder under the coordinator's --runs folder."},
+    {WH_CLI_REDUCE, "keep-work", 0, NULL,
+     "Keeps the workspaces of the embedded run (OUT/RUN/work: a copy of the project and its "
+     "build per slot) when it ends; by default they are removed however the run ends "
+     "(reduced, refused, failed or interrupted). Also $WHITTLE_KEEP_WORK."},
     {WH_CLI_REDUCE | WH_CLI_COORD, "cache", 0, "SPEC",
      "The verdict cache: empty for the embedded one (in $WHITTLE_CACHE_DIR, else "
      "~/.cache/whittle), a folder, or redis://[user[:password]@]HOST:PORT/DB."},

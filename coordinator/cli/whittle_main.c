@@ -363,6 +363,8 @@ static int s_reduce_flag(const wh_cli_t *c, wh_job_t *j)
 static wh_from_opts_t s_from_opt;
 /* --cache-max of reduce (the embedded cache; a coordinator has its own). */
 static uint64_t s_cache_max;
+/* --keep-work of reduce: the embedded run's workspaces stay (embedded.h). */
+static int s_keep_work;
 
 static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
 {
@@ -395,6 +397,10 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
         if (wh_cli_is(&c, "cache-max")) {
             if (wh_cache_parse_size(c.arg, &s_cache_max) || !s_cache_max)
                 return s_die(2, "--cache-max wants a size like 64M (K, M, G), not '%s'", c.arg);
+            continue;
+        }
+        if (wh_cli_is(&c, "keep-work")) {
+            s_keep_work = 1;
             continue;
         }
         if (wh_cli_is(&c, "from-junit") || wh_cli_is(&c, "from-ctest")) {
@@ -484,7 +490,7 @@ static int s_reduce_embedded(wh_job_t *j)
     s_one_t one = {j, 0};
     wh_embedded_opts_t o = {j->jobs, j->cache, j->quiet, &s_interrupted,
                             s_one_started, s_one_failed, s_one_finished, &one, s_one_tick,
-                            s_cache_max};
+                            s_cache_max, s_keep_work};
     char *err = NULL;
     /* Plain lines (stdout not a terminal): at each new level, else every
      * WHITTLE_PROGRESS_SECS seconds (default 10). */
@@ -691,6 +697,7 @@ static int s_reduce(int argc, char **argv)
     if (s_from_opt.junit || s_from_opt.ctest) {
         s_from_opt.interrupted = &s_interrupted;
         s_from_opt.cache_max = s_cache_max;
+        s_from_opt.keep_work = s_keep_work;
         s_from_opt.cluster_run = cluster ? s_cluster_cb : NULL;
         s_cluster_arg_t ca = {cluster, j.quiet};
         s_from_opt.cluster_arg = &ca;

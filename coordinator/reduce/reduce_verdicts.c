@@ -69,13 +69,62 @@ static void s_refuse(wh_reduction_t *r, const wh_msg_t *m, char *why)
     red_fail(r, 3, why);
 }
 
+/* The last cap bytes of the file at path (malloc'ed, *len set), or NULL. */
+static char *s_file_tail(const char *path, long cap, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    char *buf = NULL;
+    long size = fseek(fp, 0, SEEK_END) == 0 ? ftell(fp) : -1;
+    if (size >= 0 && fseek(fp, size > cap ? size - cap : 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)(size > cap ? cap : size) + 1)) != NULL) {
+        *len = fread(buf, 1, (size_t)(size > cap ? cap : size), fp);
+        buf[*len] = 0;
+    }
+    fclose(fp);
+    return buf;
+}
+
+/* A failed setup's detail ends "(log: PATH)", a file in the slot's
+ * workspace, which is removed when the run ends (embedded.h): its last
+ * megabyte is kept as reports/setup.log, its last 30 lines are shown, and
+ * the detail names that copy instead (malloc'ed). NULL when d names no log
+ * this process can read (a cluster node's is on the node's machine). */
+static char *s_keep_setup_log(wh_reduction_t *r, const char *d)
+{
+    const char *at = strstr(d, " (log: ");
+    size_t dl = strlen(d);
+    if (!at || !r->rec || dl < 1 || d[dl - 1] != ')')
+        return NULL;
+    char *path = strndup(at + 7, (size_t)(d + dl - 1 - (at + 7)));
+    size_t len = 0;
+    char *log = path ? s_file_tail(path, 1L << 20, &len) : NULL;
+    char *out = NULL;
+    if (log && wh_record_file(r->rec, "reports/setup.log", log, len) == 0) {
+        char *tail = wh_baseline_tail(log, len, 30);
+        if (tail && *tail && !r->quiet)
+            fprintf(stderr, "Last lines of the setup's output (reports/setup.log):\n%s", tail);
+        if (tail && *tail)
+            wh_record_log(r->rec, "setup's output, last lines:\n%s", tail);
+        free(tail);
+        out = wh_strdup_printf("%.*s (log: %s/reports/setup.log)", (int)(at - d), d,
+                               wh_record_dir(r->rec));
+    }
+    free(log);
+    free(path);
+    return out;
+}
+
 /* The original's run went wrong (setup, build, infrastructure, not found,
  * passing, skipped): the run stops. 1 when it did. */
 static int s_baseline_failed(wh_reduction_t *r, const wh_msg_t *m)
 {
     const char *d = m->detail ? m->detail : "";
     if (m->code == WH_ESETUP) {
-        red_fail(r, 3, wh_strdup_printf("setup failed for %s: %s", r->job.project, d));
+        char *kept = s_keep_setup_log(r, d);
+        red_fail(r, 3, wh_strdup_printf("setup failed for %s: %s", r->job.project, kept ? kept : d));
+        free(kept);
         return 1;
     }
     if (m->code == WH_EBUILD) {
