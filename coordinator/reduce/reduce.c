@@ -71,6 +71,7 @@ void red_fail(wh_reduction_t *r, int status, char *msg)
     r->error = msg ? msg : strdup("out of memory");
     if (r->rec)
         wh_record_log(r->rec, "error: %s", r->error);
+    red_write_partial(r);
     red_write_page(r);
     wh_pool_remove_job(r->pool, r->pool_id);
 }
