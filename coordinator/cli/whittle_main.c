@@ -694,6 +694,16 @@ static int s_reduce(int argc, char **argv)
         code = s_die(4, "out of memory");
         goto out;
     }
+    /* Run folders on this machine never go into the project's tree
+     * (job.h); a cluster puts them under its own --runs. */
+    char *outline = NULL;
+    if (!cluster && wh_job_default_out(&j, &outline, &err)) {
+        code = s_die(2, "%s", err ? err : "out of memory");
+        goto out;
+    }
+    if (outline && !j.quiet)
+        printf("%s\n", outline);
+    free(outline);
     if (s_from_opt.junit || s_from_opt.ctest) {
         s_from_opt.interrupted = &s_interrupted;
         s_from_opt.cache_max = s_cache_max;
