@@ -1029,7 +1029,7 @@ static int s_help(int argc, char **argv)
         for (const wh_cli_cmd_t *k = wh_cli_cmds; k->prog && n < 32; k++)
             if (!strcmp(k->prog, "whittle") && k->name)
                 names[n++] = k->name;
-        const char *near = name ? wh_cli_suggest(name, names, n) : NULL;
+        const char *near = name ? wh_suggest(name, names, n) : NULL;
         if (near)
             return s_die(2, "unknown command '%s' (did you mean '%s'?)", name, near);
         return s_die(2, "unknown command '%s'", name);
@@ -1073,7 +1073,7 @@ int main(int argc, char **argv)
         names[k] = cmds[k].name;
     }
     s_usage(stderr);
-    const char *near = wh_cli_suggest(cmd, names, sizeof names / sizeof names[0]);
+    const char *near = wh_suggest(cmd, names, sizeof names / sizeof names[0]);
     if (near)
         return s_die(2, "unknown command '%s' (did you mean '%s'?)", cmd, near);
     return s_die(2, "unknown command '%s'", cmd);

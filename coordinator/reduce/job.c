@@ -533,7 +533,9 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         for (int i = 0; known[i]; i++)
             ok |= strcmp(k, known[i]) == 0;
         if (!ok) {
-            *err = wh_strdup_printf("unknown field '%s'", k);
+            const char *near = wh_suggest(k, known, sizeof known / sizeof known[0] - 1);
+            *err = near ? wh_strdup_printf("unknown field '%s' (did you mean '%s'?)", k, near)
+                        : wh_strdup_printf("unknown field '%s'", k);
             return WH_EINVAL;
         }
     }

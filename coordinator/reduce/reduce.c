@@ -38,6 +38,30 @@
 #include "progress.h"
 #include "report.h"
 
+/* A test the file does not define: the defined test it most likely meant
+ * (wh_suggest, as for a mistyped option) goes at the end of *err. The file
+ * parsed well enough for the name to be looked up, so listing its tests
+ * with the same options works too; when it does not, *err stays. */
+static void s_suggest_test(const char *path, const char *test, const wh_tree_opts_t *to,
+                           char **err)
+{
+    char **names = NULL, *lerr = NULL;
+    int n = 0;
+    if (!*err || !strstr(*err, " not found in ") || wh_tree_list(path, to, &names, &n, &lerr)) {
+        free(lerr);
+        return;
+    }
+    const char *near = wh_suggest(test, (const char *const *)names, (size_t)n);
+    char *more = near ? wh_strdup_printf("%s (did you mean '%s'?)", *err, near) : NULL;
+    if (more) {
+        free(*err);
+        *err = more;
+    }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
 void red_out(wh_reduction_t *r, const char *fmt, ...)
 {
     if (r->quiet)
@@ -121,6 +145,8 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, int *status
                          : !wh_job_flags_explicit(&r->job) ? WH_TREE_ALLOW_MISSING_HEADERS
                                                            : 0};
     int rc = wh_tree_load(path, r->job.test, &to, &r->tree, err);
+    if (rc == WH_ENOTFOUND)
+        s_suggest_test(path, r->job.test, &to, err);
     free(path);
     if (rc) {
         *status = 1; /* does not parse, or does not define the test */

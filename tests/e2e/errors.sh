@@ -35,6 +35,9 @@ expect_error "original passes, --keep-work" 3 "original test passes: test_missin
 [ -d "$(run_dir "$T/keep")/work/ws" ] && pass "--keep-work: work/ kept" || fail "--keep-work: no work/ws in $(run_dir "$T/keep")"
 expect_error "unknown test lists names" 1 "test 'test_nope' not found.*test_should_read_headers.*test_missing_header_is_empty" \
     "${base[@]}" --test test_nope --run ./test_request
+grep -q "did you mean" "$T/e" && fail "test_nope: a suggestion: $(cat "$T/e")" || pass "test_nope: nothing near, no suggestion"
+expect_error "mistyped test names the nearest" 1 "test 'test_should_read_headrs' not found in .*; it defines: test_should_read_headers, test_missing_header_is_empty (did you mean 'test_should_read_headers'?)\$" \
+    "${base[@]}" --test test_should_read_headrs --run ./test_request
 expect_error "setup fails" 3 "setup failed.*exited 3: no-such-tool: not found (log: " \
     --project "$P" --file tests/test_request.c --test test_should_read_headers \
     --setup "echo configuring; echo 'no-such-tool: not found' >&2; exit 3" \
