@@ -258,8 +258,9 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
         red_cached_flags_ok(r)) {
         wh_record_file(r->rec, "fingerprint.json", cached_fp, strlen(cached_fp));
         wh_record_log(r->rec, "fingerprint from the cache: %s", cached_fp);
-        red_out(r, "Fingerprint (cached): %s | %s | %s\n", r->fp.test ? r->fp.test : "",
-                r->fp.location ? r->fp.location : "", r->fp.message ? r->fp.message : "");
+        char *line = red_fp_line(&r->fp);
+        red_out(r, "Fingerprint (cached): %s\n", line ? line : "");
+        free(line);
         free(cached_fp);
         wh_pool_set_ref(pool, r->pool_id, &r->fp);
         red_begin_walk(r);

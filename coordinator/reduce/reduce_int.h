@@ -352,6 +352,9 @@ void red_claims_free(wh_reduction_t *r);
 int red_fp_from_json(const char *s, wh_fp_t *fp);
 /* Records the fingerprint (cache, run folder, pool) and starts the walk. */
 void red_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed);
+/* The console's fingerprint: test | kind | location | message, the parts
+ * that are known (malloc'ed; NULL only when out of memory). */
+char *red_fp_line(const wh_fp_t *fp);
 /* Starts the walk once the fingerprint is known: first, with a reference
  * --reference auto picked, the original's run there. */
 void red_begin_walk(wh_reduction_t *r);

@@ -209,6 +209,18 @@ static int s_baseline_flaky(wh_reduction_t *r, const wh_msg_t *m)
     return 0;
 }
 
+char *red_fp_line(const wh_fp_t *fp)
+{
+    /* A crash has a kind (crash(SIGSEGV), a sanitizer's) and often no
+     * location: an empty part read as a field missing from the line. */
+    const char *part[] = {fp->test, fp->kind, fp->location, fp->message};
+    wh_buf_t b = WH_BUF_INIT;
+    for (size_t i = 0; i < sizeof part / sizeof part[0]; i++)
+        if (part[i] && *part[i])
+            wh_buf_printf(&b, "%s%s", b.len ? " | " : "", part[i]);
+    return b.buf ? wh_buf_detach(&b) : strdup("");
+}
+
 /* Records the fingerprint (cache, run folder, pool) and starts the walk. */
 void red_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed)
 {
@@ -218,8 +230,9 @@ void red_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed)
     snprintf(fpkey, sizeof fpkey, "fp:%s", r->job_id);
     wh_cache_put_blob(r->cache, fpkey, js);
     wh_record_file(r->rec, "fingerprint.json", js, strlen(js));
-    red_out(r, "Fingerprint: %s | %s | %s\n", r->fp.test ? r->fp.test : "",
-            r->fp.location ? r->fp.location : "", r->fp.message ? r->fp.message : "");
+    char *line = red_fp_line(&r->fp);
+    red_out(r, "Fingerprint: %s\n", line ? line : "");
+    free(line);
     free(js);
     wh_pool_set_ref(r->pool, r->pool_id, &r->fp);
     red_begin_walk(r);
