@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include "cli.h"
+#include "wh_common.h"
 
 #include <getopt.h>
 #include <stdlib.h>
@@ -87,7 +88,7 @@ static int s_unknown(wh_cli_t *c, const char *token)
         const char *names[WH_CLI_MAX_OPTS];
         for (int i = 0; i < c->nrows; i++)
             names[i] = c->rows[i]->name;
-        const char *near = wh_cli_suggest(name + 2, names, (size_t)c->nrows);
+        const char *near = wh_suggest(name + 2, names, (size_t)c->nrows);
         if (near)
             snprintf(hint, sizeof hint, "did you mean --%s? ", near);
     }

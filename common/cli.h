@@ -81,11 +81,6 @@ extern const wh_cli_opt_t wh_cli_opts[];
 /* "0.3.0" plus `git describe` at build time when there was one. */
 const char *wh_cli_version(void);
 
-/* The name among names[0..n) that a mistyped `typed` (no leading dashes)
- * most likely meant: the first one it abbreviates (3 characters or more),
- * else the nearest by edit distance (at most 1 for names of 4 to 6
- * characters, 2 from 7 on; shorter ones only exactly). NULL when none. */
-const char *wh_cli_suggest(const char *typed, const char *const *names, size_t n);
 
 #define WH_CLI_MAX_OPTS 64
 

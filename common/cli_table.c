@@ -115,8 +115,14 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "Slots (parallel candidate builds) of the embedded run, 1 to 1024, or auto for one per "
      "online core. Default 1."},
     {WH_CLI_REDUCE, "out", 0, "DIR",
-     "Where run folders go (default ./whittle-runs); DIR/latest links to the newest. With "
+     "Where run folders go (default ./whittle-runs; standing in the project, which is never "
+     "written to, $XDG_STATE_HOME/whittle/runs/NAME, ~/.local/state/whittle/runs/NAME by "
+     "default, named on the console); DIR/latest links to the newest. With "
      "--cluster, a relative folder under the coordinator's --runs folder."},
+    {WH_CLI_REDUCE, "keep-work", 0, NULL,
+     "Keeps the workspaces of the embedded run (OUT/RUN/work: a copy of the project and its "
+     "build per slot) when it ends; by default they are removed however the run ends "
+     "(reduced, refused, failed or interrupted). Also $WHITTLE_KEEP_WORK."},
     {WH_CLI_REDUCE | WH_CLI_COORD, "cache", 0, "SPEC",
      "The verdict cache: empty for the embedded one (in $WHITTLE_CACHE_DIR, else "
      "~/.cache/whittle), a folder, or redis://[user[:password]@]HOST:PORT/DB."},

@@ -105,6 +105,14 @@ char *wh_strdup_printf(const char *fmt, ...) __attribute__((format(printf, 1, 2)
 /* strdup that accepts NULL (returns NULL). */
 char *wh_strdup0(const char *s);
 
+/* The name among names[0..n) that a mistyped `typed` (an option without
+ * its dashes, a command, a test, a config field) most likely meant: the
+ * first one it abbreviates (3 characters or more), else the nearest by edit
+ * distance, a swap of two neighbours counting as one edit (at most 1 for
+ * names of 4 to 6 characters, 2 from 7 on; shorter ones only exactly; names
+ * over 128 characters never). NULL when none. */
+const char *wh_suggest(const char *typed, const char *const *names, size_t n);
+
 /* ---- files ---- */
 /* Reads a whole file into a malloc'ed NUL-terminated buffer. Fails with
  * WH_ETOOBIG when the file is larger than cap bytes. */

@@ -228,6 +228,14 @@ static void s_bash_tables(FILE *fp)
             if (o->shortopt)
                 fprintf(fp, "-%c ", o->shortopt);
         }
+        /* A synopsis that opens with words (`stats|clear|forget ...`):
+         * its first argument is one of them, not a file. */
+        fputs("\"\n        words=\"", fp);
+        size_t wl = c->synopsis ? strspn(c->synopsis, "abcdefghijklmnopqrstuvwxyz-|") : 0;
+        if (wl && strchr("| ", c->synopsis[wl] ? c->synopsis[wl] : ' ') &&
+            memchr(c->synopsis, '|', wl))
+            for (size_t k = 0; k < wl; k++)
+                fputc(c->synopsis[k] == '|' ? ' ' : c->synopsis[k], fp);
         fputs("\" ;;\n", fp);
     }
     fputs("    *) return ;;\n    esac\n", fp);
@@ -240,7 +248,7 @@ static void s_bash(FILE *fp)
     s_bash_values(fp);
     fputs("_whittle_complete() {\n"
           "    local prog=${COMP_WORDS[0]##*/} cur=${COMP_WORDS[COMP_CWORD]}\n"
-          "    local prev=${COMP_WORDS[COMP_CWORD-1]} cmd= opts valued\n"
+          "    local prev=${COMP_WORDS[COMP_CWORD-1]} cmd= opts valued words\n"
           "    if [ \"$prog\" = whittle ]; then\n"
           "        if [ \"$COMP_CWORD\" -eq 1 ]; then\n"
           "            COMPREPLY=($(compgen -W \"", fp);
@@ -263,6 +271,8 @@ static void s_bash(FILE *fp)
           "        _whittle_value \"$prog\" \"$cmd\" \"$prev\" \"$cur\"\n"
           "    elif [[ $cur == -* ]]; then\n"
           "        COMPREPLY=($(compgen -W \"$opts\" -- \"$cur\"))\n"
+          "    elif [ -n \"$words\" ] && [ \"$COMP_CWORD\" -eq 2 ]; then\n"
+          "        COMPREPLY=($(compgen -W \"$words\" -- \"$cur\"))\n"
           "    elif [ \"$cmd\" = help ]; then\n"
           "        COMPREPLY=($(compgen -W \"", fp);
     for (const wh_cli_cmd_t *c = wh_cli_cmds; c->prog; c++)

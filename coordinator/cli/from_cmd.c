@@ -90,7 +90,8 @@ static int s_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o)
         st.shown[i] = wh_now_ms();
     /* Per-candidate lines of several jobs would interleave: only with -v. */
     wh_embedded_opts_t eo = {jobs[0].jobs, jobs[0].cache, !jobs[0].verbose, o->interrupted,
-                             s_started, s_failed, s_finished, &st, s_tick, o->cache_max};
+                             s_started, s_failed, s_finished, &st, s_tick, o->cache_max,
+                             o->keep_work};
     char *err = NULL;
     int code = wh_embedded_run(jobs, n, &eo, &err);
     if (code)

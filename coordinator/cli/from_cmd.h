@@ -25,6 +25,7 @@ typedef struct {
     int (*cluster_run)(void *arg, char **jobs_json, int n);
     void *cluster_arg;
     uint64_t cache_max; /* --cache-max for the embedded cache; 0: none */
+    int keep_work;      /* --keep-work: the embedded run's workspaces stay */
 } wh_from_opts_t;
 
 /* tmpl: the flags' job (its --test is ignored, its --file may be a glob).

@@ -396,6 +396,8 @@ static int s_reduce_flag(const wh_cli_t *c, wh_job_t *j)
 static wh_from_opts_t s_from_opt;
 /* --cache-max of reduce (the embedded cache; a coordinator has its own). */
 static uint64_t s_cache_max;
+/* --keep-work of reduce: the embedded run's workspaces stay (embedded.h). */
+static int s_keep_work;
 
 static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
 {
@@ -428,6 +430,10 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
         if (wh_cli_is(&c, "cache-max")) {
             if (wh_cache_parse_size(c.arg, &s_cache_max) || !s_cache_max)
                 return s_die(2, "--cache-max wants a size like 64M (K, M, G), not '%s'", c.arg);
+            continue;
+        }
+        if (wh_cli_is(&c, "keep-work")) {
+            s_keep_work = 1;
             continue;
         }
         if (wh_cli_is(&c, "from-junit") || wh_cli_is(&c, "from-ctest")) {
@@ -517,7 +523,7 @@ static int s_reduce_embedded(wh_job_t *j)
     s_one_t one = {j, 0};
     wh_embedded_opts_t o = {j->jobs, j->cache, j->quiet, &s_interrupted,
                             s_one_started, s_one_failed, s_one_finished, &one, s_one_tick,
-                            s_cache_max};
+                            s_cache_max, s_keep_work};
     char *err = NULL;
     /* Plain lines (stdout not a terminal): at each new level, else every
      * WHITTLE_PROGRESS_SECS seconds (default 10). */
@@ -721,9 +727,20 @@ static int s_reduce(int argc, char **argv)
         code = s_die(4, "out of memory");
         goto out;
     }
+    /* Run folders on this machine never go into the project's tree
+     * (job.h); a cluster puts them under its own --runs. */
+    char *outline = NULL;
+    if (!cluster && wh_job_default_out(&j, &outline, &err)) {
+        code = s_die(2, "%s", err ? err : "out of memory");
+        goto out;
+    }
+    if (outline && !j.quiet)
+        printf("%s\n", outline);
+    free(outline);
     if (s_from_opt.junit || s_from_opt.ctest) {
         s_from_opt.interrupted = &s_interrupted;
         s_from_opt.cache_max = s_cache_max;
+        s_from_opt.keep_work = s_keep_work;
         s_from_opt.cluster_run = cluster ? s_cluster_cb : NULL;
         s_cluster_arg_t ca = {cluster, j.quiet};
         s_from_opt.cluster_arg = &ca;
@@ -1045,7 +1062,7 @@ static int s_help(int argc, char **argv)
         for (const wh_cli_cmd_t *k = wh_cli_cmds; k->prog && n < 32; k++)
             if (!strcmp(k->prog, "whittle") && k->name)
                 names[n++] = k->name;
-        const char *near = name ? wh_cli_suggest(name, names, n) : NULL;
+        const char *near = name ? wh_suggest(name, names, n) : NULL;
         if (near)
             return s_die(2, "unknown command '%s' (did you mean '%s'?)", name, near);
         return s_die(2, "unknown command '%s'", name);
@@ -1089,7 +1106,7 @@ int main(int argc, char **argv)
         names[k] = cmds[k].name;
     }
     s_usage(stderr);
-    const char *near = wh_cli_suggest(cmd, names, sizeof names / sizeof names[0]);
+    const char *near = wh_suggest(cmd, names, sizeof names / sizeof names[0]);
     if (near)
         return s_die(2, "unknown command '%s' (did you mean '%s'?)", cmd, near);
     return s_die(2, "unknown command '%s'", cmd);

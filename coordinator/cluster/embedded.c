@@ -94,8 +94,12 @@ static int s_loop(s_run_t *s, void *zctx, wh_pool_t *pool, char **err)
             if (s->r[i] && !wh_reduction_done(s->r[i]))
                 s->o->tick(s->o->arg, i, s->r[i]);
     }
+    /* The slots' threads are joined (their builds killed) by now, so nothing
+     * writes under workdir any more: it goes whatever the outcome, since a
+     * refused or interrupted run's workspaces are as useless as a finished
+     * one's and weigh as much. */
     wh_node_stop(&node);
-    if (workdir && code == 0 && s->all_ok && !getenv("WHITTLE_KEEP_WORK"))
+    if (workdir && !s->o->keep_work && !getenv("WHITTLE_KEEP_WORK"))
         wh_rm_rf(workdir);
     free(workdir);
     return code;

@@ -5,8 +5,10 @@
  * one job this way; --from-junit / --from-ctest one per failing test.
  *
  * The node's workspaces live in "work" of the first run folder that needs
- * a slot, removed at the end when every job succeeded (unless
- * $WHITTLE_KEEP_WORK is set).
+ * a slot, removed on every way out (success, a refused original, an error,
+ * an interrupt) unless keep_work is set (--keep-work, or $WHITTLE_KEEP_WORK):
+ * they are a copy of the project and its build, megabytes that nobody reads
+ * once the slots are gone.
  */
 #ifndef WH_EMBEDDED_H
 #define WH_EMBEDDED_H
@@ -37,6 +39,7 @@ typedef struct {
      * May be NULL. */
     void (*tick)(void *arg, size_t i, wh_reduction_t *r);
     uint64_t cache_max; /* --cache-max: compact the embedded cache past it; 0: never */
+    int keep_work;      /* --keep-work: leave "work" in the run folder */
 } wh_embedded_opts_t;
 
 /* Runs jobs[0, n) to the end. Returns 0 when the pool, cache and node came

@@ -37,7 +37,10 @@ typedef struct {
                          candidates; without judged.csv, the candidates */
     int nmarks;
     int judged;       /* the marks come from judged.csv */
-    char *diff;       /* reduced.diff, or NULL */
+    char *diff;       /* reduced.diff, else partial.diff, or NULL */
+    int partial;      /* diff is partial.diff: the run stopped part-way */
+    json_t *job;      /* job.json, or NULL: names the test of a run that did
+                         not get to write tree.json */
     char *log;        /* run.log, or NULL */
 } s_run_t;
 
@@ -252,6 +255,7 @@ static void s_run_free(s_run_t *run)
 {
     json_decref(run->sum);
     json_decref(run->tree);
+    json_decref(run->job);
     free(run->rows);
     free(run->marks);
     free(run->diff);
@@ -335,6 +339,8 @@ static const char *const s_sweep_colour[] = {"#0969da", "#8250df", "#bf3989", "#
 static void s_head(wh_buf_t *b, const s_run_t *run)
 {
     const char *test = run->sum ? s_jstr(run->sum, "test") : s_jstr(run->tree, "test");
+    if (!*test)
+        test = s_jstr(run->job, "test");
     wh_buf_puts(b, "<!DOCTYPE html>\n<html lang=\"en\"><head><meta charset=\"utf-8\">"
                    "<meta name=\"viewport\" content=\"width=device-width,initial-scale=1\">"
                    "<title>whittle: ");
@@ -542,9 +548,38 @@ static void s_diff_row(wh_buf_t *b, const char *cls, long o, long n, const char 
     wh_buf_puts(b, "</td></tr>\n");
 }
 
-static void s_diff(wh_buf_t *b, const char *diff)
+/* Accepted candidates that removed something that stayed removed, from
+ * tree.json's removed_by. */
+static int s_accepted(const s_run_t *run)
 {
-    wh_buf_puts(b, "<section id=\"diff\"><h2>Diff of the test file (reduced.diff)</h2>");
+    const json_t *units = json_object_get(run->tree, "units"), *u;
+    int *seen = calloc(json_array_size(units) + 1, sizeof *seen), n = 0;
+    size_t i;
+    json_array_foreach(units, i, u) {
+        int by = (int)s_jint(u, "removed_by"), k = 0;
+        while (seen && by && k < n && seen[k] != by)
+            k++;
+        if (seen && by && k == n)
+            seen[n++] = by;
+    }
+    free(seen);
+    return n;
+}
+
+static void s_diff(wh_buf_t *b, const s_run_t *run)
+{
+    const char *diff = run->diff;
+    if (run->partial) {
+        int n = s_accepted(run);
+        wh_buf_printf(b, "<section id=\"diff\"><h2>Diff of the test file so far "
+                         "(partial.diff)</h2><p class=\"sub\" id=\"partial\"><b>Partial:</b> "
+                         "the run stopped before it finished. This is the accepted "
+                         "configuration when it stopped (%d accepted removal%s): it failed the "
+                         "same way, but it is not minimal and was not verified afresh.</p>",
+                      n, n == 1 ? "" : "s");
+    } else {
+        wh_buf_puts(b, "<section id=\"diff\"><h2>Diff of the test file (reduced.diff)</h2>");
+    }
     if (!diff || !*diff) {
         wh_buf_puts(b, "<p class=\"sub\">No diff: nothing was removed, or the run did not get "
                        "that far.</p></section>\n");
@@ -898,6 +933,9 @@ char *wh_report_html(const char *dir, char **err)
     run.sum = s_read_json(dir, "summary.json");
     run.tree = s_read_json(dir, "tree.json");
     run.diff = s_read(dir, "reduced.diff", S_CAP_DIFF);
+    if (!run.diff && !run.sum && (run.diff = s_read(dir, "partial.diff", S_CAP_DIFF)))
+        run.partial = 1;
+    run.job = run.sum ? NULL : s_read_json(dir, "job.json");
     run.log = run.sum ? NULL : s_read(dir, "run.log", S_CAP_LOG);
     run.rows = s_read_rows(dir, "candidates.csv", &run.nrows);
     s_read_marks(&run);
@@ -917,7 +955,7 @@ char *wh_report_html(const char *dir, char **err)
     } else {
         s_log_tail(&b, run.log);
     }
-    s_diff(&b, run.diff);
+    s_diff(&b, &run);
     s_tree(&b, &run);
     s_timeline(&b, &run);
     wh_buf_puts(&b, "<footer>made by whittle from the run folder: summary.json, candidates.csv, "

@@ -6,7 +6,9 @@
  * run, verdict, cached, predicted: candidates.csv), the six reduction
  * measures of the thesis, section 5.6, the fingerprint and the fault-kept
  * check (summary.json). A run that stopped part-way gets a page of what it
- * recorded and the end of its run.log.
+ * recorded, the end of its run.log and partial.diff (the accepted
+ * configuration when it stopped) shown as partial; its test is named from
+ * tree.json, else job.json.
  *
  * The page loads nothing: no scripts, fonts, images or links outside it.
  * Everything that comes from the user's files (test names, source lines,

@@ -209,6 +209,60 @@ static char *s_detect_framework(const wh_job_t *j)
     return strdup(fw ? fw : "junit");
 }
 
+/* 1 when path is dir or lies below it (both absolute and normalized). */
+static int s_path_within(const char *path, const char *dir)
+{
+    size_t n = strlen(dir);
+    if (n == 1 && dir[0] == '/')
+        return 1;
+    return !strncmp(path, dir, n) && (path[n] == 0 || path[n] == '/');
+}
+
+int wh_job_default_out(wh_job_t *j, char **why, char **err)
+{
+    *why = NULL;
+    if (j->out)
+        return 0;
+    char *proj = wh_abspath(j->project ? j->project : "."), *cwd = wh_abspath(".");
+    int rc = proj && cwd ? 0 : WH_ENOMEM;
+    if (!rc && !s_path_within(cwd, proj)) {
+        /* beside or above the project: ./whittle-runs is not in it */
+        rc = (j->out = strdup("whittle-runs")) ? 0 : WH_ENOMEM;
+        goto out;
+    }
+    const char *xdg = getenv("XDG_STATE_HOME"), *home = getenv("HOME");
+    char *state = NULL;
+    if (!rc && xdg && xdg[0] == '/')
+        state = wh_strdup_printf("%s/whittle/runs", xdg);
+    else if (!rc && home && home[0] == '/')
+        state = wh_strdup_printf("%s/.local/state/whittle/runs", home);
+    const char *name = proj ? strrchr(proj, '/') : NULL;
+    name = name && name[1] ? name + 1 : "project";
+    char *out = state ? wh_strdup_printf("%s/%s", state, name) : NULL;
+    char *abs = out ? wh_abspath(out) : NULL;
+    if (!rc && (!abs || s_path_within(abs, proj))) {
+        /* the project must never be written to: no silent fallback into it */
+        *err = wh_strdup_printf("the current folder is inside project '%s', whose tree whittle "
+                                "never writes to, and %s: give --out DIR", proj,
+                                !state ? "neither $XDG_STATE_HOME nor $HOME is set"
+                                       : "the state folder is inside it too");
+        rc = WH_EINVAL;
+    } else if (!rc) {
+        *why = wh_strdup_printf("Run folders: %s (the current folder is inside the project, "
+                                "which whittle never writes to; --out DIR to choose)", abs);
+        j->out = abs;
+        abs = NULL;
+        rc = *why ? 0 : WH_ENOMEM;
+    }
+    free(state);
+    free(out);
+    free(abs);
+out:
+    free(proj);
+    free(cwd);
+    return rc;
+}
+
 int wh_job_validate(wh_job_t *j, char **err)
 {
     if (!j->project)
@@ -479,7 +533,9 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         for (int i = 0; known[i]; i++)
             ok |= strcmp(k, known[i]) == 0;
         if (!ok) {
-            *err = wh_strdup_printf("unknown field '%s'", k);
+            const char *near = wh_suggest(k, known, sizeof known / sizeof known[0] - 1);
+            *err = near ? wh_strdup_printf("unknown field '%s' (did you mean '%s'?)", k, near)
+                        : wh_strdup_printf("unknown field '%s'", k);
             return WH_EINVAL;
         }
     }

@@ -75,6 +75,16 @@ int wh_job_copy(wh_job_t *dst, const wh_job_t *src);
  * input. */
 int wh_job_validate(wh_job_t *j, char **err);
 
+/* The run folders' default when --out is not given, for a run on this
+ * machine: ./whittle-runs when the current folder is outside the project;
+ * standing in the project (whittle never writes there) the project's name
+ * under $XDG_STATE_HOME/whittle/runs (default ~/.local/state/whittle/runs),
+ * with *why (malloc'ed) a console line that says so. j->out is set when it
+ * was NULL. 0, WH_ENOMEM, or WH_EINVAL with *err naming the project when no
+ * folder outside it can be named (no $XDG_STATE_HOME or $HOME, or it lies
+ * inside the project). */
+int wh_job_default_out(wh_job_t *j, char **why, char **err);
+
 /* For a job a client submitted to a coordinator: puts its run folders under
  * the coordinator's runs folder (absolute), never where the client says.
  * No "out": runs itself; a plain relative "out" (wh_path_is_plain_relative):

@@ -38,6 +38,30 @@
 #include "progress.h"
 #include "report.h"
 
+/* A test the file does not define: the defined test it most likely meant
+ * (wh_suggest, as for a mistyped option) goes at the end of *err. The file
+ * parsed well enough for the name to be looked up, so listing its tests
+ * with the same options works too; when it does not, *err stays. */
+static void s_suggest_test(const char *path, const char *test, const wh_tree_opts_t *to,
+                           char **err)
+{
+    char **names = NULL, *lerr = NULL;
+    int n = 0;
+    if (!*err || !strstr(*err, " not found in ") || wh_tree_list(path, to, &names, &n, &lerr)) {
+        free(lerr);
+        return;
+    }
+    const char *near = wh_suggest(test, (const char *const *)names, (size_t)n);
+    char *more = near ? wh_strdup_printf("%s (did you mean '%s'?)", *err, near) : NULL;
+    if (more) {
+        free(*err);
+        *err = more;
+    }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+}
+
 void red_out(wh_reduction_t *r, const char *fmt, ...)
 {
     if (r->quiet)
@@ -71,6 +95,7 @@ void red_fail(wh_reduction_t *r, int status, char *msg)
     r->error = msg ? msg : strdup("out of memory");
     if (r->rec)
         wh_record_log(r->rec, "error: %s", r->error);
+    red_write_partial(r);
     red_write_page(r);
     wh_pool_remove_job(r->pool, r->pool_id);
 }
@@ -120,6 +145,8 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, int *status
                          : !wh_job_flags_explicit(&r->job) ? WH_TREE_ALLOW_MISSING_HEADERS
                                                            : 0};
     int rc = wh_tree_load(path, r->job.test, &to, &r->tree, err);
+    if (rc == WH_ENOTFOUND)
+        s_suggest_test(path, r->job.test, &to, err);
     free(path);
     if (rc) {
         *status = 1; /* does not parse, or does not define the test */
@@ -231,8 +258,9 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
         red_cached_flags_ok(r)) {
         wh_record_file(r->rec, "fingerprint.json", cached_fp, strlen(cached_fp));
         wh_record_log(r->rec, "fingerprint from the cache: %s", cached_fp);
-        red_out(r, "Fingerprint (cached): %s | %s | %s\n", r->fp.test ? r->fp.test : "",
-                r->fp.location ? r->fp.location : "", r->fp.message ? r->fp.message : "");
+        char *line = red_fp_line(&r->fp);
+        red_out(r, "Fingerprint (cached): %s\n", line ? line : "");
+        free(line);
         free(cached_fp);
         wh_pool_set_ref(pool, r->pool_id, &r->fp);
         red_begin_walk(r);

@@ -372,6 +372,9 @@ void red_claims_free(wh_reduction_t *r);
 int red_fp_from_json(const char *s, wh_fp_t *fp);
 /* Records the fingerprint (cache, run folder, pool) and starts the walk. */
 void red_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed);
+/* The console's fingerprint: test | kind | location | message, the parts
+ * that are known (malloc'ed; NULL only when out of memory). */
+char *red_fp_line(const wh_fp_t *fp);
 /* Starts the walk once the fingerprint is known: first, with a reference
  * --reference auto picked, the original's run there. */
 void red_begin_walk(wh_reduction_t *r);
@@ -383,5 +386,8 @@ void red_on_note(void *ctx, uint64_t id, wh_pool_note_t what, const char *worker
 /* reduce_results.c */
 /* Writes the record of a successful run and ends the job (status 0). */
 void red_finish(wh_reduction_t *r);
+/* A run that stops part-way: tree.json and partial.diff from the accepted
+ * configuration so far, for report.html. */
+void red_write_partial(wh_reduction_t *r);
 
 #endif

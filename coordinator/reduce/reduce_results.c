@@ -156,6 +156,34 @@ static void s_write_tree(wh_reduction_t *r)
     free(u);
 }
 
+void red_write_partial(wh_reduction_t *r)
+{
+    /* Every accepted configuration was judged Preserved, so the one the
+     * walk holds when it stops is a smaller test that fails the same way,
+     * only not minimal and not verified afresh: worth showing, under a name
+     * (partial.diff) no one takes for the answer. */
+    if (!r->rec || !r->tree)
+        return;
+    s_write_tree(r);
+    const uint8_t *rem = r->engine ? wh_engine_removed(r->engine) : NULL;
+    int any = 0;
+    for (int i = 0; rem && i < r->tree->n && !any; i++)
+        any = rem[i];
+    size_t clen = 0, dlen = 0;
+    /* nothing accepted: no diff (the compact text differs in blank runs only) */
+    char *compact = any ? wh_render_compact(r->tree, rem, &clen) : NULL;
+    char *an = wh_strdup_printf("a/%s", r->job.file), *bn = wh_strdup_printf("b/%s", r->job.file);
+    char *diff = compact && an && bn ? wh_udiff(r->tree->text, r->tree->text_len, compact, clen,
+                                                an, bn, 3, &dlen)
+                                     : NULL;
+    if (diff && dlen)
+        wh_record_file(r->rec, "partial.diff", diff, dlen);
+    free(diff);
+    free(an);
+    free(bn);
+    free(compact);
+}
+
 void red_finish(wh_reduction_t *r)
 {
     r->wall_ms = wh_now_ms() - r->t0;

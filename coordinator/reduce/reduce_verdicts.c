@@ -69,13 +69,62 @@ static void s_refuse(wh_reduction_t *r, const wh_msg_t *m, char *why)
     red_fail(r, 3, why);
 }
 
+/* The last cap bytes of the file at path (malloc'ed, *len set), or NULL. */
+static char *s_file_tail(const char *path, long cap, size_t *len)
+{
+    FILE *fp = fopen(path, "rb");
+    if (!fp)
+        return NULL;
+    char *buf = NULL;
+    long size = fseek(fp, 0, SEEK_END) == 0 ? ftell(fp) : -1;
+    if (size >= 0 && fseek(fp, size > cap ? size - cap : 0, SEEK_SET) == 0 &&
+        (buf = malloc((size_t)(size > cap ? cap : size) + 1)) != NULL) {
+        *len = fread(buf, 1, (size_t)(size > cap ? cap : size), fp);
+        buf[*len] = 0;
+    }
+    fclose(fp);
+    return buf;
+}
+
+/* A failed setup's detail ends "(log: PATH)", a file in the slot's
+ * workspace, which is removed when the run ends (embedded.h): its last
+ * megabyte is kept as reports/setup.log, its last 30 lines are shown, and
+ * the detail names that copy instead (malloc'ed). NULL when d names no log
+ * this process can read (a cluster node's is on the node's machine). */
+static char *s_keep_setup_log(wh_reduction_t *r, const char *d)
+{
+    const char *at = strstr(d, " (log: ");
+    size_t dl = strlen(d);
+    if (!at || !r->rec || dl < 1 || d[dl - 1] != ')')
+        return NULL;
+    char *path = strndup(at + 7, (size_t)(d + dl - 1 - (at + 7)));
+    size_t len = 0;
+    char *log = path ? s_file_tail(path, 1L << 20, &len) : NULL;
+    char *out = NULL;
+    if (log && wh_record_file(r->rec, "reports/setup.log", log, len) == 0) {
+        char *tail = wh_baseline_tail(log, len, 30);
+        if (tail && *tail && !r->quiet)
+            fprintf(stderr, "Last lines of the setup's output (reports/setup.log):\n%s", tail);
+        if (tail && *tail)
+            wh_record_log(r->rec, "setup's output, last lines:\n%s", tail);
+        free(tail);
+        out = wh_strdup_printf("%.*s (log: %s/reports/setup.log)", (int)(at - d), d,
+                               wh_record_dir(r->rec));
+    }
+    free(log);
+    free(path);
+    return out;
+}
+
 /* The original's run went wrong (setup, build, infrastructure, not found,
  * passing, skipped): the run stops. 1 when it did. */
 static int s_baseline_failed(wh_reduction_t *r, const wh_msg_t *m)
 {
     const char *d = m->detail ? m->detail : "";
     if (m->code == WH_ESETUP) {
-        red_fail(r, 3, wh_strdup_printf("setup failed for %s: %s", r->job.project, d));
+        char *kept = s_keep_setup_log(r, d);
+        red_fail(r, 3, wh_strdup_printf("setup failed for %s: %s", r->job.project, kept ? kept : d));
+        free(kept);
         return 1;
     }
     if (m->code == WH_EBUILD) {
@@ -160,6 +209,18 @@ static int s_baseline_flaky(wh_reduction_t *r, const wh_msg_t *m)
     return 0;
 }
 
+char *red_fp_line(const wh_fp_t *fp)
+{
+    /* A crash has a kind (crash(SIGSEGV), a sanitizer's) and often no
+     * location: an empty part read as a field missing from the line. */
+    const char *part[] = {fp->test, fp->kind, fp->location, fp->message};
+    wh_buf_t b = WH_BUF_INIT;
+    for (size_t i = 0; i < sizeof part / sizeof part[0]; i++)
+        if (part[i] && *part[i])
+            wh_buf_printf(&b, "%s%s", b.len ? " | " : "", part[i]);
+    return b.buf ? wh_buf_detach(&b) : strdup("");
+}
+
 /* Records the fingerprint (cache, run folder, pool) and starts the walk. */
 void red_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed)
 {
@@ -169,8 +230,9 @@ void red_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed)
     snprintf(fpkey, sizeof fpkey, "fp:%s", r->job_id);
     wh_cache_put_blob(r->cache, fpkey, js);
     wh_record_file(r->rec, "fingerprint.json", js, strlen(js));
-    red_out(r, "Fingerprint: %s | %s | %s\n", r->fp.test ? r->fp.test : "",
-            r->fp.location ? r->fp.location : "", r->fp.message ? r->fp.message : "");
+    char *line = red_fp_line(&r->fp);
+    red_out(r, "Fingerprint: %s\n", line ? line : "");
+    free(line);
     free(js);
     wh_pool_set_ref(r->pool, r->pool_id, &r->fp);
     red_begin_walk(r);

@@ -5,6 +5,7 @@
  * the exact error lines.
  */
 #include "cli.h"
+#include "wh_common.h"
 #include "wh_test.h"
 
 #include <unistd.h>
@@ -107,9 +108,16 @@ static void test_errors(void)
     CHECK_EQ_INT(PARSE("whittle", "reduce", "--framwork=unity"), -3);
     CHECK_EQ_STR(err, "whittle: error: unknown option '--framwork' for whittle reduce (did you mean "
                       "--framework? see whittle reduce --help)");
-    CHECK(wh_cli_suggest("reduc", (const char *const[]){"inspect", "reduce", "report"}, 3) != NULL);
-    CHECK_EQ_STR(wh_cli_suggest("reduc", (const char *const[]){"inspect", "reduce", "report"}, 3), "reduce");
-    CHECK(wh_cli_suggest("xyz", (const char *const[]){"inspect", "reduce"}, 2) == NULL);
+    CHECK(wh_suggest("reduc", (const char *const[]){"inspect", "reduce", "report"}, 3) != NULL);
+    CHECK_EQ_STR(wh_suggest("reduc", (const char *const[]){"inspect", "reduce", "report"}, 3), "reduce");
+    CHECK(wh_suggest("xyz", (const char *const[]){"inspect", "reduce"}, 2) == NULL);
+    /* A swap of two neighbours is one edit: a 4-letter field, a long test name. */
+    CHECK_EQ_STR(wh_suggest("tset", (const char *const[]){"project", "test", "setup"}, 3), "test");
+    CHECK_EQ_STR(wh_suggest("test_added_item_is_in_crat",
+                            (const char *const[]){"test_added_item_is_in_cart",
+                                                  "test_empty_cart_has_no_items"}, 2),
+                 "test_added_item_is_in_cart");
+    CHECK(wh_suggest("tsets", (const char *const[]){"test"}, 1) == NULL);
     CHECK_EQ_INT(PARSE("whittle", "reduce", "-vz"), -3);
     CHECK_EQ_STR(err, "whittle: error: unknown option '-z' for whittle reduce (see whittle reduce --help)");
     /* An option of another command is unknown here. */

@@ -52,6 +52,9 @@ check_eq "complete command" "$(comp whittle red)" "reduce"
 check_eq "complete option" "$(comp whittle reduce --algo)" "--algorithm"
 check_eq "complete value" "$(comp whittle reduce --precheck = a)" "audit"
 check_eq "complete node option" "$(comp whittle-node --max)" "--max-disk"
+check_eq "complete cache's words" "$(comp whittle cache '')" "stats clear forget"
+check_eq "complete cache cl" "$(comp whittle cache cl)" "clear"
+check_eq "complete cache's option" "$(comp whittle cache stats --ca)" "--cache --cache-secret-file"
 check_eq "complete framework" "$(PATH="$B/coordinator:$PATH" comp whittle reduce --framework gt)" "gtest"
 
 # No option parsed by hand: the files that read argv compare no string

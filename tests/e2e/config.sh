@@ -27,7 +27,10 @@ check_eq "no header: junit default named" "$(grep '^framework:' <<<"$out")" \
 echo '{"project": ".", "tset": "x"}' > "$T/bad.json"
 out=$("$WHITTLE" reduce --config "$T/bad.json" 2>&1); rc=$?
 check_eq "unknown field: exit" "$rc" 2
-check_eq "unknown field: message" "$out" "whittle: error: config '$T/bad.json': unknown field 'tset'"
+check_eq "unknown field: message" "$out" "whittle: error: config '$T/bad.json': unknown field 'tset' (did you mean 'test'?)"
+echo '{"project": ".", "colour": "x"}' > "$T/far.json"
+check_eq "unknown field, nothing near: message" "$("$WHITTLE" reduce --config "$T/far.json" 2>&1)" \
+    "whittle: error: config '$T/far.json': unknown field 'colour'"
 echo '[1' > "$T/broken.json"
 out=$("$WHITTLE" reduce --config "$T/broken.json" 2>&1); rc=$?
 check_eq "broken json: exit" "$rc" 2

@@ -14,6 +14,9 @@ check_eq "fingerprint kind" "$(json "$R/fingerprint.json" .kind)" "crash(SIGSEGV
 check_eq "fingerprint message" "$(json "$R/fingerprint.json" .message)" \
     "Test failed with exception: Segmentation fault(11)"
 check_eq "fingerprint location" "$(json "$R/fingerprint.json" .location)" ""
+# The console's line names the kind, and leaves out the empty location.
+check_eq "console fingerprint line" "$(grep '^Fingerprint:' "$T/out")" \
+    "Fingerprint: test_restock_after_clear | crash(SIGSEGV) | Test failed with exception: Segmentation fault(11)"
 check_eq "statements_before" "$(json "$R/summary.json" .statements_before)" 6
 check_eq "statements_after" "$(json "$R/summary.json" .statements_after)" 2
 want='static void test_restock_after_clear(void **state)

@@ -12,17 +12,22 @@ P="$T/p"; cp -r "$FIX/ctest_stack" "$P"
 (cd "$P" && cmake -S . -B build -G Ninja > /dev/null && cmake --build build > /dev/null) || fail "fixture build"
 (cd "$P" && ctest --test-dir build --output-junit report.xml > /dev/null 2>&1) && fail "ctest passed on the seeded bug"
 check_eq "ctest's list" "$(cat "$P/build/Testing/Temporary/LastTestsFailed.log")" "1:stack_tests"
-# The project (without the run folders whittle adds) before and after.
-before=$(cd "$P" && find . -path ./whittle-runs -prune -o -type f -print | LC_ALL=C sort | xargs sha256sum | sha256sum)
+# The whole project tree, byte for byte, before and after: standing in the
+# project, the run folders go to $XDG_STATE_HOME/whittle/runs/NAME, named on
+# the console, never into the project.
+before=$(tree_digest "$P")
 (cd "$P" && "$WHITTLE" reduce --from-ctest build) > "$T/o" 2> "$T/e"
 check_eq "exit" "$?" 0
 cat "$T/o" "$T/e" >&2
-check_eq "failing tests line" "$(head -n1 "$T/o")" "build: 1 failing test"
-check_eq "split line" "$(sed -n 2p "$T/o")" \
+check_eq "run folders line" "$(head -n1 "$T/o")" \
+    "Run folders: $T/state/whittle/runs/p (the current folder is inside the project, which whittle never writes to; --out DIR to choose)"
+check_eq "failing tests line" "$(sed -n 2p "$T/o")" "build: 1 failing test"
+check_eq "split line" "$(sed -n 3p "$T/o")" \
     "failing test 'stack_tests' is the whole test program; its output (bracket) names 1 failing function: test_peek_sees_top"
-check_eq "run folders" "$(ls "$P/whittle-runs" | grep -v '^latest$' | sed 's/-[0-9-]*$//' | tr '\n' ' ')" \
+check_eq "run folders" "$(ls "$T/state/whittle/runs/p" | grep -v '^latest$' | sed 's/-[0-9-]*$//' | tr '\n' ' ')" \
     "test_peek_sees_top "
-R=$(ls -d "$P"/whittle-runs/test_peek_sees_top-*)
+check_eq "no whittle-runs in the project" "$(cd "$P" && find . -name whittle-runs)" ""
+R=$(ls -d "$T"/state/whittle/runs/p/test_peek_sees_top-*)
 check_eq "statements" "$(json "$R/summary.json" '"\(.statements_before) -> \(.statements_after)"')" "11 -> 5"
 check_eq "fingerprint" "$(json "$R/summary.json" '.fingerprint | .test + " | " + .location + " | " + .message')" \
     "test_peek_sees_top | test_stack.c:33 | 0x8 != 0x7"
@@ -41,8 +46,7 @@ check_eq "derived setup" "$(json "$R/job.json" .setup)" "cmake -S '.' -B 'build'
 check_eq "derived build" "$(json "$R/job.json" .build)" "cmake --build 'build' --target 'test_stack'"
 check_eq "derived run" "$(json "$R/job.json" .run)" "W=\$PWD && cd \"\$W\"/'build' && \"\$W\"/'build/test_stack'"
 check_eq "framework" "$(json "$R/job.json" '.framework + " " + .project')" "cmocka $P"
-after=$(cd "$P" && find . -path ./whittle-runs -prune -o -type f -print | LC_ALL=C sort | xargs sha256sum | sha256sum)
-check_eq "project untouched" "$after" "$before"
+check_eq "project untouched" "$(tree_digest "$P")" "$before"
 # ctest's JUnit report (in the build folder) splits the same way, from its
 # <system-out>; the cache answers every candidate.
 (cd "$P" && "$WHITTLE" reduce --from-junit build/report.xml --out "$T/jruns") > "$T/jo" 2> "$T/je"
@@ -63,8 +67,19 @@ jq '{file, test, setup, build, run}' "$R/job.json" > "$T/w.json"
 (cd "$P" && "$WHITTLE" reduce --config "$T/w.json" --out "$T/cruns" -q) > "$T/co" 2> "$T/ce"
 check_eq "config reduce exit" "$?" 0
 check_eq "config reduce project" "$(json "$(run_dir "$T/cruns")/job.json" .project)" "$P"
-check_eq "project still untouched" \
-    "$(cd "$P" && find . -path ./whittle-runs -prune -o -type f -print | LC_ALL=C sort | xargs sha256sum | sha256sum)" "$before"
+# From a folder below the project (its build folder) too; from outside it,
+# ./whittle-runs as before (the cache answers both).
+(cd "$P/build" && "$WHITTLE" reduce --project .. --file tests/test_stack.c --test test_peek_sees_top \
+    --setup "$(json "$R/job.json" .setup)" --build "$(json "$R/job.json" .build)" \
+    --run "$(json "$R/job.json" .run)") > "$T/bo" 2> "$T/be"
+check_eq "below the project: exit, run folders line" "$? $(grep '^Run folders:' "$T/bo")" \
+    "0 Run folders: $T/state/whittle/runs/p (the current folder is inside the project, which whittle never writes to; --out DIR to choose)"
+mkdir "$T/outside"
+(cd "$T/outside" && "$WHITTLE" reduce --project ../p --file tests/test_stack.c --test test_peek_sees_top \
+    --setup "$(json "$R/job.json" .setup)" --build "$(json "$R/job.json" .build)" \
+    --run "$(json "$R/job.json" .run)" -q) > "$T/xo" 2> "$T/xe"
+check_eq "outside the project: exit, ./whittle-runs" "$? $(ls "$T/outside/whittle-runs" | grep -c '^test_peek_sees_top-')" "0 1"
+check_eq "project still untouched" "$(tree_digest "$P")" "$before"
 
 # In a git project whose bug is an uncommitted change, --from-ctest picks
 # the reference as `whittle reduce` does for one test (--reference auto, the

@@ -25,12 +25,30 @@ expect_error() { # name exit-status pattern args...
 
 expect_error "original passes" 3 "original test passes: test_missing_header_is_empty" \
     "${base[@]}" --test test_missing_header_is_empty --run ./test_request
+# A refused run leaves its record but not its workspaces (work/, a copy of
+# the project and its build per slot); --keep-work keeps them.
+RR=$(run_dir "$T/runs")
+[ -s "$RR/run.log" ] && [ -s "$RR/original.c" ] && pass "refused run: record kept" || fail "refused run: record missing in $RR"
+[ ! -e "$RR/work" ] && pass "refused run: no work/ left" || fail "refused run: $RR/work left ($(du -sh "$RR/work" | cut -f1))"
+expect_error "original passes, --keep-work" 3 "original test passes: test_missing_header_is_empty" \
+    "${base[@]}" --test test_missing_header_is_empty --run ./test_request --out "$T/keep" --keep-work
+[ -d "$(run_dir "$T/keep")/work/ws" ] && pass "--keep-work: work/ kept" || fail "--keep-work: no work/ws in $(run_dir "$T/keep")"
 expect_error "unknown test lists names" 1 "test 'test_nope' not found.*test_should_read_headers.*test_missing_header_is_empty" \
     "${base[@]}" --test test_nope --run ./test_request
+grep -q "did you mean" "$T/e" && fail "test_nope: a suggestion: $(cat "$T/e")" || pass "test_nope: nothing near, no suggestion"
+expect_error "mistyped test names the nearest" 1 "test 'test_should_read_headrs' not found in .*; it defines: test_should_read_headers, test_missing_header_is_empty (did you mean 'test_should_read_headers'?)\$" \
+    "${base[@]}" --test test_should_read_headrs --run ./test_request
 expect_error "setup fails" 3 "setup failed.*exited 3: no-such-tool: not found (log: " \
     --project "$P" --file tests/test_request.c --test test_should_read_headers \
     --setup "echo configuring; echo 'no-such-tool: not found' >&2; exit 3" \
     --build "make -s" --run ./test_request --framework cmocka --out "$T/runs" --cache memory:
+# Its log was in the slot's workspace, which is gone: the run folder keeps
+# it, the error names that copy and stderr shows its last lines.
+SL=$(sed -n 's/.*(log: \(.*\))$/\1/p' "$T/e" | tail -n1)
+case "$SL" in "$T"/runs/*/reports/setup.log) pass "setup fails: the log named is the run folder's" ;; *) fail "setup fails: log named '$SL'" ;; esac
+grep -q "no-such-tool: not found" "$SL" 2>/dev/null && pass "setup fails: the log is there" || fail "setup fails: no log at '$SL'"
+grep -q "^Last lines of the setup's output (reports/setup.log):" "$T/e" && grep -q "^  | configuring" "$T/e" \
+    && pass "setup fails: its output is shown" || fail "setup fails: no output shown: $(cat "$T/e")"
 N="$T/nobuild"; cp -r "$FIX/headers" "$N"; echo 'this is not C;' >> "$N/src/request.c"
 expect_error "original does not build" 3 "original does not build" \
     --project "$N" --file tests/test_request.c --test test_should_read_headers --setup true \
@@ -109,8 +127,10 @@ _t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do
     [ "$(ls "$T"/irun/*/candidates.csv 2>/dev/null | head -n1)" ] && [ "$(wc -l < "$(ls "$T"/irun/*/candidates.csv | head -n1)")" -ge 3 ] && break
     sleep 0.1
 done
-kill -INT "$wpid"; wait "$wpid"; rc=$?
 IR=$(run_dir "$T/irun")
+[ -d "$IR/work/ws" ] && pass "interrupt: the slots' work/ is there while the run goes" || fail "interrupt: no $IR/work/ws mid-run"
+kill -INT "$wpid"; wait "$wpid"; rc=$?
+[ ! -e "$IR/work" ] && pass "interrupted run: no work/ left" || fail "interrupted run: $IR/work left"
 [ "$rc" -eq 130 ] && grep -q "interrupted" "$T/ie" && pass "interrupted: exit $rc, '$(grep 'whittle: error' "$T/ie")'" || fail "interrupt: exit $rc, $(cat "$T/ie")"
 [ "$(wc -l < "$IR/candidates.csv")" -ge 3 ] && grep -q "error: interrupted" "$IR/run.log" && pass "interrupted run kept its record" || fail "interrupted run lost its record"
 [ -s "$C/verdicts.log" ] && pass "interrupted run kept $(wc -l < "$C/verdicts.log") cached verdicts" || fail "interrupted run lost its cached verdicts"

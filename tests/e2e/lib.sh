@@ -10,6 +10,9 @@ T=$(mktemp -d /tmp/whittle-e2e.XXXXXX)
 # workspaces under T.
 chmod 755 "$T"
 export WHITTLE_CACHE_DIR="$T/cache"
+# Run folders of a run standing in its project go under the state folder
+# (never into the project): here, not the user's ~/.local/state.
+export XDG_STATE_HOME="$T/state"
 FAILS=0
 cleanup() { rm -rf "$T"; }
 trap cleanup EXIT

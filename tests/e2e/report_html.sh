@@ -47,4 +47,31 @@ S=$(run_dir "$T/stopped")
 check_eq "stopped run: page status" "$(sed -n 's:.*id="status">\([^<]*\)<.*:\1:p' "$S/report.html")" "did not finish"
 grep -qF "error: original test passes: test_empty_cart_has_no_items in tests/test_cart.c" "$S/report.html" \
     && pass "stopped run: the page shows run.log's error line" || fail "stopped run: no error line in the page"
+
+# An interrupted run (SIGINT once run.log says a candidate was accepted):
+# the page names the test and shows the diff of the accepted configuration
+# so far (partial.diff), said to be partial.
+"$WHITTLE" reduce --project "$P" --file tests/test_cart.c --test test_added_item_is_in_cart \
+    --setup "cmake -S . -B build -G Ninja >/dev/null && cmake --build build" \
+    --build "sleep 0.3; cmake --build build" --run "build/test_cart" --framework cmocka --jobs 1 \
+    --out "$T/int" --cache memory: > "$T/int.out" 2>&1 &
+wpid=$!
+_t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 120 ]; do
+    grep -qs "accepted cand_" "$T"/int/*/run.log && break; sleep 0.1
+done
+kill -INT "$wpid"; wait "$wpid"; rc=$?
+check_eq "interrupted run: exit status" "$rc" 130
+I=$(run_dir "$T/int")
+check_eq "interrupted run: the page names the test" \
+    "$(sed -n 's:.*id="test">\([^<]*\)<.*:\1:p' "$I/report.html")" "test_added_item_is_in_cart"
+[ -s "$I/partial.diff" ] && [ ! -e "$I/reduced.diff" ] && pass "interrupted run: partial.diff, no reduced.diff" \
+    || fail "interrupted run: partial.diff $( [ -s "$I/partial.diff" ] && echo written || echo missing)"
+grep -q 'id="partial"><b>Partial:</b> the run stopped before it finished' "$I/report.html" \
+    && pass "interrupted run: the diff is said to be partial" || fail "interrupted run: no partial note"
+# Every line partial.diff removes is a removed row of the page's diff.
+check_eq "interrupted run: the page's diff is partial.diff" \
+    "$(grep -c '^<tr class="del">' "$I/report.html")" "$(grep -c '^-[^-]' "$I/partial.diff")"
+check_eq "interrupted run: tree.json names the removed units" \
+    "$(jq '[.units[] | select(.removed_by > 0)] | length > 0' "$I/tree.json")" true
+! grep -q 'No diff' "$I/report.html" && pass "interrupted run: no 'No diff'" || fail "interrupted run: 'No diff' in the page"
 finish
