@@ -87,6 +87,47 @@ static int s_start_treejob(wh_reduction_t *r, const wh_compile_cmd_t *cmd)
     return r->treejob ? 0 : WH_ENOMEM;
 }
 
+/* Moves what s names inside a sibling of the workspace ws (another slot's
+ * copy or the set-up copy of the same key: a slot cloned from another keeps
+ * the build folder's paths into it) to the project's path; a new string,
+ * or NULL when s names none (or out of memory). */
+static char *s_unsibling(const char *s, const char *ws, const char *project)
+{
+    const char *slash = strrchr(ws, '/');
+    if (!slash || slash == ws)
+        return NULL;
+    size_t kl = (size_t)(slash - ws) + 1; /* the key's folder, with its '/' */
+    const char *at = strstr(s, ws);
+    for (const char *p = strchr(s, '/'); p && !at; p = strchr(p + 1, '/'))
+        if (strncmp(p, ws, kl) == 0 && p[kl] && p[kl] != '/')
+            at = p;
+    if (!at)
+        return NULL;
+    const char *end = at + kl + strcspn(at + kl, "/");
+    return wh_strdup_printf("%.*s%s%s", (int)(at - s), s, project, end);
+}
+
+/* The command's paths into any copy of the workspace's key, moved to the
+ * project (after wh_compile_cmd_rebase moved those of ws itself). */
+static void s_unsibling_cmd(wh_compile_cmd_t *c, const char *ws, const char *project)
+{
+    char **fields[] = {&c->directory, &c->file};
+    for (size_t i = 0; i < sizeof fields / sizeof *fields; i++) {
+        char *n = *fields[i] ? s_unsibling(*fields[i], ws, project) : NULL;
+        if (n) {
+            free(*fields[i]);
+            *fields[i] = n;
+        }
+    }
+    for (int i = 1; i < c->argc; i++) {
+        char *n = s_unsibling(c->argv[i], ws, project);
+        if (n) {
+            free(c->argv[i]);
+            c->argv[i] = n;
+        }
+    }
+}
+
 /* After a fresh baseline: cmd is the compile command the workspace at ws
  * recorded (NULL: none). It is cached with the fingerprint ("cc:<job>").
  * With a command, the tree is parsed on a thread of its own (treejob.h)
@@ -105,6 +146,8 @@ int red_exact_tree(wh_reduction_t *r, const wh_compile_cmd_t *cmd, const char *w
         wh_compile_cmd_clear(&moved);
         return -1;
     }
+    if (cmd && ws)
+        s_unsibling_cmd(&moved, ws, r->job.project);
     char key[80], *js = wh_compile_cmd_to_json(&moved);
     snprintf(key, sizeof key, "cc:%s", r->job_id);
     if (js) {

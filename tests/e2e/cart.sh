@@ -32,6 +32,9 @@ check_eq "hdd statements_after" "$(json "$R/summary.json" .statements_after)" 4
 # setup's environment): the tree used the test file's exact command.
 check_eq "compile command file" "$(json "$R/compile_command.json" .file)" "$P/tests/test_cart.c"
 check_eq "compile command -I (project first)" "$(json "$R/compile_command.json" '[.arguments[] | select(startswith("-I"))][0]')" "-I$P/src"
+# Every path in it is the project's: none into a workspace (deleted when the
+# run ends), the one that ran the baseline or another slot's it was cloned from.
+check_eq "compile command: no path into a workspace" "$(grep -c '/work/ws/' "$R/compile_command.json")" 0
 check_eq "hdd tree_after" "$(json "$R/summary.json" .tree_after)" 1
 check_eq "hdd sweeps" "$(json "$R/summary.json" .sweeps)" 3
 # 9 rounds of the walk; they go out as chains (chain.h), and a chain goes on
@@ -107,6 +110,7 @@ for n in 2 4; do
     "$WHITTLE" reduce "${args[@]}" --jobs $n --out "$T/j$n" --cache memory: > "$T/j$n.out" 2>&1 || { cat "$T/j$n.out"; fail "jobs $n run"; }
     Rn=$(run_dir "$T/j$n")
     cmp -s "$R/reduced.c" "$Rn/reduced.c" && pass "jobs $n: same reduced test" || fail "jobs $n: different reduced test"
+    check_eq "jobs $n: compile command: no path into a workspace" "$(grep -c '/work/ws/' "$Rn/compile_command.json")" 0
     check_eq "jobs $n: same candidate sequence and verdicts" "$(cut -d, -f1-6 "$Rn/candidates.csv")" "$seq1"
     # summary.txt names the slots that answered (judged.csv), not --jobs
     check_eq "jobs $n: summary.txt slots that judged" \
