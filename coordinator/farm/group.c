@@ -223,31 +223,57 @@ static wh_group_t *s_sorted(wh_group_t *g)
     return g;
 }
 
-wh_group_t *wh_group_load(const char *dir, char **err)
+/* How deep run folders are looked for below RUNS_DIR: whittle mutate's
+ * are OUT/reduce/<mutant>-<test>/<walk>/<run>, four down. */
+#define S_MAX_DEPTH 4
+
+static int s_is_dir(const char *p)
 {
-    wh_group_t *g = calloc(1, sizeof *g);
+    struct stat st;
+    return stat(p, &st) == 0 && S_ISDIR(st.st_mode);
+}
+
+/* Adds the run folders in dir (rel: its name below RUNS_DIR, NULL at the
+ * top), and below those that are not run folders, depth levels down at
+ * most; a run folder's own subfolders (reports/, work/) are not searched.
+ * Symbolic links are skipped (`latest`). 0, or WH_E* with *err. */
+static int s_scan(wh_group_t *g, const char *dir, const char *rel, int depth, char **err)
+{
     DIR *d = opendir(dir);
-    if (!g || !d) {
-        *err = wh_strdup_printf("cannot read runs folder '%s'", dir);
-        goto fail;
+    if (!d) {
+        if (!rel)
+            *err = wh_strdup_printf("cannot read runs folder '%s'", dir);
+        return rel ? 0 : WH_EIO;
     }
-    for (struct dirent *e; (e = readdir(d));) {
+    int rc = 0;
+    for (struct dirent *e; rc == 0 && (e = readdir(d));) {
         if (e->d_name[0] == '.' || s_is_link(dir, e->d_name))
             continue;
         char *sub = wh_path_join(dir, e->d_name);
-        int rc = sub ? s_load_one(g, sub, e->d_name, err) : WH_ENOMEM;
+        char *name = rel ? wh_path_join(rel, e->d_name) : strdup(e->d_name);
+        char *sum = sub ? wh_path_join(sub, "summary.json") : NULL;
+        if (!sub || !name || !sum)
+            rc = WH_ENOMEM;
+        else if (wh_is_file(sum))
+            rc = s_load_one(g, sub, name, err);
+        else if (depth > 1 && s_is_dir(sub))
+            rc = s_scan(g, sub, name, depth - 1, err);
+        free(sum);
+        free(name);
         free(sub);
-        if (rc) {
-            if (!*err)
-                *err = strdup("out of memory reading run folders");
-            goto fail;
-        }
     }
     closedir(d);
-    return s_sorted(g);
-fail:
-    if (d)
-        closedir(d);
+    return rc;
+}
+
+wh_group_t *wh_group_load(const char *dir, char **err)
+{
+    wh_group_t *g = calloc(1, sizeof *g);
+    int rc = g ? s_scan(g, dir, NULL, S_MAX_DEPTH, err) : WH_ENOMEM;
+    if (rc == 0)
+        return s_sorted(g);
+    if (!*err)
+        *err = strdup("out of memory reading run folders");
     wh_group_destroy(&g);
     return NULL;
 }

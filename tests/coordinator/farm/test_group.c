@@ -82,6 +82,27 @@ static void test_dirs_and_latest(void)
     free(err), free(latest), free(a), free(b), free(c);
 }
 
+/* whittle mutate's output: run folders four levels down, named by their
+ * path; a run folder's own subfolders are not searched. */
+static void test_nested(void)
+{
+    char *a = s_run("m/reduce/m1-t_one/hdd/t_one-1", "t_one", "t.c:5", "shop_take(&s, 3);");
+    char *b = s_run("m/reduce/m2-t_two/hdd/t_two-1", "t_two", "t.c:5", "shop_take(&s, 3);");
+    char *inner = s_run("m/reduce/m2-t_two/hdd/t_two-1/reports/x", "t_x", "x.c:1", "x();");
+    char *deep = s_run("m/a/b/c/d/too-deep", "t_deep", "d.c:1", "d();");
+    char *top = wh_path_join(s_tmp, "m");
+    char *err = NULL;
+    wh_group_t *g = wh_group_load(top, &err);
+    CHECK(g != NULL);
+    if (g) {
+        wh_group_cluster(g);
+        CHECK_EQ_INT(wh_group_runs(g), 2);
+        CHECK_EQ_INT(wh_group_count(g), 1);
+        wh_group_destroy(&g);
+    }
+    free(err), free(top), free(a), free(b), free(inner), free(deep);
+}
+
 /* A remote coordinator's run folders: said, not "0 runs". */
 static void test_not_readable(void)
 {
@@ -97,6 +118,7 @@ int main(void)
     CHECK(mkdtemp(s_tmp) != NULL);
     RUN_TEST(test_dirs_and_latest);
     RUN_TEST(test_not_readable);
+    RUN_TEST(test_nested);
     wh_rm_rf(s_tmp);
     TEST_MAIN_END();
 }
