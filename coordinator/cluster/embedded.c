@@ -112,6 +112,8 @@ int wh_embedded_run(const wh_job_t *jobs, size_t n, const wh_embedded_opts_t *o,
     char ep[128];
     snprintf(ep, sizeof ep, "inproc://whittle-%d", (int)getpid());
     wh_pool_t *pool = s.r && zctx ? wh_pool_new(zctx, ep, 1000, err) : NULL;
+    if (pool)
+        wh_pool_local_slots(pool); /* the slots are this process's threads */
     wh_cache_t *cache = NULL;
     int code = pool ? 0 : 4;
     if (pool && !(cache = wh_cache_open(o->cache, err)))

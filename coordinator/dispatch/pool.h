@@ -133,6 +133,10 @@ int wh_pool_set_render(wh_pool_t *p, const char *job_id, wh_pool_render_fn fn);
 int wh_pool_submit_lazy(wh_pool_t *p, const char *job_id, uint64_t cand_id);
 /* Drops a queued candidate or asks its slot to stop it. */
 void wh_pool_cancel(wh_pool_t *p, const char *job_id, uint64_t cand_id);
+/* Every slot that will join is a thread of this process (the embedded
+ * cluster): a slot silent for 3 heartbeats is slow, not lost, and is never
+ * declared dead for it (one a send finds unreachable still is). */
+void wh_pool_local_slots(wh_pool_t *p);
 
 /* One turn of the loop: waits up to timeout_ms for messages (or a watched
  * fd), handles them, calls the watchers of readable fds, dispatches, sends

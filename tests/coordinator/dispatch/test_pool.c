@@ -337,6 +337,45 @@ static void test_taint_budget(void)
     zmq_ctx_term(zctx);
 }
 
+/* The embedded cluster's slots are threads of its own process
+ * (wh_pool_local_slots): one silent for 3 heartbeats and more (a loaded
+ * machine) keeps its candidate and its place; a remote pool's is lost. */
+static void test_local_slot_never_lost(void)
+{
+    void *zctx = zmq_ctx_new();
+    char *err = NULL;
+    for (int local = 0; local <= 1; local++) {
+        wh_pool_t *p = wh_pool_new(zctx, "tcp://127.0.0.1:*", 100, &err);
+        CHECK(p != NULL);
+        if (local)
+            wh_pool_local_slots(p);
+        s_got_t got = {0};
+        wh_job_spec_t spec = {0};
+        spec.job_id = "job-local";
+        spec.project = "/p";
+        spec.test_file = "t.c";
+        spec.test = "t";
+        spec.run_cmd = "true";
+        CHECK_EQ_INT(wh_pool_add_job(p, &spec, s_on_verdict, &got), 0);
+        void *a = s_slot(zctx, wh_pool_endpoint(p), "a");
+        void *slots[1] = {a};
+        uint64_t busy[1] = {0}, ev[1] = {0};
+        s_pump(p, 100, slots, busy, 1, ev);
+        CHECK_EQ_INT(wh_pool_submit(p, "job-local", 1, "x", 1, 0), 0);
+        s_pump(p, 100, slots, busy, 1, ev);
+        CHECK_EQ_INT(ev[0], 1);
+        slots[0] = NULL; /* silent for 6 heartbeats */
+        s_pump(p, 600, slots, busy, 1, ev);
+        wh_pool_stats_t st;
+        wh_pool_stats(p, &st);
+        CHECK_EQ_INT(st.slots, local ? 1 : 0);
+        CHECK_EQ_INT(got.n, 0); /* its candidate is neither answered nor lost */
+        zmq_close(a);
+        wh_pool_destroy(&p);
+    }
+    zmq_ctx_term(zctx);
+}
+
 /* A slot lost again and again (issue 10): the first loss costs nothing,
  * from the second on the slot is held back when it comes back (1 s after
  * the second), the fifth in a row takes it out of rotation. Its candidate,
@@ -756,6 +795,7 @@ int main(void)
 {
     RUN_TEST(test_dead_slot_requeue_and_return);
     RUN_TEST(test_lost_slot_budget);
+    RUN_TEST(test_local_slot_never_lost);
     RUN_TEST(test_three_losses_is_infra_error);
     RUN_TEST(test_jobs_take_turns);
     RUN_TEST(test_taint_goes_to_another_node);
