@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "baseline.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -100,6 +101,77 @@ char *wh_baseline_tail(const char *text, size_t len, int n)
         return NULL;
     }
     return wh_buf_detach(&b);
+}
+
+/* The length of the workspace part of a path whose "/slot-" or "/golden/"
+ * component starts at at (text[0] .. at): from the path's first '/' through
+ * the slot's '/', when the component before is a 64-hex key; 0 when not. */
+static size_t s_ws_prefix(const char *text, const char *at, const char *end, size_t *start)
+{
+    const char *k = at;
+    int hex = 0;
+    while (k > text && isxdigit((unsigned char)k[-1]) && hex < 65)
+        k--, hex++;
+    if (hex != 64 || k == text || k[-1] != '/')
+        return 0;
+    const char *p = k - 1;
+    while (p > text && !strchr(" \t\n'\"(<=`", p[-1]))
+        p--;
+    p = memchr(p, '/', (size_t)(k - p)); /* after an option's "-I", say */
+    if (!p)
+        return 0;
+    const char *slash = memchr(at + 1, '/', (size_t)(end - at - 1));
+    if (!slash)
+        return 0;
+    *start = (size_t)(p - text);
+    return (size_t)(slash + 1 - p);
+}
+
+char *wh_baseline_unworkspace(const char *text, size_t len)
+{
+    wh_buf_t b = WH_BUF_INIT;
+    if (wh_buf_puts(&b, ""))
+        return NULL;
+    const char *end = text ? text + len : NULL;
+    size_t done = 0;
+    for (size_t i = 0; text && i < len; i++) {
+        if (text[i] != '/' || (strncmp(text + i, "/slot-", 6) != 0 &&
+                               strncmp(text + i, "/golden/", 8) != 0))
+            continue;
+        size_t start = 0, n = s_ws_prefix(text, text + i, end, &start);
+        if (!n || start < done)
+            continue;
+        if (wh_buf_printf(&b, "%.*s", (int)(start - done), text + done))
+            goto oom;
+        done = start + n;
+        i = done - 1;
+    }
+    if (text && wh_buf_printf(&b, "%.*s", (int)(len - done), text + done))
+        goto oom;
+    return wh_buf_detach(&b);
+oom:
+    wh_buf_free(&b);
+    return NULL;
+}
+
+char *wh_baseline_first_error(const char *text)
+{
+    for (const char *l = text; l && *l;) {
+        const char *nl = strchr(l, '\n');
+        size_t n = nl ? (size_t)(nl - l) : strlen(l);
+        const char *e = memmem(l, n, ": error:", 8);
+        if (!e)
+            e = memmem(l, n, ": fatal error:", 14);
+        if (e && e > l) {
+            while (n && (l[n - 1] == '\r' || l[n - 1] == ' '))
+                n--;
+            while (n && (*l == ' ' || *l == '\t'))
+                l++, n--;
+            return wh_strdup_printf("%.*s", (int)n, l);
+        }
+        l = nl ? nl + 1 : NULL;
+    }
+    return NULL;
 }
 
 char *wh_baseline_reference_unknown(const wh_job_t *j)

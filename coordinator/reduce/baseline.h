@@ -35,6 +35,16 @@ int wh_baseline_fp_usable(const wh_job_t *j, const wh_fp_t *fp);
  * for no text; NULL only when out of memory). */
 char *wh_baseline_tail(const char *text, size_t len, int n);
 
+/* text[0, len) with every path into a workspace copy of the project
+ * (".../<64 hex key>/slot-N/" or ".../<key>/golden/", deleted when the run
+ * ends) cut to the path inside the project ("src/request.c"); malloc'ed,
+ * NULL only when out of memory. */
+char *wh_baseline_unworkspace(const char *text, size_t len);
+
+/* The first compiler error line of a build's output ("FILE:LINE:COL:
+ * error: ..." or "fatal error:"), trimmed, malloc'ed; NULL when none. */
+char *wh_baseline_first_error(const char *text);
+
 /* The command a shell could not find, from a fault detail that says the
  * test command "exited 127" (not the build) and quotes the shell's "NAME: not found" line: NAME
  * (malloc'ed), else NULL. */

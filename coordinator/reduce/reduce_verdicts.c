@@ -52,7 +52,10 @@ int red_fp_from_json(const char *s, wh_fp_t *fp)
  * sent: the framework's, else the console log) on stderr and in run.log. */
 static void s_show_tail(wh_reduction_t *r, const wh_msg_t *m, int n, const char *what)
 {
-    char *tail = wh_baseline_tail((const char *)m->report, m->report_len, n);
+    /* Paths into the workspace (gone when the run ends) as the project's. */
+    char *text = wh_baseline_unworkspace((const char *)m->report, m->report_len);
+    char *tail = text ? wh_baseline_tail(text, strlen(text), n) : NULL;
+    free(text);
     if (tail && *tail) {
         if (!r->quiet)
             fprintf(stderr, "Last lines of the original %s (reports/original.report):\n%s", what,
@@ -132,7 +135,17 @@ static int s_baseline_failed(wh_reduction_t *r, const wh_msg_t *m)
         if (m->report_len)
             wh_record_file(r->rec, "reports/original.report", m->report, m->report_len);
         s_show_tail(r, m, 30, "build's output");
-        red_fail(r, 3, wh_strdup_printf("original does not build: %s (%s)", r->job.file, d));
+        /* The compiler's first error names the file that does not build,
+         * which is often not the test file (a bug in the library). */
+        char *text = wh_baseline_unworkspace((const char *)m->report, m->report_len);
+        char *first = text ? wh_baseline_first_error(text) : NULL;
+        if (first)
+            red_fail(r, 3, wh_strdup_printf("original does not build (testing %s): %s",
+                                            r->job.file, first));
+        else
+            red_fail(r, 3, wh_strdup_printf("original does not build: %s (%s)", r->job.file, d));
+        free(first);
+        free(text);
         return 1;
     }
     char *missing = m->code == WH_ETAINT ? wh_baseline_not_found(d) : NULL;

@@ -50,7 +50,7 @@ grep -q "no-such-tool: not found" "$SL" 2>/dev/null && pass "setup fails: the lo
 grep -q "^Last lines of the setup's output (reports/setup.log):" "$T/e" && grep -q "^  | configuring" "$T/e" \
     && pass "setup fails: its output is shown" || fail "setup fails: no output shown: $(cat "$T/e")"
 N="$T/nobuild"; cp -r "$FIX/headers" "$N"; echo 'this is not C;' >> "$N/src/request.c"
-expect_error "original does not build" 3 "original does not build" \
+expect_error "original does not build" 3 "original does not build (testing tests/test_request.c): src/request.c:[0-9]*:[0-9]*: error: " \
     --project "$N" --file tests/test_request.c --test test_should_read_headers --setup true \
     --build "make -s" --run ./test_request --framework cmocka --out "$T/runs" --cache memory:
 grep -q "^Last lines of the original build's output (reports/original.report):" "$T/e" \

@@ -92,6 +92,32 @@ static void test_tail(void)
     wh_buf_free(&b);
 }
 
+/* A CMake build's output names the workspace's absolute paths; what is
+ * shown names the project's (the workspace is gone when the run ends). */
+static void test_unworkspace(void)
+{
+    const char *key = "7b5701079ce0b82be0eaff39285f3ecea26820df52493f8679cbaee34b1eeafa";
+    char *in = wh_strdup_printf(
+        "[1/2] Building C object CMakeFiles/cj.dir/cJSON.c.o\n"
+        "/tmp/r/work/ws/%s/slot-1/cJSON.c:12:5: error: expected ';' before 'return'\n"
+        "cc -I/tmp/r/work/ws/%s/golden/src -c x.c\n"
+        "/home/u/notakey/slot-1/a.c: kept\n", key, key);
+    char *out = wh_baseline_unworkspace(in, strlen(in));
+    CHECK_EQ_STR(out, "[1/2] Building C object CMakeFiles/cj.dir/cJSON.c.o\n"
+                      "cJSON.c:12:5: error: expected ';' before 'return'\n"
+                      "cc -Isrc -c x.c\n"
+                      "/home/u/notakey/slot-1/a.c: kept\n");
+    char *first = wh_baseline_first_error(out);
+    CHECK_EQ_STR(first, "cJSON.c:12:5: error: expected ';' before 'return'");
+    free(first);
+    CHECK(wh_baseline_first_error("make: *** [all] Error 1\nno errors here\n") == NULL);
+    first = wh_baseline_first_error("  t.c:1: fatal error: x.h: No such file\r\n");
+    CHECK_EQ_STR(first, "t.c:1: fatal error: x.h: No such file");
+    free(first);
+    free(out);
+    free(in);
+}
+
 static void test_not_found(void)
 {
     char *n = wh_baseline_not_found("infrastructure fault (missing tool): test exited 127: "
@@ -112,5 +138,6 @@ int main(void)
     RUN_TEST(test_refusal);
     RUN_TEST(test_tail);
     RUN_TEST(test_not_found);
+    RUN_TEST(test_unworkspace);
     TEST_MAIN_END();
 }
