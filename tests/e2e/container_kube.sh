@@ -323,7 +323,7 @@ check_eq "run folder owner" "$(stat -c %u "$R")" 10001
 # count each pod's workspaces of the job.
 slots_used=$(tail -n +2 "$R/judged.csv" | cut -d, -f3 | sort -u | tr '\n' ' ')
 per_pod=$(for n in 0 1; do printf '%s-node-pod-%s: %s  ' "$P" "$n" \
-    "$(podman exec "$P-node-pod-$n-node" sh -c 'ls -d /var/lib/whittle/ws/*/slot-* 2>/dev/null | wc -l')"; done)
+    "$(podman exec "$P-node-pod-$n-node" sh -c 'ls -d /var/lib/whittle/ws/*/slot-*/ 2>/dev/null | wc -l')"; done)
 echo "slots that judged: $slots_used; workspaces: $per_pod; $(json "$R/summary.json" '"evaluated \(.evaluated), cached \(.cached)"')" >&2
 printf 'time: reduction %.1f s (client wall), the run says %s ms\n' "$(echo "$t2 - $t1" | bc)" \
     "$(json "$R/summary.json" .wall_ms)" >&2
