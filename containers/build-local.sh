@@ -2,8 +2,13 @@
 # Builds the whittle images on a machine without a container registry:
 #   1. debootstrap a Debian 12 root file system from the Debian archive,
 #   2. import it as the base image localhost/debian:12,
-#   3. podman build both images with --build-arg BASE=localhost/debian:12.
-# Run as root from anywhere:  containers/build-local.sh [coordinator] [node]
+#   3. podman build both images with --build-arg BASE=localhost/debian:12,
+#      tagged :latest and :VERSION (the project's version, the tag the k8s
+#      kustomization pins),
+#   4. and a stand-in for the official Redis image the manifests name
+#      (Containerfile.redis: Debian's redis-server 7.0.15), tagged
+#      localhost/redis:7.0.15-bookworm.
+# Run as root from anywhere:  containers/build-local.sh [coordinator] [node] [redis]
 # Steps 1-2 are skipped when the base image exists (FORCE_BASE=1 redoes them).
 #
 # Environment:
@@ -26,7 +31,8 @@ BASE_IMAGE=${BASE_IMAGE:-localhost/debian:12}
 ISOLATION=${ISOLATION:-chroot}
 PODMAN_FLAGS=${PODMAN_FLAGS:-}
 BUILD_FLAGS=${BUILD_FLAGS:-}
-targets=${*:-coordinator node}
+targets=${*:-coordinator node redis}
+version=$(sed -n 's/^project(whittle VERSION \([0-9.]*\).*/\1/p' "$repo/CMakeLists.txt")
 
 need() { command -v "$1" >/dev/null 2>&1 || missing="${missing:-} $2"; }
 missing=
@@ -64,14 +70,24 @@ fi
 
 cd "$repo"
 for t in $targets; do
-    case $t in coordinator|node) ;; *) echo "build-local: unknown image '$t'" >&2; exit 2 ;; esac
+    case $t in coordinator|node|redis) ;; *) echo "build-local: unknown image '$t'" >&2; exit 2 ;; esac
+    if [ "$t" = redis ]; then
+        echo "build-local: building localhost/redis:7.0.15-bookworm (Debian's redis-server)" >&2
+        # shellcheck disable=SC2086
+        podman $PODMAN_FLAGS build --isolation "$ISOLATION" \
+            --build-arg BASE="$BASE_IMAGE" \
+            -f containers/Containerfile.redis -t localhost/redis:7.0.15-bookworm $BUILD_FLAGS containers
+        continue
+    fi
     echo "build-local: building whittle-$t" >&2
     # shellcheck disable=SC2086
     podman $PODMAN_FLAGS build --isolation "$ISOLATION" \
         --build-arg BASE="$BASE_IMAGE" \
         --ignorefile containers/.containerignore \
         -f "containers/Containerfile.$t" -t "localhost/whittle-$t:latest" $BUILD_FLAGS .
+    # shellcheck disable=SC2086
+    [ -z "$version" ] || podman $PODMAN_FLAGS tag "localhost/whittle-$t:latest" "localhost/whittle-$t:$version"
 done
 # shellcheck disable=SC2086
-podman $PODMAN_FLAGS images --filter reference='localhost/whittle-*' \
+podman $PODMAN_FLAGS images --filter reference='localhost/whittle-*' --filter reference='localhost/redis' \
     --format '{{.Repository}}:{{.Tag}} {{.Size}}'

@@ -159,6 +159,12 @@ for f in sorted(os.listdir(os.path.join(C, "k8s"))):
     for d in yaml.safe_load_all(read(C, "k8s", f)):
         if d and "metadata" in d:
             docs[(d["kind"], d["metadata"]["name"])] = d
+# Redis reads its password from the same Secret's file: no secret in any env
+redis = docs[("StatefulSet", "redis")]["spec"]["template"]["spec"]
+check(not any("valueFrom" in e for c in redis["containers"] for e in c.get("env", [])),
+      "k8s redis: no env value from a Secret")
+check(any(v.get("secret", {}).get("secretName") == "redis-auth" for v in redis.get("volumes", [])),
+      "k8s redis: the password comes from Secret redis-auth as a file")
 for image in ("coordinator", "node"):
     where = f"k8s {image}"
     pod = docs[("Deployment", image)]["spec"]["template"]
@@ -192,7 +198,14 @@ for image in ("coordinator", "node"):
         check_paths(where, image, eff, mounts, ["WHITTLE_RUNS", "WHITTLE_CACHE_DIR"],
                     ["WHITTLE_SECRET_KEY", "WHITTLE_NODES_DIR", "WHITTLE_CLIENTS_DIR"])
         check(not ro_root or under("/tmp/x", mounts) is not None, f"{where}: /tmp is writable")
-        check("WHITTLE_REDIS_PASSWORD" in env, f"{where}: the Redis password comes from a Secret")
+        # the Redis password: a file on a Secret volume, never an env value
+        pw = eff.get("WHITTLE_REDIS_PASSWORD_FILE", "")
+        m = next((m for m in ctr.get("volumeMounts", [])
+                  if pw.startswith(m["mountPath"].rstrip("/") + "/")), None)
+        vol = next((v for v in spec.get("volumes", []) if m and v["name"] == m["name"]), {})
+        check("WHITTLE_REDIS_PASSWORD" not in env and "secret" in vol,
+              f"{where}: the Redis password is the file {pw} of Secret "
+              f"{vol.get('secret', {}).get('secretName')}, not an env value")
     else:
         check_paths(where, image, eff, mounts, ["WHITTLE_WORKDIR"],
                     ["WHITTLE_SECRET_KEY", "WHITTLE_SERVER_KEY"])
