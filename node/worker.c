@@ -1,22 +1,19 @@
 /*
- * worker — slot threads of a node. See worker.h for the contract.
+ * worker — slot threads of a node. See worker.h for the contract; the
+ * slot's workspaces are in worker_ws.c (worker_int.h).
  */
 #define _GNU_SOURCE
-#include "worker.h"
+#include "worker_int.h"
 
-#include <dirent.h>
 #include <errno.h>
 #include <fcntl.h>
-#include <ftw.h>
 #include <pthread.h>
-#include <pwd.h>
 #include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
 #include <sys/time.h>
 #include <unistd.h>
-#include <utime.h>
 #include <zmq.h>
 
 #include "framework.h"
@@ -30,66 +27,9 @@
 #include "workspace.h"
 #include "wsflags.h"
 
-#define S_READY_MARK ".whittle-ready"
-
-typedef struct s_slot s_slot_t;
-
-struct wh_node {
-    void *zctx;
-    char *endpoint;
-    char *node_id;
-    char *workdir;
-    unsigned hb_ms;
-    uint64_t max_disk;
-    wh_auth_keys_t keys;       /* CURVE client keys when has_keys */
-    int has_keys;
-    int nslots;
-#ifdef WH_NODE_TEST
-    int test_lie;           /* see wh_node_opts_t: whittle-node-test only */
-    int test_busy;
-#endif
-    s_slot_t *slots;
-    atomic_int stop;
-    /* Handshakes the coordinator refused in a row, over all slots; at
-     * WH_NODE_REFUSALS, refused holds the last kind (wh_auth_refusal_t):
-     * the node should stop (wh_node_refused). */
-    atomic_int refusals;
-    atomic_int refused;
-    _Atomic uint64_t refusal_ms;  /* when the last refusal was counted */
-    atomic_uint_fast64_t evaluated;
-    pthread_mutex_t disk_mu;   /* serializes eviction scans */
-    wh_warmup_t *warm;         /* one setup per node per workspace key */
-    wh_runas_t *runas;         /* the user and sandbox of job commands, or NULL */
-    /* --job-uids: a user per workspace key (s_key_runas) */
-    unsigned uid_lo, uid_hi;
-    pthread_mutex_t uid_mu;
-    struct s_keyuser {
-        char key[65];
-        wh_runas_t *runas;
-    } *keyusers;
-    int nkeyusers;
-};
-
-struct s_slot {
-    wh_node_t *node;
-    int index;
-    pthread_t thread;
-    int started;
-    void *sock;
-    void *mon;              /* watches sock's CURVE handshakes (wh_auth_watch), or NULL */
-    uint64_t last_rx;       /* monotonic ms of the last message from the coordinator */
-    uint64_t last_tx;
-    unsigned backoff_ms;
-    /* the candidate being judged */
-    char *cur_job;
-    uint64_t cur_cand;
-    int cancel;
-    char setup_taint[512];  /* why the last setup failed for the node's sake, or "" */
-};
-
 /* ---- socket helpers ---- */
 
-static int s_connect(s_slot_t *s)
+static int s_connect(wk_slot_t *s)
 {
     wh_node_t *n = s->node;
     s->sock = zmq_socket(n->zctx, ZMQ_DEALER);
@@ -127,7 +67,7 @@ static int s_connect(s_slot_t *s)
     return rc;
 }
 
-static void s_disconnect(s_slot_t *s)
+static void s_disconnect(wk_slot_t *s)
 {
     if (s->sock)
         zmq_close(s->sock);
@@ -146,7 +86,7 @@ static void s_disconnect(s_slot_t *s)
  * should). After a failed handshake libzmq retries every 200 ms on its own
  * (returns 0); those failures count at most once a second, so that a
  * handshake cut short by a coordinator's restart does not stop the node. */
-static int s_check_refused(s_slot_t *s)
+static int s_check_refused(wk_slot_t *s)
 {
     wh_node_t *n = s->node;
     wh_auth_refusal_t r = wh_auth_refusal(s->mon);
@@ -165,13 +105,13 @@ static int s_check_refused(s_slot_t *s)
     return r == WH_AUTH_KEY_REFUSED;
 }
 
-static void s_send(s_slot_t *s, const wh_msg_t *m)
+void wk_send(wk_slot_t *s, const wh_msg_t *m)
 {
     if (wh_wire_send(s->sock, m, ZMQ_DONTWAIT) == 0)
         s->last_tx = wh_now_ms();
 }
 
-static void s_heartbeat_if_due(s_slot_t *s)
+static void s_heartbeat_if_due(wk_slot_t *s)
 {
     uint64_t now = wh_now_ms();
     if (now - s->last_tx >= s->node->hb_ms) {
@@ -183,7 +123,7 @@ static void s_heartbeat_if_due(s_slot_t *s)
         hb.slot = (uint32_t)s->index;
         hb.warms = 1;
         hb.cand_id = s->cur_job ? s->cur_cand : 0;
-        s_send(s, &hb);
+        wk_send(s, &hb);
     }
 }
 
@@ -191,7 +131,7 @@ static void s_heartbeat_if_due(s_slot_t *s)
  * the current candidate stops it; heartbeats just count as life. Another
  * EVALUATE cannot arrive (the coordinator gives a slot one at a time); if a
  * buggy peer sends one anyway it is answered InfraError so nothing hangs. */
-static void s_drain_busy(s_slot_t *s)
+static void s_drain_busy(wk_slot_t *s)
 {
     for (;;) {
         wh_msg_t m = {0};
@@ -219,7 +159,7 @@ static void s_drain_busy(s_slot_t *s)
             v.verdict = WH_V_INFRA_ERROR;
             v.code = WH_EPROTO;
             v.detail = "slot busy";
-            s_send(s, &v);
+            wk_send(s, &v);
         } else if (m.type == WH_MSG_WARM) {
             /* Same for a WARM: the coordinator lost track of us (a
              * reconnect); answer so that it does not wait for ever. */
@@ -229,386 +169,20 @@ static void s_drain_busy(s_slot_t *s)
             w.code = WH_ECANCEL;
             w.detail = "slot busy";
             w.final = 1;
-            s_send(s, &w);
+            wk_send(s, &w);
         }
         wh_msg_clear(&m);
     }
 }
 
-static int s_tick(void *arg)
+int wk_tick(void *arg)
 {
-    s_slot_t *s = arg;
+    wk_slot_t *s = arg;
     if (atomic_load(&s->node->stop))
         return 1;
     s_drain_busy(s);
     s_heartbeat_if_due(s);
     return s->cancel;
-}
-
-/* ---- workspaces ---- */
-
-/* The warm-workspace key: the project snapshot, the setup command and the
- * test file. Different tests of one file share it; candidates rewrite the
- * test file each time, so sharing is safe. */
-static void s_ws_key(const wh_job_spec_t *j, const char *project, char out[65])
-{
-    wh_sha256_t *h = wh_sha256_new();
-    /* The snapshot id names the buggy project's content; a reference
-     * workspace is keyed by its path alone. */
-    wh_sha256_field_str(h, project == j->project && j->snapshot_id ? j->snapshot_id : "");
-    wh_sha256_field_str(h, project);
-    wh_sha256_field_str(h, j->setup_cmd);
-    wh_sha256_field_str(h, j->test_file);
-    wh_sha256_final_hex(&h, out);
-}
-
-/* Disk use of a tree in bytes (allocated blocks, like du), without
- * following symlinks. nftw has no user pointer, hence the thread-local sum. */
-static _Thread_local uint64_t s_du_sum;
-
-static int s_du_add(const char *path, const struct stat *st, int flag, struct FTW *ftw)
-{
-    (void)path, (void)flag, (void)ftw;
-    s_du_sum += (uint64_t)st->st_blocks * 512u;
-    return 0;
-}
-
-static uint64_t s_du(const char *path)
-{
-    s_du_sum = 0;
-    nftw(path, s_du_add, 32, FTW_PHYS);
-    return s_du_sum;
-}
-
-/* Removes a workspace and its side files (console log, report, setup log,
- * sanitizer logs). */
-static void s_remove_workspace(const char *root)
-{
-    wh_rm_rf(root);
-    static const char *const side[] = {".console.log", ".report", ".setup.log", ".san", NULL};
-    for (int k = 0; side[k]; k++) {
-        char *f = wh_strdup_printf("%s%s", root, side[k]);
-        if (f)
-            unlink(f);
-        free(f);
-    }
-}
-
-/* 1 when path is the set-up copy ("<key>/golden") of slot folder keep's
- * key: the workspace about to be prepared may need it. */
-static int s_keeps_golden(const char *path, const char *keep)
-{
-    const char *ks = keep ? strrchr(keep, '/') : NULL;
-    size_t kl = ks ? (size_t)(ks - keep) : 0;
-    return ks && strncmp(path, keep, kl) == 0 && strcmp(path + kl, "/golden") == 0;
-}
-
-/* The idle workspace (ws/<key>/slot-K or ws/<key>/golden with a ready
- * mark, not busy, not `keep` or its key's golden, not `skip`) whose ready
- * mark is oldest, or NULL. */
-static char *s_lru_workspace(const char *ws, const char *keep, const char *skip)
-{
-    char *victim = NULL;
-    struct timespec oldest = {0, 0};
-    DIR *d = opendir(ws);
-    struct dirent *e;
-    while (d && (e = readdir(d))) {
-        if (e->d_name[0] == '.')
-            continue;
-        char *kdir = wh_path_join(ws, e->d_name);
-        DIR *k = kdir ? opendir(kdir) : NULL;
-        struct dirent *f;
-        while (k && (f = readdir(k))) {
-            /* slots, and the node's set-up copies they are cloned from */
-            if ((strncmp(f->d_name, "slot-", 5) != 0 && strcmp(f->d_name, "golden") != 0) ||
-                strchr(f->d_name, '.'))
-                continue;
-            char *slot = wh_path_join(kdir, f->d_name);
-            char *mark = slot ? wh_path_join(slot, S_READY_MARK) : NULL;
-            char *busy = slot ? wh_path_join(slot, ".whittle-busy") : NULL;
-            struct stat st;
-            if (slot && mark && busy && stat(mark, &st) == 0 && !wh_is_file(busy) &&
-                !(keep && strcmp(slot, keep) == 0) && !s_keeps_golden(slot, keep) &&
-                !(skip && strcmp(slot, skip) == 0) &&
-                (!victim || st.st_mtim.tv_sec < oldest.tv_sec ||
-                 (st.st_mtim.tv_sec == oldest.tv_sec && st.st_mtim.tv_nsec < oldest.tv_nsec))) {
-                free(victim);
-                victim = slot;
-                slot = NULL;
-                oldest = st.st_mtim;
-            }
-            free(slot);
-            free(mark);
-            free(busy);
-        }
-        if (k)
-            closedir(k);
-        free(kdir);
-    }
-    if (d)
-        closedir(d);
-    return victim;
-}
-
-/* Least-recently-used eviction of idle workspaces of this node until the
- * total is under max_disk. A workspace's last use is the mtime of its ready
- * mark (touched at every use). The workspace about to be used is kept. */
-static void s_evict(wh_node_t *n, const char *keep)
-{
-    if (!n->max_disk)
-        return;
-    pthread_mutex_lock(&n->disk_mu);
-    char *ws = wh_path_join(n->workdir, "ws");
-    char *skip = NULL;
-    for (int guard = 0; ws && guard < 1024; guard++) {
-        if (s_du(ws) <= n->max_disk)
-            break;
-        char *victim = s_lru_workspace(ws, keep, skip);
-        if (!victim)
-            break;
-        const char *base = strrchr(victim, '/');
-        if (base && strcmp(base, "/golden") == 0) {
-            /* A set-up copy being cloned stays; the next oldest goes. */
-            if (wh_warmup_retire(n->warm, victim) == -EBUSY) {
-                free(skip);
-                skip = victim;
-                continue;
-            }
-            wh_info("evicted the node's set-up copy %s (disk over %llu bytes)", victim,
-                    (unsigned long long)n->max_disk);
-            free(victim);
-            continue;
-        }
-        wh_info("evicting workspace %s (disk over %llu bytes)", victim,
-                (unsigned long long)n->max_disk);
-        s_remove_workspace(victim);
-        free(victim);
-    }
-    free(skip);
-    free(ws);
-    pthread_mutex_unlock(&n->disk_mu);
-}
-
-static void s_setup_taint(s_slot_t *s, const wh_run_result_t *r, const char *log);
-
-/* warmup.h's on_setup: a setup's outcome may be an infrastructure fault. */
-static void s_on_setup(void *arg, const wh_run_result_t *r, const char *log)
-{
-    s_setup_taint(arg, r, log);
-}
-
-/* Tells the coordinator that a workspace of job j was prepared (or could
- * not be): it counts setups and clones, and a warm slot gets candidates.
- * final = the answer to a WARM. */
-static void s_send_warmed(s_slot_t *s, const char *job_id, int on_reference, int code,
-                          const wh_warm_stats_t *st, const char *detail, int final)
-{
-    wh_msg_t m = {0};
-    m.type = WH_MSG_WARMED;
-    m.job.job_id = (char *)job_id;
-    m.on_reference = on_reference;
-    m.code = code;
-    m.detail = (char *)detail;
-    m.final = final;
-    if (st) {
-        m.warm_ms = (uint32_t)(st->setup_ms + st->clone_ms);
-        m.clone_ms = (uint32_t)st->clone_ms;
-        m.cloned = st->cloned;
-        m.setups = (uint32_t)st->setups;
-    }
-    s_send(s, &m);
-}
-
-/* 1 when the ready mark at path was written in this node's workspace mode. */
-static int s_mark_ok(const wh_node_t *n, const char *path)
-{
-    char *txt = NULL;
-    size_t len = 0;
-    int ok = wh_read_file(path, 256, &txt, &len) == 0 &&
-             strcmp(txt, wh_warmup_mark(n->warm)) == 0;
-    free(txt);
-    return ok;
-}
-
-/* The folder of the slot's workspace of project (malloc'ed). */
-static char *s_ws_dir(const s_slot_t *s, const wh_job_spec_t *j, const char *project, int fresh)
-{
-    char key[65];
-    s_ws_key(j, project, key);
-    return wh_strdup_printf("%s/ws/%s/%s-%d", s->node->workdir, key, fresh ? "fresh" : "slot",
-                            s->index);
-}
-
-/* The tick of a setup on a helper thread: it must not touch the slot's
- * socket (one thread per ZeroMQ socket), so it only watches for shutdown. */
-static int s_tick_bg(void *arg)
-{
-    const s_slot_t *s = arg;
-    return atomic_load(&s->node->stop);
-}
-
-/* The user a workspace key's commands run as: the node's (n->runas), or
- * with --job-uids one of its own, the first uid of lo..hi from the key's
- * hash on that no other key of this node holds and no account has. NULL
- * with *detail when it cannot be made. */
-static const wh_runas_t *s_key_runas(wh_node_t *n, const char *key, char **detail)
-{
-    if (!n->uid_hi)
-        return n->runas;
-    const wh_runas_t *found = NULL;
-    pthread_mutex_lock(&n->uid_mu);
-    for (int i = 0; i < n->nkeyusers && !found; i++)
-        if (strcmp(n->keyusers[i].key, key) == 0)
-            found = n->keyusers[i].runas;
-    unsigned span = n->uid_hi - n->uid_lo + 1, start = 0;
-    for (int i = 0; i < 8; i++)
-        start = start * 16 + (unsigned)(key[i] <= '9' ? key[i] - '0' : key[i] - 'a' + 10);
-    for (unsigned k = 0; !found && k < span; k++) {
-        unsigned uid = n->uid_lo + (start + k) % span;
-        struct passwd pw, *pr = NULL;
-        char pbuf[1024];
-        int taken = getpwuid_r(uid, &pw, pbuf, sizeof pbuf, &pr) == 0 && pr;
-        for (int i = 0; i < n->nkeyusers && !taken; i++)
-            taken = wh_runas_uid(n->keyusers[i].runas) == uid;
-        if (taken)
-            continue;
-        struct s_keyuser *nk = realloc(n->keyusers, (size_t)(n->nkeyusers + 1) * sizeof *nk);
-        char *err = NULL;
-        wh_runas_t *ru = nk ? wh_runas_for_uid(n->runas, uid, n->workdir, &err) : NULL;
-        if (nk)
-            n->keyusers = nk;
-        if (!ru) {
-            *detail = err ? err : strdup("out of memory");
-            break;
-        }
-        snprintf(n->keyusers[n->nkeyusers].key, 65, "%s", key);
-        n->keyusers[n->nkeyusers++].runas = ru;
-        found = ru;
-    }
-    if (!found && !*detail)
-        *detail = wh_strdup_printf("--job-uids: every uid of %u-%u is taken", n->uid_lo,
-                                   n->uid_hi);
-    pthread_mutex_unlock(&n->uid_mu);
-    return found;
-}
-
-/* Makes sure the slot's workspace for job j exists and is set up (the
- * node's first setup of the key, or a clone of it: warmup.h). Returns 0,
- * or a negative code with *detail set (WH_ESETUP when setup failed).
- * bg: called on a helper thread (s_refwarm): no message is sent (the slot
- * thread sends it from *bg after the join) and the slot's taint note is
- * left alone. fresh: a new workspace
- * (ws/<key>/fresh-K, prepared anew whatever is there, never marked ready,
- * evicting nobody) that the caller removes after use (s_remove_workspace). */
-static int s_ensure_workspace(s_slot_t *s, const wh_job_spec_t *j, const char *project,
-                              int fresh, wh_warm_stats_t *bg, char **root, char **detail)
-{
-    wh_node_t *n = s->node;
-    char key[65];
-    s_ws_key(j, project, key);
-    char *parent = wh_strdup_printf("%s/ws/%s", n->workdir, key);
-    char *dir = s_ws_dir(s, j, project, fresh);
-    char *mark = dir ? wh_path_join(dir, S_READY_MARK) : NULL;
-    const char **excl = calloc((size_t)j->n_exclude + 1, sizeof *excl);
-    int rc = 0;
-    if (!parent || !dir || !mark || !excl) {
-        rc = WH_ENOMEM;
-        goto out;
-    }
-    if (!fresh && s_mark_ok(n, mark)) {
-        utime(mark, NULL);
-        goto out;
-    }
-    /* A fresh workspace lives for one verify run: it evicts nobody. */
-    if (!fresh)
-        s_evict(n, dir);
-    wh_rm_rf(dir);
-    /* The key folder is the user's too: the report and the sanitizer logs
-     * of a run are written beside its workspace; with a user per key, it
-     * is that user's alone. */
-    const wh_runas_t *ru = s_key_runas(n, key, detail);
-    if (!ru && n->uid_hi) {
-        rc = WH_ESETUP;
-        goto out;
-    }
-    if ((rc = wh_mkdir_p(parent)) != 0 || (rc = wh_runas_grant(ru, parent, 0)) != 0 ||
-        (n->uid_hi && chmod(parent, 0700) < 0 && (rc = -errno) != 0)) {
-        *detail = wh_strdup_printf("cannot create workspace under %s: %s", n->workdir,
-                                   wh_strerror(rc));
-        goto out;
-    }
-    /* The wire gives a counted list; the copy wants it NULL-terminated. */
-    for (int i = 0; i < j->n_exclude; i++)
-        excl[i] = j->exclude[i];
-    wh_warm_req_t q = {dir,    project, excl,       j->setup_cmd, j->setup_timeout_ms,
-                       bg ? s_tick_bg : s_tick, s, j->test_file, bg ? NULL : s_on_setup,
-                       ru};
-    wh_warm_stats_t st;
-    memset(&st, 0, sizeof st);
-    rc = wh_warmup_prepare(n->warm, &q, &st, detail);
-    if (rc == 0 && atomic_load(&n->stop))
-        rc = WH_ECANCEL;
-    if (rc == 0 && !fresh)
-        rc = wh_write_file(mark, wh_warmup_mark(n->warm), strlen(wh_warmup_mark(n->warm)));
-    if (bg)
-        *bg = st;
-    else if (rc != WH_ECANCEL && !fresh)
-        s_send_warmed(s, j->job_id, project != j->project, rc, &st, *detail, 0);
-    if (rc == 0 && !fresh)
-        s_evict(n, dir); /* the new workspace counts too */
-    else if (rc != 0)
-        wh_rm_rf(dir);
-out:
-    if (!rc) {
-        *root = dir;
-        dir = NULL;
-    }
-    free(excl);
-    free(parent);
-    free(dir);
-    free(mark);
-    return rc;
-}
-
-/* WARM: prepares the job's workspace, and the reference's when the job has
- * one, before any candidate comes, then answers one final WARMED (the
- * project's outcome). On a node that clones, odd slots start with the
- * reference so both setups run at once; without clones the reference is
- * prepared eagerly only where every candidate needs it (--keep-fault) or on
- * slot 0. */
-static void s_warm(s_slot_t *s, const wh_msg_t *m)
-{
-    const wh_job_spec_t *j = &m->job;
-    wh_node_t *n = s->node;
-    if (!j->job_id || !j->project || !j->test_file) {
-        s_send_warmed(s, j->job_id, 0, WH_EPROTO, NULL, "incomplete job spec", 1);
-        return;
-    }
-    s->cur_job = j->job_id;
-    s->cur_cand = 0;
-    s->cancel = 0;
-    int stable = wh_warmup_stable(n->warm);
-    int want_ref = j->reference && (stable || j->keep_fault || s->index == 0);
-    int ref_first = want_ref && stable && (s->index % 2) == 1;
-    char *root = NULL, *detail = NULL, *rdetail = NULL;
-    int rrc = 0;
-    if (ref_first) {
-        rrc = s_ensure_workspace(s, j, j->reference, 0, NULL, &root, &rdetail);
-        free(root);
-        root = NULL;
-    }
-    int rc = rrc == WH_ECANCEL ? WH_ECANCEL : s_ensure_workspace(s, j, j->project, 0, NULL, &root, &detail);
-    free(root);
-    root = NULL;
-    if (want_ref && !ref_first && rc == 0) {
-        rrc = s_ensure_workspace(s, j, j->reference, 0, NULL, &root, &rdetail);
-        free(root);
-    }
-    if (!atomic_load(&n->stop))
-        s_send_warmed(s, j->job_id, 0, rc, NULL, detail, 1);
-    s->cur_job = NULL;
-    free(detail);
-    free(rdetail);
 }
 
 /* ---- evaluation ---- */
@@ -617,7 +191,7 @@ static void s_warm(s_slot_t *s, const wh_msg_t *m)
  * the workspace's commands see it at a stable path (warmup.h), the database
  * names that path: its entry is looked up there and moved back under root,
  * where the files are for everyone outside the namespace. */
-static int s_baseline_compile(s_slot_t *s, const char *root, const char *test_file,
+static int s_baseline_compile(wk_slot_t *s, const char *root, const char *test_file,
                               wh_compile_cmd_t *out)
 {
     char *at = wh_warmup_mount_at(s->node->warm, root);
@@ -672,15 +246,15 @@ static void s_runs_clear(s_runs_t *x)
 }
 
 static int s_taint_run(s_runs_t *x, wh_eval_result_t *er, const wh_fp_t *ref);
-static int s_taint_setup(s_slot_t *s, int own, int rc, char **detail);
+static int s_taint_setup(wk_slot_t *s, int own, int rc, char **detail);
 
 /* Runs content K times in the workspace of project. 0, or a negative code
  * with *detail when the workspace could not be prepared/written. */
-static int s_run_set(s_slot_t *s, const wh_job_spec_t *j, const wh_framework_t *fw,
+static int s_run_set(wk_slot_t *s, const wh_job_spec_t *j, const wh_framework_t *fw,
                      const char *project, int fresh, const uint8_t *content, size_t len,
                      const wh_fp_t *ref, int want, s_runs_t *x, char **detail)
 {
-    int rc = s_ensure_workspace(s, j, project, fresh, NULL, &x->root, detail);
+    int rc = wk_ensure_workspace(s, j, project, fresh, NULL, &x->root, detail);
     if (rc)
         return rc;
     x->report = wh_strdup_printf("%s.report", x->root);
@@ -703,13 +277,13 @@ static int s_run_set(s_slot_t *s, const wh_job_spec_t *j, const wh_framework_t *
     es.pass_regex = j->pass_regex;
     es.message_continuation = j->message_continuation;
     es.pass_on_exit0 = j->pass_on_exit0;
-    es.tick = s_tick;
+    es.tick = wk_tick;
     es.tick_arg = s;
     char *at = wh_warmup_mount_at(s->node->warm, x->root);
     es.mount_at = at;
     char kkey[65];
-    s_ws_key(j, project, kkey);
-    es.runas = s_key_runas(s->node, kkey, detail);
+    wk_ws_key(j, project, kkey);
+    es.runas = wk_key_runas(s->node, kkey, detail);
     if (!es.runas && s->node->uid_hi) {
         free(at);
         return WH_ESETUP;
@@ -755,7 +329,7 @@ static void s_attach_report(s_runs_t *x, wh_msg_t *v, uint8_t **rep)
  * sets up (or builds in) the main one, so that --keep-fault does not wait
  * for a second setup after the first Preserved candidate. */
 typedef struct {
-    s_slot_t *s;
+    wk_slot_t *s;
     const wh_job_spec_t *j;
     pthread_t th;
     int started;
@@ -770,7 +344,7 @@ static void *s_refwarm_main(void *arg)
     char *root = NULL;
     /* A failure is also reported when the reference is used (the same
      * call then sees no ready mark and says why). */
-    w->rc = s_ensure_workspace(w->s, w->j, w->j->reference, 0, &w->st, &root, &w->detail);
+    w->rc = wk_ensure_workspace(w->s, w->j, w->j->reference, 0, &w->st, &root, &w->detail);
     if (w->rc)
         wh_debug("reference setup on slot %d: %s", w->s->index,
                  w->detail ? w->detail : "failed");
@@ -778,15 +352,15 @@ static void *s_refwarm_main(void *arg)
     return NULL;
 }
 
-static void s_refwarm_start(s_refwarm_t *w, s_slot_t *s, const wh_msg_t *m)
+static void s_refwarm_start(s_refwarm_t *w, wk_slot_t *s, const wh_msg_t *m)
 {
     const wh_job_spec_t *j = &m->job;
     memset(w, 0, sizeof *w);
     if (!j->keep_fault || !j->reference || m->on_reference)
         return;
-    char *dir = s_ws_dir(s, j, j->reference, 0);
-    char *mark = dir ? wh_path_join(dir, S_READY_MARK) : NULL;
-    int ready = mark && s_mark_ok(s->node, mark);
+    char *dir = wk_ws_dir(s, j, j->reference, 0);
+    char *mark = dir ? wh_path_join(dir, WK_READY_MARK) : NULL;
+    int ready = mark && wk_mark_ok(s->node, mark);
     free(dir);
     free(mark);
     if (ready)
@@ -803,7 +377,7 @@ static void s_refwarm_join(s_refwarm_t *w)
     if (w->started) {
         pthread_join(w->th, NULL);
         if (w->rc != WH_ECANCEL && (w->rc || w->st.setups || w->st.cloned))
-            s_send_warmed(w->s, w->j->job_id, 1, w->rc, &w->st, w->detail, 0);
+            wk_send_warmed(w->s, w->j->job_id, 1, w->rc, &w->st, w->detail, 0);
     }
     free(w->detail);
     w->detail = NULL;
@@ -841,7 +415,7 @@ static char *s_spec_refusal(const wh_msg_t *m, const wh_framework_t **fw, int *c
 /* Baseline or reference check: reports the most common outcome and how
  * many runs agree with it (the coordinator decides whether the original
  * is stable enough). Returns the detail. */
-static char *s_judge_baseline(s_slot_t *s, const wh_msg_t *m, s_runs_t *x, wh_msg_t *v)
+static char *s_judge_baseline(wk_slot_t *s, const wh_msg_t *m, s_runs_t *x, wh_msg_t *v)
 {
     const wh_job_spec_t *j = &m->job;
     int best = 0, best_n = 0, any_failed = 0;
@@ -913,7 +487,7 @@ static void s_judge_candidate(const wh_job_spec_t *j, const s_runs_t *x, int wan
 
 /* --keep-fault: a preserved candidate's failure must also be the
  * fault's: the candidate has to pass on the reference version. */
-static void s_check_reference(s_slot_t *s, const wh_msg_t *m, const wh_framework_t *fw,
+static void s_check_reference(wk_slot_t *s, const wh_msg_t *m, const wh_framework_t *fw,
                               s_runs_t *xr, wh_msg_t *v, wh_buf_t *why)
 {
     const wh_job_spec_t *j = &m->job;
@@ -950,7 +524,7 @@ static void s_check_reference(s_slot_t *s, const wh_msg_t *m, const wh_framework
     free(d2);
 }
 
-static void s_evaluate(s_slot_t *s, wh_msg_t *m)
+static void s_evaluate(wk_slot_t *s, wh_msg_t *m)
 {
     wh_node_t *n = s->node;
     const wh_job_spec_t *j = &m->job;
@@ -1051,11 +625,11 @@ static void s_evaluate(s_slot_t *s, wh_msg_t *m)
 reply:
     v.detail = detail;
     if (!atomic_load(&n->stop))
-        s_send(s, &v);
+        wk_send(s, &v);
     if (busy)
         unlink(busy);
     if (m->fresh && x.root)
-        s_remove_workspace(x.root);
+        wk_remove_workspace(x.root);
     s->cur_job = NULL;
     wh_compile_cmd_clear(&v.compile);
     s_runs_clear(&x);
@@ -1074,7 +648,7 @@ reply:
  * InfraError with code WH_ETAINT, and the coordinator retries the candidate
  * on another slot. */
 
-static void s_setup_taint(s_slot_t *s, const wh_run_result_t *r, const char *log)
+void wk_setup_taint(wk_slot_t *s, const wh_run_result_t *r, const char *log)
 {
     s->setup_taint[0] = '\0';
     char *out = NULL;
@@ -1098,7 +672,7 @@ static void s_setup_taint(s_slot_t *s, const wh_run_result_t *r, const char *log
  * has not been seen to work (own: the baseline's, a reference's) and fails
  * without a sign of the node (an exit 1, no full disk) is the project's:
  * rc stays. */
-static int s_taint_setup(s_slot_t *s, int own, int rc, char **detail)
+static int s_taint_setup(wk_slot_t *s, int own, int rc, char **detail)
 {
     if (rc == WH_ECANCEL || rc == WH_ENOMEM)
         return rc;
@@ -1207,14 +781,14 @@ static void s_tick_hb(void *arg)
  * it. When this node cannot get it (no route to the URL, a bad patch) the
  * candidate or warm-up is answered with an infrastructure fault, so the
  * coordinator tries another node. 0, or -1 when answered. */
-static int s_localize(s_slot_t *s, wh_msg_t *m)
+static int s_localize(wk_slot_t *s, wh_msg_t *m)
 {
     char *err = NULL;
     if (wh_snapfetch(s->node->workdir, &m->job, s_tick_hb, s, &err) == 0)
         return 0;
     wh_warn("slot %d: snapshot of %s: %s", s->index, m->job.git_url, err);
     if (m->type == WH_MSG_WARM) {
-        s_send_warmed(s, m->job.job_id, 0, WH_ETAINT, NULL, err, 1);
+        wk_send_warmed(s, m->job.job_id, 0, WH_ETAINT, NULL, err, 1);
     } else {
         wh_msg_t v = {0};
         v.type = WH_MSG_VERDICT;
@@ -1223,7 +797,7 @@ static int s_localize(s_slot_t *s, wh_msg_t *m)
         v.verdict = WH_V_INFRA_ERROR;
         v.code = WH_ETAINT;
         v.detail = err;
-        s_send(s, &v);
+        wk_send(s, &v);
     }
     free(err);
     return -1;
@@ -1231,7 +805,7 @@ static int s_localize(s_slot_t *s, wh_msg_t *m)
 
 static void *s_slot_main(void *arg)
 {
-    s_slot_t *s = arg;
+    wk_slot_t *s = arg;
     wh_node_t *n = s->node;
     s->backoff_ms = 1000;
     while (!atomic_load(&n->stop)) {
@@ -1257,7 +831,7 @@ static void *s_slot_main(void *arg)
                 else if (m.type == WH_MSG_EVALUATE)
                     s_evaluate(s, &m);
                 else if (m.type == WH_MSG_WARM)
-                    s_warm(s, &m);
+                    wk_warm(s, &m);
                 else if (m.type == WH_MSG_BYE) {
                     wh_msg_clear(&m);
                     /* the coordinator is going away: reconnect later */

@@ -1,0 +1,112 @@
+/*
+ * worker_int — the worker module's private header: the node's and the
+ * slot's structs and what its two files share (the wk_* functions one file
+ * calls in the other). The module is worker.c (the slot threads, the
+ * socket, evaluation, infrastructure faults; the public API, worker.h)
+ * with worker_ws.c (the slot's workspaces: keys, eviction, setup, the user
+ * of a key); nothing else includes this header. Threads: as worker.h says
+ * of each slot; wk_* functions run on the slot's own thread unless their
+ * comment says otherwise.
+ */
+#ifndef WH_WORKER_INT_H
+#define WH_WORKER_INT_H
+
+#include "worker.h"
+
+#include <pthread.h>
+#include <stdatomic.h>
+
+#include "runner.h"
+#include "warmup.h"
+#include "wire.h"
+
+#define WK_READY_MARK ".whittle-ready"
+
+typedef struct wk_slot wk_slot_t;
+
+struct wh_node {
+    void *zctx;
+    char *endpoint;
+    char *node_id;
+    char *workdir;
+    unsigned hb_ms;
+    uint64_t max_disk;
+    wh_auth_keys_t keys;       /* CURVE client keys when has_keys */
+    int has_keys;
+    int nslots;
+#ifdef WH_NODE_TEST
+    int test_lie;           /* see wh_node_opts_t: whittle-node-test only */
+    int test_busy;
+#endif
+    wk_slot_t *slots;
+    atomic_int stop;
+    /* Handshakes the coordinator refused in a row, over all slots; at
+     * WH_NODE_REFUSALS, refused holds the last kind (wh_auth_refusal_t):
+     * the node should stop (wh_node_refused). */
+    atomic_int refusals;
+    atomic_int refused;
+    _Atomic uint64_t refusal_ms;  /* when the last refusal was counted */
+    atomic_uint_fast64_t evaluated;
+    pthread_mutex_t disk_mu;   /* serializes eviction scans */
+    wh_warmup_t *warm;         /* one setup per node per workspace key */
+    wh_runas_t *runas;         /* the user and sandbox of job commands, or NULL */
+    /* --job-uids: a user per workspace key (wk_key_runas) */
+    unsigned uid_lo, uid_hi;
+    pthread_mutex_t uid_mu;
+    struct wk_keyuser {
+        char key[65];
+        wh_runas_t *runas;
+    } *keyusers;
+    int nkeyusers;
+};
+
+struct wk_slot {
+    wh_node_t *node;
+    int index;
+    pthread_t thread;
+    int started;
+    void *sock;
+    void *mon;              /* watches sock's CURVE handshakes (wh_auth_watch), or NULL */
+    uint64_t last_rx;       /* monotonic ms of the last message from the coordinator */
+    uint64_t last_tx;
+    unsigned backoff_ms;
+    /* the candidate being judged */
+    char *cur_job;
+    uint64_t cur_cand;
+    int cancel;
+    char setup_taint[512];  /* why the last setup failed for the node's sake, or "" */
+};
+
+/* worker.c */
+
+/* The runner's tick on the slot's thread: heartbeats, CANCEL, shutdown. */
+int wk_tick(void *arg);
+/* Sends m on the slot's socket without blocking. */
+void wk_send(wk_slot_t *s, const wh_msg_t *m);
+/* Notes whether a setup run failed for the node's sake (s->setup_taint). */
+void wk_setup_taint(wk_slot_t *s, const wh_run_result_t *r, const char *log);
+
+/* worker_ws.c */
+
+/* The warm-workspace key of project for job j (64 hex digits and NUL). */
+void wk_ws_key(const wh_job_spec_t *j, const char *project, char out[65]);
+/* Removes a workspace and its side files. */
+void wk_remove_workspace(const char *root);
+/* Tells the coordinator that a workspace of job j was prepared (or not). */
+void wk_send_warmed(wk_slot_t *s, const char *job_id, int on_reference, int code,
+                    const wh_warm_stats_t *st, const char *detail, int final);
+/* 1 when the ready mark at path was written in this node's workspace mode. */
+int wk_mark_ok(const wh_node_t *n, const char *path);
+/* The folder of the slot's workspace of project (malloc'ed). */
+char *wk_ws_dir(const wk_slot_t *s, const wh_job_spec_t *j, const char *project, int fresh);
+/* The user a workspace key's commands run as; NULL with *detail when it
+ * cannot be made. Any slot thread. */
+const wh_runas_t *wk_key_runas(wh_node_t *n, const char *key, char **detail);
+/* Makes sure the slot's workspace for job j exists and is set up; 0, or a
+ * negative code with *detail. */
+int wk_ensure_workspace(wk_slot_t *s, const wh_job_spec_t *j, const char *project, int fresh,
+                        wh_warm_stats_t *bg, char **root, char **detail);
+/* WARM: prepares the job's workspaces and answers one final WARMED. */
+void wk_warm(wk_slot_t *s, const wh_msg_t *m);
+
+#endif
