@@ -251,7 +251,7 @@ static void *s_lane_main(void *arg)
     }
     const char *env[] = {ev_test, ev_rep, NULL};
     for (int i = 0; i < l->n; i++) {
-        wh_run_opts_t o = {l->build, cwd, env, 60000, log, NULL, NULL, NULL, NULL};
+        wh_run_opts_t o = {l->build, cwd, env, 60000, log, NULL, NULL, NULL, NULL, NULL};
         wh_run_result_t r;
         if (wh_run(&o, &r)) {
             l->failed = 1;

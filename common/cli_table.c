@@ -306,7 +306,8 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "Evicts the least recently used idle workspaces past SIZE (like 20G; K, M, G, T)."},
     {WH_CLI_NODE, "run-as", 0, "USER",
      "Started as root, runs every job's setup, build and test as USER (default nobody), never "
-     "as root; HOME is WORKDIR/home-USER."},
+     "as root. Every workspace's commands get a TMPDIR and HOME of their own, emptied before "
+     "each run."},
     {WH_CLI_NODE, "sandbox", 0, "bwrap|none",
      "bwrap also confines each job command with bubblewrap: system folders read-only, a "
      "private /tmp, its workspace (other slots' workspaces masked), loopback-only network. "

@@ -397,7 +397,7 @@ static int s_build(const wh_eval_spec_t *s, wh_eval_result_t *out)
         const char *env[] = {test_env, NULL};
         wh_run_opts_t bo = {cmd,         s->root, env,         s->build_timeout_ms,
                             s->log_path, s->tick, s->tick_arg, s->mount_at,
-                            s->runas};
+                            s->runas,    s->scratch_env};
         int stop = 1;
         if (cmd && test_env)
             stop = s_run_step(&bo, "build", "build", &rr, &out->build_ms, out);
@@ -561,7 +561,8 @@ static int s_run_and_read(const wh_eval_spec_t *s, wh_eval_result_t *out)
     wh_san_remove(t.san); /* best effort: a leftover is only misread if it stays */
     off_t log_from = s_file_size(s->log_path);
     wh_run_opts_t to = {t.cmd,       s->root, (const char *const *)t.env, s->test_timeout_ms,
-                        s->log_path, s->tick, s->tick_arg, s->mount_at, s->runas};
+                        s->log_path, s->tick, s->tick_arg, s->mount_at, s->runas,
+                        s->scratch_env};
     wh_run_result_t rr;
     if (s_run_step(&to, "test", "the test run", &rr, &out->test_ms, out)) {
         rc = 1;

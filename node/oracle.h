@@ -49,6 +49,8 @@ typedef struct {
     const char *mount_at;      /* NULL, or the stable path the commands see root at
                                   (runner.h); paths in reports are read relative to it */
     const wh_runas_t *runas;   /* NULL, or the user and sandbox of the build and test (runas.h) */
+    const char *const *scratch_env; /* NULL, or the workspace's private TMPDIR and HOME
+                                       (scratch.h) for the build and the test */
 } wh_eval_spec_t;
 
 typedef struct {

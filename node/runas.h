@@ -2,7 +2,8 @@
  * runas — least privilege for the commands a job brings (setup, build, test
  * run). A node started as root runs them as an unprivileged user
  * (`whittle-node --run-as USER`, default `nobody`), with HOME in a folder of
- * that user under the node's workdir, in workspaces handed over to it; with
+ * that user under the node's workdir (a workspace's commands get their own
+ * HOME and TMPDIR over it: scratch.h), in workspaces handed over to it; with
  * `--sandbox bwrap` each command also runs in a bubblewrap sandbox that
  * sees only the system folders (read-only), a private /tmp, its own
  * workspace and the files beside it in its key folder (the report and

@@ -71,46 +71,51 @@ static void s_become_subreaper(void)
     (void)prctl(PR_SET_CHILD_SUBREAPER, 1, 0, 0, 0);
 }
 
-/* 1 when one of the NULL-terminated lists a and b sets the key of e (klen
- * bytes long). */
-static int s_overridden(const char *e, size_t klen, const char *const *a, const char *const *b)
+/* 1 when one of the first n NULL-terminated lists l[] sets the key of e
+ * (klen bytes long). */
+static int s_overridden(const char *e, size_t klen, const char *const *const *l, int n)
 {
-    for (const char *const *l = a; l; l = l == a ? b : NULL)
-        for (const char *const *x = l; *x; x++)
+    for (int i = 0; i < n; i++)
+        for (const char *const *x = l[i]; *x; x++)
             if (strncmp(*x, e, klen) == 0 && (*x)[klen] == '=')
                 return 1;
     return 0;
 }
 
-/* The child's environment: the current one with every key that `extra` or
- * `more` sets removed, then `extra`, then `more`. Only the pointer array is
- * allocated; the strings are borrowed. */
-static char **s_build_env(const char *const *extra, const char *const *more)
+/* The child's environment: the current one without every key the lists
+ * l[0..S_ENV_LISTS) set, then the lists' entries, an entry only when no
+ * earlier list sets its key (the caller's entries win over the workspace's
+ * scratch, which wins over the runas user's HOME). Only the pointer array
+ * is allocated; the strings are borrowed. */
+#define S_ENV_LISTS 3
+static char **s_build_env(const char *const *const *lists)
 {
     static const char *const none[] = {NULL};
-    extra = extra ? extra : none;
-    more = more ? more : none;
-    size_t n_cur = 0, n_extra = 0;
+    const char *const *l[S_ENV_LISTS];
+    size_t n = 0;
+    for (int i = 0; i < S_ENV_LISTS; i++) {
+        l[i] = lists[i] ? lists[i] : none;
+        for (const char *const *e = l[i]; *e; e++)
+            n++;
+    }
     for (char **e = environ; e && *e; e++)
-        n_cur++;
-    for (const char *const *e = extra; *e; e++)
-        n_extra++;
-    for (const char *const *e = more; *e; e++)
-        n_extra++;
-    char **env = calloc(n_cur + n_extra + 1, sizeof *env);
+        n++;
+    char **env = calloc(n + 1, sizeof *env);
     if (!env)
         return NULL;
     size_t k = 0;
     for (char **e = environ; e && *e; e++) {
         const char *eq = strchr(*e, '=');
         size_t klen = eq ? (size_t)(eq - *e) : strlen(*e);
-        if (!s_overridden(*e, klen, extra, more))
+        if (!s_overridden(*e, klen, l, S_ENV_LISTS))
             env[k++] = *e;
     }
-    for (const char *const *x = extra; *x; x++)
-        env[k++] = (char *)*x;
-    for (const char *const *x = more; *x; x++)
-        env[k++] = (char *)*x;
+    for (int i = 0; i < S_ENV_LISTS; i++)
+        for (const char *const *x = l[i]; *x; x++) {
+            const char *eq = strchr(*x, '=');
+            if (!s_overridden(*x, eq ? (size_t)(eq - *x) : strlen(*x), l, i))
+                env[k++] = (char *)*x;
+        }
     env[k] = NULL;
     return env;
 }
@@ -216,7 +221,8 @@ int wh_run(const wh_run_opts_t *o, wh_run_result_t *r)
         rc = -errno;
         goto out;
     }
-    env = s_build_env(o->env, wh_runas_env(o->runas));
+    const char *const *lists[S_ENV_LISTS] = {o->env, o->scratch_env, wh_runas_env(o->runas)};
+    env = s_build_env(lists);
     if (!env) {
         rc = WH_ENOMEM;
         goto out;

@@ -35,6 +35,9 @@ typedef struct {
     /* When set, the command runs as its user and in its sandbox (runas.h);
      * NULL: as this process. */
     const wh_runas_t *runas;
+    /* NULL, or "K=V" entries of the workspace's private TMPDIR and HOME
+     * (scratch.h), NULL-terminated: they win over the runas user's HOME. */
+    const char *const *scratch_env;
 } wh_run_opts_t;
 
 typedef struct {

@@ -12,6 +12,7 @@
 #include <time.h>
 #include <unistd.h>
 
+#include "scratch.h"
 #include "wh_common.h"
 #include "workspace.h"
 #include "wsflags.h"
@@ -207,9 +208,21 @@ static int s_copy_setup(const wh_warm_req_t *r, const char *dir, const char *mou
         free(setup);
         return WH_ENOMEM;
     }
+    /* The setup has a TMPDIR and HOME of its own too (scratch.h): two
+     * keys set up at once must not meet in /tmp; it goes when setup ends. */
+    wh_scratch_t sc;
+    rc = wh_scratch_prepare(&sc, dir, r->runas);
+    if (rc) {
+        *detail = wh_strdup_printf("cannot prepare the setup's TMPDIR and HOME beside %s: %s",
+                                   dir, wh_strerror(rc));
+        free(log);
+        free(setup);
+        return rc;
+    }
     wh_run_opts_t o = {0};
     o.cmd = setup;
     o.env = wh_wsflags_setup_env();
+    o.scratch_env = sc.env;
     o.cwd = dir;
     o.mount_at = mount_at;
     o.timeout_ms = r->setup_timeout_ms ? r->setup_timeout_ms : S_MAX_SETUP_MS;
@@ -242,6 +255,8 @@ static int s_copy_setup(const wh_warm_req_t *r, const char *dir, const char *mou
         o.env = NULL;
         wh_wsflags_after_setup(dir, r->test_file, &o);
     }
+    wh_scratch_clear(&sc);
+    wh_scratch_remove(dir);
     free(setup);
     free(log);
     return rc;

@@ -19,6 +19,7 @@
 #include "framework.h"
 #include "oracle.h"
 #include "runner.h"
+#include "scratch.h"
 #include "snapfetch.h"
 #include "taint.h"
 #include "wh_common.h"
@@ -291,7 +292,19 @@ static int s_run_set(wk_slot_t *s, const wh_job_spec_t *j, const wh_framework_t 
     for (int i = 0; i < want; i++) {
         if (i > 0)
             es.build_cmd = NULL; /* built once; the repeats only run */
+        /* Every run starts with an empty TMPDIR and HOME of this
+         * workspace's own (scratch.h): nothing of another slot's runs, or
+         * of this one's earlier runs, is there to meet. */
+        wh_scratch_t sc;
+        if ((rc = wh_scratch_prepare(&sc, x->root, es.runas)) != 0) {
+            *detail = wh_strdup_printf("cannot prepare the TMPDIR and HOME of %s: %s", x->root,
+                                       wh_strerror(rc));
+            free(at);
+            return rc;
+        }
+        es.scratch_env = sc.env;
         rc = wh_evaluate(&es, (const char *)content, len, ref, (wh_match_t)j->match, &x->r[i]);
+        wh_scratch_clear(&sc);
         if (rc) {
             *detail = wh_strdup_printf("cannot write %s in the workspace: %s", j->test_file,
                                        wh_strerror(rc));

@@ -17,6 +17,7 @@
 #include <unistd.h>
 #include <utime.h>
 
+#include "scratch.h"
 #include "wh_common.h"
 
 /* The warm-workspace key: the project snapshot, the setup command and the
@@ -57,6 +58,7 @@ static uint64_t s_du(const char *path)
 void wk_remove_workspace(const char *root)
 {
     wh_rm_rf(root);
+    wh_scratch_remove(root);
     static const char *const side[] = {".console.log", ".report", ".setup.log", ".san", NULL};
     for (int k = 0; side[k]; k++) {
         char *f = wh_strdup_printf("%s%s", root, side[k]);

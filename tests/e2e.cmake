@@ -12,3 +12,5 @@ wh_add_e2e(tenant SKIP77)
 
 # No shared filesystem: git snapshots into mount namespaces that hide the project.
 wh_add_e2e(snapshot SKIP77 TIMEOUT 600)
+# Every slot its own TMPDIR and HOME, emptied before each run (issue 18).
+wh_add_e2e(slot_tmp)

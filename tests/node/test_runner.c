@@ -189,6 +189,30 @@ static void test_cwd_and_env(void)
     free(p);
 }
 
+/* The workspace's scratch (TMPDIR, HOME) wins over the process's own, the
+ * caller's entries win over the scratch's, and no key is set twice. */
+static void test_scratch_env(void)
+{
+    setenv("HOME", "/nonexistent-home", 1);
+    const char *env[] = {"WH_RUNNER_S=caller", NULL};
+    const char *scratch[] = {"TMPDIR=/scratch/tmp", "HOME=/scratch/home", "WH_RUNNER_S=scratch",
+                             NULL};
+    wh_run_opts_t o = {.cmd = "printf '%s|%s|%s|%s' \"$TMPDIR\" \"$HOME\" \"$WH_RUNNER_S\" "
+                              "\"$(env | grep -c '^HOME=')\" > scratch.out",
+                       .cwd = s_tmp,
+                       .env = env,
+                       .scratch_env = scratch,
+                       .timeout_ms = 5000};
+    wh_run_result_t r;
+    CHECK_EQ_INT(wh_run(&o, &r), 0);
+    CHECK_EQ_INT(r.exit_code, 0);
+    char *p = s_path("scratch.out"), *text = NULL;
+    CHECK_EQ_INT(wh_read_file(p, 4096, &text, NULL), 0);
+    CHECK_EQ_STR(text, "/scratch/tmp|/scratch/home|caller|1");
+    free(text);
+    free(p);
+}
+
 static void test_log_capture(void)
 {
     char *log = s_path("capture.log");
@@ -399,6 +423,7 @@ int main(int argc, char **argv)
 
     RUN_TEST(test_exit_codes);
     RUN_TEST(test_cwd_and_env);
+    RUN_TEST(test_scratch_env);
     RUN_TEST(test_log_capture);
     RUN_TEST(test_fds_not_inherited);
     RUN_TEST(test_timeout_kills_shell_jobs);

@@ -37,7 +37,7 @@ static wh_taint_t s_run_classify(const char *cmd, wh_step_t step, unsigned timeo
 {
     char *log = wh_path_join(s_dir, "out.log");
     unlink(log);
-    wh_run_opts_t o = {cmd, s_dir, NULL, timeout_ms, log, NULL, NULL, NULL, NULL};
+    wh_run_opts_t o = {cmd, s_dir, NULL, timeout_ms, log, NULL, NULL, NULL, NULL, NULL};
     CHECK_EQ_INT(wh_run(&o, rr), 0);
     char *out = NULL;
     size_t len = 0;
@@ -135,7 +135,7 @@ static void test_signals(void)
     CHECK_EQ_INT(t, WH_TAINT_NONE);
     /* A cancel is whittle's too. */
     char *log = wh_path_join(s_dir, "c.log");
-    wh_run_opts_t o = {"sleep 5", s_dir, NULL, 0, log, s_cancel_at_once, NULL, NULL, NULL};
+    wh_run_opts_t o = {"sleep 5", s_dir, NULL, 0, log, s_cancel_at_once, NULL, NULL, NULL, NULL};
     CHECK_EQ_INT(wh_run(&o, &rr), 0);
     CHECK(rr.cancelled);
     wh_taint_step_t st = {WH_STEP_BUILD, &rr, NULL, 0, NULL};
