@@ -205,6 +205,11 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "With --cluster: git sends the project as a git snapshot (a commit the remote has plus a "
      "patch of the uncommitted changes to tracked files), so the coordinator and the nodes "
      "need no shared filesystem; none (default) sends its path."},
+    {WH_CLI_REDUCE, "verify-local", 0, NULL,
+     "With --cluster: after the cluster's answer, builds and runs the original and the reduced "
+     "test in a fresh copy of the project on this machine (the job's setup, build and run) as a "
+     "second opinion: the reduced test must fail the same way (and pass on a --reference "
+     "folder); else exit 3."},
     {WH_CLI_REDUCE, "git-url", 0, "URL",
      "With --snapshot git: where the coordinator and the nodes fetch the commit (default: the "
      "project's origin remote)."},

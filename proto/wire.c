@@ -465,6 +465,11 @@ static int s_enc_progress(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t 
     b->prog.job_id = S_W(m->job.job_id);
     b->prog.has_journaled = m->journaled != 0;
     b->prog.journaled = m->journaled != 0;
+    if (m->content_len > WH_WIRE_MAX_CONTENT || (m->content_len && !m->content))
+        return WH_ETOOBIG;
+    b->prog.has_reduced = m->content != NULL;
+    b->prog.reduced.data = m->content;
+    b->prog.reduced.len = m->content_len;
     env->body_case = WHITTLE__ENVELOPE__BODY_PROGRESS;
     env->progress = &b->prog;
     return 0;
@@ -868,6 +873,8 @@ static void s_env_in(s_dec_t *d, wh_msg_t *m, const Whittle__Envelope *e)
         m->cand_id = e->progress->tag;
         m->job.job_id = s_str_in(d, e->progress->job_id, "progress.job_id");
         m->journaled = e->progress->journaled != 0;
+        m->content = s_bytes_in(d, e->progress->has_reduced, &e->progress->reduced,
+                                WH_WIRE_MAX_CONTENT, "progress.reduced", &m->content_len);
         break;
     case WH_MSG_WATCH:
         m->job.job_id = s_str_in(d, e->watch->job_id, "watch.job_id");

@@ -128,7 +128,8 @@ typedef struct {
  *   STATUS_REQ (nothing)
  *   STATUS     detail
  *   PROGRESS   detail, final, code, cand_id (the SUBMIT's tag), status, job.job_id
- *              (the coordinator's job id), journaled
+ *              (the coordinator's job id), journaled, content/content_len (final and
+ *              reduced: the reduced test file, line-true)
  *   WATCH      job.job_id, cand_id (the tag to answer with)
  *   WARM       job
  *   WARMED     job.job_id, code, detail, warm_ms, clone_ms, cloned, on_reference,

@@ -14,3 +14,5 @@ wh_add_e2e(tenant SKIP77)
 wh_add_e2e(snapshot SKIP77 TIMEOUT 600)
 # Every slot its own TMPDIR and HOME, emptied before each run (issue 18).
 wh_add_e2e(slot_tmp)
+# Say who verified; reduce --cluster --verify-local, the client's own second opinion (issue 18).
+wh_add_e2e(verify_local)

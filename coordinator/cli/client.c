@@ -76,7 +76,7 @@ static int s_on_progress(const wh_client_t *c, s_track_t *t, int n, const wh_msg
     } else {
         printf("%s", m->detail ? m->detail : "");
         if (c->on_result)
-            c->on_result(c->ctx, m->detail);
+            c->on_result(c->ctx, m->detail, m->content, m->content_len);
     }
     return 1;
 }

@@ -16,6 +16,8 @@
 #define WH_CLIENT_H
 
 #include <signal.h>
+#include <stddef.h>
+#include <stdint.h>
 
 #include "journal.h"
 
@@ -28,8 +30,10 @@ typedef struct {
     const char *endpoint;       /* for messages */
     volatile sig_atomic_t *stop; /* set by a signal handler: stop waiting */
     int quiet;                  /* -q: only results and errors */
-    /* called with each job's final text when it succeeded, or NULL */
-    void (*on_result)(void *ctx, const char *text);
+    /* called with each job's final text when it succeeded, and the
+     * reduced test file (line-true) the coordinator sent with it (NULL,
+     * 0 when none came); or NULL */
+    void (*on_result)(void *ctx, const char *text, const uint8_t *reduced, size_t len);
     void *ctx;
 } wh_client_t;
 

@@ -35,6 +35,7 @@
 #include "tree.h"
 #include "wire.h"
 #include "worker.h"
+#include "verify_local.h"
 
 static volatile sig_atomic_t s_interrupted;
 
@@ -399,6 +400,15 @@ static uint64_t s_cache_max;
 /* --keep-work of reduce: the embedded run's workspaces stay (embedded.h). */
 static int s_keep_work;
 
+/* reduce --cluster --verify-local: the reduced test the coordinator sent
+ * with its answer (verify_local.h). */
+static struct {
+    int on;
+    char *reduced;
+    size_t len;
+    int got;
+} s_vlocal;
+
 static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
 {
     wh_cli_t c;
@@ -421,6 +431,10 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
             if (strcmp(c.arg, "git") && strcmp(c.arg, "none"))
                 return s_die(2, "--snapshot wants git or none, not '%s'", c.arg);
             j->snapshot = !strcmp(c.arg, "git");
+            continue;
+        }
+        if (wh_cli_is(&c, "verify-local")) {
+            s_vlocal.on = 1;
             continue;
         }
         if (wh_cli_is(&c, "cache-secret-file")) {
@@ -622,11 +636,41 @@ static void s_note_run_folder(const char *text, char ***dirs, size_t *n)
         (*n)++;
 }
 
-/* A job's successful final text, for the groups printed at the end. */
-static void s_on_result(void *ctx, const char *text)
+/* A job's successful final text, for the groups printed at the end, and
+ * the reduced test it came with (--verify-local). */
+static void s_on_result(void *ctx, const char *text, const uint8_t *reduced, size_t len)
 {
     s_dirs_t *d = ctx;
     s_note_run_folder(text, &d->dirs, &d->n);
+    if (s_vlocal.on && reduced && !s_vlocal.got && (s_vlocal.reduced = malloc(len + 1))) {
+        memcpy(s_vlocal.reduced, reduced, len);
+        s_vlocal.reduced[len] = '\0';
+        s_vlocal.len = len;
+        s_vlocal.got = 1;
+    }
+}
+
+/* --verify-local after the cluster's answer (code 0): 0 verified here, 3
+ * refused, 4 the check could not run; one line either way. */
+static int s_verify_local_run(const wh_job_t *j, int code)
+{
+    if (code || !s_vlocal.on)
+        return code;
+    if (!s_vlocal.got)
+        return s_die(4, "--verify-local: the coordinator sent no reduced test with its answer "
+                     "(an older coordinator, or a job that ended while this client was away)");
+    if (!j->quiet)
+        printf("Verifying locally: building and running the original and the reduced test in "
+               "a fresh copy of the project on this machine\n");
+    fflush(stdout);
+    char *said = NULL;
+    int rc = wh_verify_local(j, s_vlocal.reduced, s_vlocal.len, &s_interrupted, &said);
+    if (rc)
+        s_die(rc, "%s", said ? said : "--verify-local failed");
+    else
+        printf("%s\n", said);
+    free(said);
+    return rc;
 }
 
 /* Sends every job (jobs_json[i]) or watches it by id (ids[i] when
@@ -747,6 +791,11 @@ static int s_reduce(int argc, char **argv)
         code = wh_from_cmd(&j, &s_from_opt);
         goto out;
     }
+    if (s_vlocal.on && !cluster) {
+        code = s_die(2, "--verify-local is for --cluster (the embedded run verifies on this "
+                     "machine already)");
+        goto out;
+    }
     int fw_given = j.framework != NULL;
     /* A cluster keeps run folders under its own --runs folder: --out goes
      * there as typed (a relative name), never resolved here. */
@@ -810,11 +859,14 @@ static int s_reduce(int argc, char **argv)
         char *js = wh_job_to_json(&j);
         code = s_cluster_run(cluster, &js, NULL, 1, j.quiet);
         free(js);
+        code = s_verify_local_run(&j, code);
     }
 out:
     wh_job_clear(&j);
     free(cluster);
     free(refline);
+    free(s_vlocal.reduced);
+    s_vlocal.reduced = NULL;
     free(err);
     return code;
 }

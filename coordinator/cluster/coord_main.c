@@ -158,9 +158,11 @@ static void s_describe_groups(const s_self_t *self, const char *key, wh_buf_t *b
 }
 
 /* A PROGRESS to the job's client, when one is attached; status: the
- * job's status line (progress.h) or NULL. */
-static void s_tell_full(s_self_t *self, const s_job_t *j, int final, int code, const char *text,
-                        const char *status)
+ * job's status line (progress.h) or NULL; reduced: the reduced test file
+ * (line-true) with a successful final message, else NULL. */
+static void s_tell_reduced(s_self_t *self, const s_job_t *j, int final, int code,
+                           const char *text, const char *status, const char *reduced,
+                           size_t rlen)
 {
     if (!j->ident_len)
         return;
@@ -173,7 +175,15 @@ static void s_tell_full(s_self_t *self, const s_job_t *j, int final, int code, c
     m.code = code;
     m.detail = (char *)text;
     m.status = (char *)status;
+    m.content = (uint8_t *)reduced;
+    m.content_len = reduced ? rlen : 0;
     wh_pool_reply(self->pool, j->ident, j->ident_len, &m);
+}
+
+static void s_tell_full(s_self_t *self, const s_job_t *j, int final, int code, const char *text,
+                        const char *status)
+{
+    s_tell_reduced(self, j, final, code, text, status, NULL, 0);
 }
 
 static void s_tell(s_self_t *self, const s_job_t *j, int final, int code, const char *text)
@@ -272,7 +282,9 @@ static void s_finish(s_self_t *self, s_job_t *j, wh_journal_state_t st, int code
 {
     if (self->journal)
         wh_journal_finish(self->journal, j->id, st, code, text);
-    s_tell(self, j, 1, code, text);
+    size_t rlen = 0;
+    const char *reduced = !code && j->r ? wh_reduction_lines(j->r, &rlen) : NULL;
+    s_tell_reduced(self, j, 1, code, text, NULL, reduced, rlen);
     if (code) {
         self->failed++;
     } else {

@@ -405,10 +405,14 @@ static void s_pills(wh_buf_t *b, const s_run_t *run)
     }
     wh_buf_printf(b, "<span class=\"pill ok\" id=\"status\">%lld &rarr; %lld statements</span>",
                   s_jint(s, "statements_before"), s_jint(s, "statements_after"));
-    wh_buf_printf(b, "<span class=\"pill %s\">%s</span>",
-                  json_is_true(json_object_get(s, "verified")) ? "ok" : "warn",
-                  json_is_true(json_object_get(s, "verified")) ? "verified afresh"
-                                                               : "not verified afresh");
+    /* Verified by the node that judged every candidate: its word twice. */
+    int lone = json_is_true(json_object_get(s, "verified")) &&
+               json_is_false(json_object_get(s, "second_opinion"));
+    wh_buf_printf(b, "<span class=\"pill %s\" id=\"verified-pill\">%s</span>",
+                  json_is_true(json_object_get(s, "verified")) && !lone ? "ok" : "warn",
+                  lone ? "verified afresh by the only node that judged: no second opinion"
+                  : json_is_true(json_object_get(s, "verified")) ? "verified afresh"
+                                                                 : "not verified afresh");
     s_fault_pill(b, s);
     wh_buf_printf(b, "<span class=\"pill\">%lld candidates: %lld built, %lld cached, %lld "
                      "predicted</span>", s_jint(s, "candidates"), s_jint(s, "evaluated"),
@@ -506,6 +510,15 @@ static void s_identity(wh_buf_t *b, const json_t *s)
              s_jint(s, "verify_runs"), s_jint(s, "verify_runs") == 1 ? "" : "s",
              s_jint(s, "verdicts_dropped"), s_jint(s, "verdicts_dropped") == 1 ? "" : "s");
     s_kv(b, "verified", "verified", v);
+    const char *by = s_jstr(s, "verified_by");
+    if (by && *by) {
+        char w[320];
+        snprintf(w, sizeof w, "%s%s", by,
+                 json_is_false(json_object_get(s, "second_opinion"))
+                     ? " (its node judged every candidate built in this run: no second opinion)"
+                     : "");
+        s_kv(b, "verified-by", "verified by", w);
+    }
     wh_buf_puts(b, "</table></section></div>\n");
 }
 

@@ -333,6 +333,7 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     wh_job_clear(&r->job);
     free(r->error);
     free(r->result_text);
+    free(r->lines);
     free(r->diff);
     free(r->closing);
     free(r->fault);
@@ -373,6 +374,12 @@ int wh_reduction_status(const wh_reduction_t *r, const char **msg)
 const char *wh_reduction_dir(const wh_reduction_t *r)
 {
     return r->rec ? wh_record_dir(r->rec) : NULL;
+}
+
+const char *wh_reduction_lines(const wh_reduction_t *r, size_t *len)
+{
+    *len = r->lines ? r->lines_len : 0;
+    return r->lines;
 }
 
 const char *wh_reduction_result_text(const wh_reduction_t *r)

@@ -54,6 +54,9 @@ int wh_reduction_status(const wh_reduction_t *r, const char **msg);
 const char *wh_reduction_dir(const wh_reduction_t *r);
 /* The reduced test function (compact), for the console. */
 const char *wh_reduction_result_text(const wh_reduction_t *r);
+/* The reduced test file, line-true (every statement on its original line:
+ * reduced.lines.<ext>), and its length; NULL before the run is done. */
+const char *wh_reduction_lines(const wh_reduction_t *r, size_t *len);
 /* The unified diff of the test file, original to reduced (the run
  * folder's reduced.diff, for `patch -p1` in the project); "" before the
  * run is done or when nothing was removed. */

@@ -211,6 +211,8 @@ struct wh_reduction {
     uint64_t t0, wall_ms;
     char *result_text;
     char *diff;             /* the test file, original to reduced (reduced.diff) */
+    char *lines;            /* the reduced test file, line-true (reduced.lines.<ext>) */
+    size_t lines_len;
     /* tainted answers: retried elsewhere, never verdicts (pool.h) */
     int infra_faults;
     char **out_slots;       /* slots taken out of rotation during this job */

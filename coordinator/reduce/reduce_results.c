@@ -115,7 +115,9 @@ static void s_write_reduced(wh_reduction_t *r)
         wh_record_file(r->rec, "reduced.diff", r->diff, dlen);
     free(an);
     free(bn);
-    free(lines);
+    free(r->lines);
+    r->lines = lines; /* for a client's own check (reduce --verify-local) */
+    r->lines_len = len;
     free(compact);
 }
 
