@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "scratch.h"
 
+#include <dirent.h>
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
@@ -20,16 +21,40 @@ static char *s_dir(const char *root)
     return wh_strdup_printf("%.*s.scratch", (int)rl, root);
 }
 
-/* An empty folder at path, mode 0700, the user's. */
-static int s_fresh(const char *path, const wh_runas_t *runas)
+/* An empty folder at path, mode 0700, the user's, keeping entries named
+ * keep (NULL-terminated; emptied by the caller). The folder itself stays
+ * when it is one (a symlink or a file put there is removed, never
+ * followed): a bwrap sandbox of another slot masks this path, and a path
+ * that vanished and came back between its listing and its mount would
+ * fail that slot's command. */
+static int s_fresh(const char *path, const char *const *keep, const wh_runas_t *runas)
 {
-    wh_rm_rf(path);
-    if (mkdir(path, 0700) < 0)
+    struct stat st;
+    if (lstat(path, &st) == 0 && !S_ISDIR(st.st_mode))
+        wh_rm_rf(path);
+    if (mkdir(path, 0700) < 0 && errno != EEXIST)
         return -errno;
-    /* mkdir's mode passes through the umask: say it again. */
-    if (chmod(path, 0700) < 0)
+    DIR *d = opendir(path);
+    if (!d)
         return -errno;
-    return wh_runas_grant(runas, path, 0);
+    int rc = 0;
+    for (struct dirent *e; !rc && (e = readdir(d));) {
+        int kept = !strcmp(e->d_name, ".") || !strcmp(e->d_name, "..");
+        for (const char *const *k = keep; k && *k && !kept; k++)
+            kept = !strcmp(e->d_name, *k);
+        char *sub = kept ? NULL : wh_path_join(path, e->d_name);
+        if (!kept && !sub)
+            rc = WH_ENOMEM;
+        else if (sub)
+            rc = wh_rm_rf(sub);
+        free(sub);
+    }
+    closedir(d);
+    /* mkdir's mode passes through the umask, and an old folder may have
+     * another: say it again. */
+    if (!rc && chmod(path, 0700) < 0)
+        rc = -errno;
+    return rc ? rc : wh_runas_grant(runas, path, 0);
 }
 
 int wh_scratch_prepare(wh_scratch_t *s, const char *root, const wh_runas_t *runas)
@@ -39,11 +64,12 @@ int wh_scratch_prepare(wh_scratch_t *s, const char *root, const wh_runas_t *runa
     char *tmp = s->dir ? wh_path_join(s->dir, "tmp") : NULL;
     char *home = s->dir ? wh_path_join(s->dir, "home") : NULL;
     int rc = tmp && home ? 0 : WH_ENOMEM;
-    /* The parent first, so nothing of another user's stays reachable. */
+    /* The parent first (its own entries but these two), then each. */
+    static const char *const both[] = {"tmp", "home", NULL};
     if (!rc)
-        rc = s_fresh(s->dir, runas);
-    if (!rc && (rc = s_fresh(tmp, runas)) == 0)
-        rc = s_fresh(home, runas);
+        rc = s_fresh(s->dir, both, runas);
+    if (!rc && (rc = s_fresh(tmp, NULL, runas)) == 0)
+        rc = s_fresh(home, NULL, runas);
     if (!rc) {
         s->vars[0] = wh_strdup_printf("TMPDIR=%s", tmp);
         s->vars[1] = wh_strdup_printf("TMP=%s", tmp);

@@ -25,8 +25,10 @@ typedef struct {
 } wh_scratch_t;
 
 /* Makes "<root>.scratch/tmp" and "<root>.scratch/home" empty (whatever was
- * there is removed) and hands them to runas's user (NULL: the caller's),
- * and fills s. 0, or a negative code (s is cleared then). */
+ * in them is removed; the folders themselves stay, so a sandbox of another
+ * slot that masks them never races their removal) and hands them to
+ * runas's user (NULL: the caller's), and fills s. 0, or a negative code
+ * (s is cleared then). */
 int wh_scratch_prepare(wh_scratch_t *s, const char *root, const wh_runas_t *runas);
 
 /* Frees s's strings; the folders stay until the next prepare or
