@@ -37,6 +37,11 @@ static const struct {
     {"virtual memory exhausted", WH_TAINT_OOM, S_SETUP | S_BUILD},
     {"out of memory allocating", WH_TAINT_OOM, S_SETUP | S_BUILD},
     {"Cannot allocate memory", WH_TAINT_OOM, S_SETUP | S_BUILD},
+    /* bwrap's own errors ("bwrap: Can't create file at ..."): the command
+     * never ran. Another slot's file it masks can vanish between the mask
+     * list and the mount (a report removed before its run); that says
+     * nothing about the candidate, and is retried elsewhere. */
+    {"bwrap: ", WH_TAINT_SANDBOX, S_SETUP | S_BUILD | S_TEST},
 };
 
 /* What a shell or a loader prints when a command cannot be run. */
@@ -68,6 +73,8 @@ const char *wh_taint_name(wh_taint_t t)
         return "missing tool";
     case WH_TAINT_STUCK:
         return "stuck process";
+    case WH_TAINT_SANDBOX:
+        return "sandbox did not start";
     case WH_TAINT_NONE:
         break;
     }

@@ -43,6 +43,7 @@ typedef enum {
     WH_TAINT_SIGNAL,
     WH_TAINT_NO_TOOL,
     WH_TAINT_STUCK,
+    WH_TAINT_SANDBOX,   /* bwrap could not set the sandbox up (runas.h) */
 } wh_taint_t;
 
 typedef enum { WH_STEP_SETUP, WH_STEP_BUILD, WH_STEP_TEST } wh_step_t;

@@ -12,7 +12,7 @@
 cache_secret # a redis:// cache needs the cluster secret
 B="$WH_BINARY_DIR"
 PIDS=()
-trap 'stop_all; rm -rf "$T"' EXIT
+trap 'stop_all; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 
 K="$T/keys"; mkdir -p "$K/nodes" "$K/clients"
 for k in coord nodes/n1 nodes/n2 nodes/capped clients/cli; do "$WHITTLE" keygen --out "$K/$k" > /dev/null || fail "keygen $k"; done

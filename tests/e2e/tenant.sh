@@ -44,7 +44,9 @@ for mode in job-uids nobody; do
     "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --insecure --cache memory: > "$T/coord-$mode.log" 2>&1 &
     PIDS+=($!)
     W="$T/wd-$mode"
-    extra=(); [ "$mode" = job-uids ] && extra=(--job-uids 900000-900999)
+    # --sandbox none: the uids alone are under test here (bwrap, where a
+    # node is started with it, would hide the other key folders on its own).
+    extra=(--sandbox none); [ "$mode" = job-uids ] && extra+=(--job-uids 900000-900999)
     "$B/node/whittle-node" --connect "$EP" --insecure --slots 2 --workdir "$W" "${extra[@]}" > "$T/node-$mode.log" 2>&1 &
     PIDS+=($!)
     wait_slots 2

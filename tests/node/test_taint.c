@@ -77,6 +77,12 @@ static void test_enospc_text(void)
                        WH_STEP_BUILD, 5000, NULL, &rr, why, sizeof why);
     CHECK_EQ_INT(t, WH_TAINT_QUOTA);
     CHECK_EQ_STR(why, "build output: `ld: cannot open output file t: Disk quota exceeded`");
+    /* A sandbox that did not start: the test never ran. */
+    t = s_run_classify("echo \"bwrap: Can't create file at /w/ws/k/slot-1.report: No such file or "
+                       "directory\" >&2; exit 1",
+                       WH_STEP_TEST, 5000, NULL, &rr, why, sizeof why);
+    CHECK_EQ_INT(t, WH_TAINT_SANDBOX);
+    CHECK_EQ_STR(wh_taint_name(t), "sandbox did not start");
 }
 
 static void test_missing_tool(void)
