@@ -192,19 +192,26 @@ int tr_needs_semi(CXCursor cur)
     }
 }
 
-static void s_blocks_push(tr_blocks_t *bl, CXCursor cur)
+/* 1 when cur was added, 0 when it is there already (or out of memory). */
+static int s_blocks_push(tr_blocks_t *bl, CXCursor cur)
 {
+    /* `struct S { ... } s;` shows the struct twice (the declaration and
+     * the variable's type), its member bodies too: each block counts once. */
+    for (int i = 0; i < bl->n; i++)
+        if (clang_equalCursors(bl->v[i], cur))
+            return 0;
     if (bl->n == bl->cap) {
         int cap = bl->cap ? bl->cap * 2 : 4;
         CXCursor *nv = realloc(bl->v, (size_t)cap * sizeof *nv);
         if (!nv) {
             bl->oom = 1;
-            return;
+            return 0;
         }
         bl->v = nv;
         bl->cap = cap;
     }
     bl->v[bl->n++] = cur;
+    return 1;
 }
 
 /* A function whose body a local class or struct spells: its body is a
@@ -232,10 +239,8 @@ static enum CXChildVisitResult s_find_bodies(CXCursor cur, CXCursor parent, CXCl
         }
         for (int i = cs.n - 1; i >= 0; i--) {
             if (clang_getCursorKind(cs.v[i]) == CXCursor_CompoundStmt) {
-                if (tr_is_file_block(bl->c, cs.v[i], NULL, NULL)) {
-                    s_blocks_push(bl, cs.v[i]);
+                if (tr_is_file_block(bl->c, cs.v[i], NULL, NULL) && s_blocks_push(bl, cs.v[i]))
                     bl->members += k != CXCursor_LambdaExpr;
-                }
                 break;
             }
         }

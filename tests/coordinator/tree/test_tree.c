@@ -511,16 +511,35 @@ static void test_local_class(void)
     }
     wh_tree_destroy(&t);
 
+    /* struct S { ... } s;: each member statement once, not twice. */
+    t = s_load("local_class.cc", "test_struct_and_var", NULL);
+    if (t) {
+        static const s_exp_t exp[] = {
+            {0, 1, WH_STMT_CLASS, "struct Acc {\n        int add(int v)\n        {\n"
+                                  "            int t = v + 1;\n            return t;\n"
+                                  "        }\n    } acc;"},
+            {1, 0, WH_STMT_DECL, "int t = v + 1;"},
+            {1, 0, WH_STMT_EXPR, "return t;"},
+            {0, 0, WH_STMT_EXPR, "seen += acc.add(2);"},
+        };
+        s_check_units(t, exp, (int)(sizeof exp / sizeof exp[0]));
+        wh_tree_totals_t tot;
+        wh_tree_totals(t, &tot);
+        CHECK_EQ_INT(tot.total, 4);
+    }
+    wh_tree_destroy(&t);
+
     /* Member functions of a local class are not test functions of the
      * file, whatever their names. */
     char *path = s_data("local_class.cc"), *err = NULL;
     char **names = NULL;
     int n = 0;
     CHECK_EQ_INT(wh_tree_list(path, NULL, &names, &n, &err), 0);
-    CHECK_EQ_INT(n, 2);
-    if (n == 2) {
+    CHECK_EQ_INT(n, 3);
+    if (n == 3) {
         CHECK_EQ_STR(names[0], "test_local_struct");
         CHECK_EQ_STR(names[1], "test_local_class");
+        CHECK_EQ_STR(names[2], "test_struct_and_var");
     }
     for (int i = 0; i < n; i++)
         free(names[i]);

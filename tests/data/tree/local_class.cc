@@ -47,3 +47,19 @@ void test_local_class()
     };
     f();
 }
+
+// A struct declared with a variable of its type in one statement (as
+// tinyxml2's xmltest.cpp does): libclang shows the struct twice, under
+// the declaration and under the variable's type; its body's statements
+// are units once.
+void test_struct_and_var()
+{
+    struct Acc {
+        int add(int v)
+        {
+            int t = v + 1;
+            return t;
+        }
+    } acc;
+    seen += acc.add(2);
+}
