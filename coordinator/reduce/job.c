@@ -778,6 +778,25 @@ const char *wh_job_ext(const wh_job_t *j)
 
 /* Folders of the project (at most 4 deep, skipping .git, whittle-runs and
  * build folders) that hold headers, as "-I<dir>" arguments. */
+/* 1 when name is a header of the C or POSIX library (or a C++ <c...>
+ * wrapper's C name): a project's own copy (aws-c-common's
+ * include/aws/common/stdbool.h) must never be put in front of the
+ * system's by a guessed -I, or every #include <stdbool.h> finds it. */
+static int s_is_std_header(const char *name, size_t len)
+{
+    static const char *const std[] = {
+        "assert.h", "complex.h", "ctype.h", "errno.h", "fenv.h", "float.h", "inttypes.h",
+        "iso646.h", "limits.h", "locale.h", "math.h", "setjmp.h", "signal.h", "stdalign.h",
+        "stdarg.h", "stdatomic.h", "stdbool.h", "stddef.h", "stdint.h", "stdio.h", "stdlib.h",
+        "stdnoreturn.h", "string.h", "tgmath.h", "threads.h", "time.h", "uchar.h", "wchar.h",
+        "wctype.h", "unistd.h", "fcntl.h", "pthread.h", "dirent.h", "strings.h", NULL,
+    };
+    for (int i = 0; std[i]; i++)
+        if (strlen(std[i]) == len && memcmp(std[i], name, len) == 0)
+            return 1;
+    return 0;
+}
+
 static void s_scan_headers(const char *dir, int depth, char ***args, int *n)
 {
     if (depth > 4)
@@ -785,7 +804,7 @@ static void s_scan_headers(const char *dir, int depth, char ***args, int *n)
     DIR *d = opendir(dir);
     if (!d)
         return;
-    int has_header = 0;
+    int has_header = 0, shadows = 0;
     struct dirent *e;
     char *cache = wh_path_join(dir, "CMakeCache.txt");
     int is_build = cache && wh_is_file(cache);
@@ -808,11 +827,12 @@ static void s_scan_headers(const char *dir, int depth, char ***args, int *n)
             if (dot && (!strcmp(dot, ".h") || !strcmp(dot, ".hh") || !strcmp(dot, ".hpp") ||
                         !strcmp(dot, ".hxx")))
                 has_header = 1;
+            shadows |= s_is_std_header(nm, strlen(nm));
         }
         free(sub);
     }
     closedir(d);
-    if (has_header && *n < 64) {
+    if (has_header && !shadows && *n < 64) {
         char **a = realloc(*args, (size_t)(*n + 1) * sizeof *a);
         if (a) {
             *args = a;
@@ -909,7 +929,8 @@ static void s_guess_nested(const char *root, const char *file, char ***args, int
                         p++;
                     char close = *p == '<' ? '>' : *p == '"' ? '"' : 0;
                     char *e = close ? strchr(p + 1, close) : NULL;
-                    if (e && (!nl || e < nl)) {
+                    if (e && (!nl || e < nl) &&
+                        !(close == '>' && s_is_std_header(p + 1, (size_t)(e - p - 1)))) {
                         size_t sl = (size_t)(e - p - 1);
                         char *spec = p + 1;
                         for (int h = 0; h < nh; h++) {

@@ -271,6 +271,50 @@ static void test_jobs_auto(void)
     json_decref(o);
 }
 
+/* The header guess never puts a project's copy of a standard header in
+ * front of the system's (aws-c-common: include/aws/common/stdbool.h made
+ * every #include <stdbool.h> find it): not from the folder scan, not from
+ * the test's own <stdbool.h>. */
+static void test_guess_skips_std_headers(void)
+{
+    char tmp[] = "/tmp/whittle-test-guess.XXXXXX";
+    CHECK(mkdtemp(tmp) != NULL);
+    const char *files[][2] = {
+        {"include/lib/stdbool.h", "#define bool _Bool\n"},
+        {"include/lib/api.h", "int api(void);\n"},
+        {"src/impl.h", "int impl(void);\n"},
+        {"tests/t.c", "#include <stdbool.h>\n#include \"lib/api.h\"\nvoid test_t(void) {}\n"},
+    };
+    for (size_t i = 0; i < sizeof files / sizeof *files; i++) {
+        char *p = wh_path_join(tmp, files[i][0]);
+        char *d = strdup(p);
+        *strrchr(d, '/') = '\0';
+        CHECK(wh_mkdir_p(d) == 0);
+        CHECK(wh_write_file(p, files[i][1], strlen(files[i][1])) == 0);
+        free(d);
+        free(p);
+    }
+    wh_job_t j;
+    wh_job_init(&j);
+    j.project = strdup(tmp);
+    j.file = strdup("tests/t.c");
+    wh_job_guess_includes(&j);
+    char *inc = wh_strdup_printf("-I%s/include", tmp), *lib = wh_strdup_printf("-I%s/include/lib", tmp);
+    char *src = wh_strdup_printf("-I%s/src", tmp);
+    int has_inc = 0, has_lib = 0, has_src = 0;
+    for (int i = 0; i < j.nargs; i++) {
+        has_inc |= strcmp(j.args[i], inc) == 0;
+        has_lib |= strcmp(j.args[i], lib) == 0;
+        has_src |= strcmp(j.args[i], src) == 0;
+    }
+    CHECK(has_inc);
+    CHECK(has_src);
+    CHECK(!has_lib);
+    free(inc), free(lib), free(src);
+    wh_job_clear(&j);
+    wh_rm_rf(tmp);
+}
+
 int main(void)
 {
     RUN_TEST(test_validate);
@@ -279,5 +323,6 @@ int main(void)
     RUN_TEST(test_place_runs);
     RUN_TEST(test_git_json);
     RUN_TEST(test_jobs_auto);
+    RUN_TEST(test_guess_skips_std_headers);
     TEST_MAIN_END();
 }
