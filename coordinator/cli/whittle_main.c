@@ -21,6 +21,7 @@
 #include "embedded.h"
 #include "cli.h"
 #include "from_cmd.h"
+#include "fw_detect.h"
 #include "framework.h"
 #include "job.h"
 #include "jobsnap.h"
@@ -834,8 +835,10 @@ static int s_reduce(int argc, char **argv)
     }
     if (!fw_given && !j.quiet)
         printf("framework: %s (%s; --framework to choose another)\n", j.framework,
-               strcmp(j.framework, "junit") ? "from the test file's includes"
-                                           : "default: no known framework header included");
+               j.failure_regex && !strcmp(j.failure_regex, wh_fw_utest_failure_regex)
+                   ? "utest.h's console output, from the test file's includes"
+               : strcmp(j.framework, "junit") ? "from the test file's includes"
+                                              : "default: no known framework header included");
     wh_job_guess_includes(&j);
     if (!cluster) {
         code = s_reduce_embedded(&j);

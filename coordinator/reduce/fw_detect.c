@@ -8,7 +8,17 @@ static const struct {
 } s_headers[] = {
     {"cmocka.h", "cmocka"},       {"gtest/gtest.h", "gtest"}, {"check.h", "check"},
     {"CUnit/", "cunit"},          {"criterion/", "criterion"}, {"unity.h", "unity"},
+    {"utest.h", WH_FW_UTEST},
 };
+
+/* utest.h's console output: its XML report (--output) says nothing of a
+ * failure (<testcase> is written before the test runs and closed after),
+ * so its failures are read from what it prints, as the console preset
+ * does with these regexes. */
+const char *const wh_fw_utest_failure_regex =
+    "(?m)^\\[ RUN      \\] (?<test>\\S+)\\n(?<file>[^:\\n]+):(?<line>\\d+): Failure\\n"
+    "(?<message>(?:  .*\\n)+)";
+const char *const wh_fw_utest_pass_regex = "^\\[       OK \\] (?<test>\\S+)";
 
 /* Whether the include path name[0..n) names `prefix`: the header itself
  * ("unity.h") or a file under the folder ("CUnit/"), spelled from the path's

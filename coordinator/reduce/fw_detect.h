@@ -13,4 +13,10 @@
  * receives the header's spelling as a static string. */
 const char *wh_fw_detect_source(const char *src, const char **header);
 
+/* What wh_fw_detect_source says for a test that includes utest.h: no preset
+ * of its own, the console preset with these regexes (fw_detect.c says why). */
+#define WH_FW_UTEST "utest"
+extern const char *const wh_fw_utest_failure_regex;
+extern const char *const wh_fw_utest_pass_regex;
+
 #endif

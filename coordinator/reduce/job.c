@@ -196,8 +196,9 @@ static int s_resolve_reference(wh_job_t *j, char **err)
 }
 
 /* --framework's default: the preset the test file's includes name, else
- * junit (a JUnit XML report). */
-static char *s_detect_framework(const wh_job_t *j)
+ * junit (a JUnit XML report). utest.h is the console preset with its
+ * output's regexes (where the user gave none). */
+static char *s_detect_framework(wh_job_t *j)
 {
     char *path = wh_path_join(j->project, j->file), *src = NULL;
     size_t len = 0;
@@ -206,6 +207,13 @@ static char *s_detect_framework(const wh_job_t *j)
         fw = wh_fw_detect_source(src, NULL);
     free(path);
     free(src);
+    if (fw && strcmp(fw, WH_FW_UTEST) == 0) {
+        if (!j->failure_regex)
+            j->failure_regex = strdup(wh_fw_utest_failure_regex);
+        if (!j->pass_regex)
+            j->pass_regex = strdup(wh_fw_utest_pass_regex);
+        fw = "console";
+    }
     return strdup(fw ? fw : "junit");
 }
 

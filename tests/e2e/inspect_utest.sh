@@ -26,4 +26,16 @@ want='UTEST(parity, top_bit)
     EXPECT_EQ(parity(top), 1);
 }'
 check_eq "reduced test" "$(awk '/^UTEST\(parity, top_bit\)/,/^}/' "$R/reduced.c")" "$want"
+# With no --framework: utest.h's XML says nothing of a failure, so the
+# console preset with utest's regexes is the default for a file that
+# includes it; the same fingerprint and the same reduced test.
+"$WHITTLE" reduce --project "$P" --file tests/test_parity.c --test parity.top_bit \
+    --setup "make -s" --build "make -s" --run ./test_parity --reference none \
+    --cache memory: --out "$T/runs-auto" > "$T/out-auto" 2>&1 || { cat "$T/out-auto"; fail "reduce (no --framework)"; }
+grep -q "^framework: console (utest.h's console output, from the test file's includes; --framework to choose another)$" "$T/out-auto" \
+    && pass "the console preset is said" || fail "framework line: $(grep '^framework' "$T/out-auto")"
+R2=$(run_dir "$T/runs-auto")
+check_eq "no --framework: fingerprint" "$(json "$R2/summary.json" '.fingerprint | .test + " | " + .location + " | " + .message')" \
+    "parity.top_bit | test_parity.c:16 | Expected : 1 Actual : 0"
+check_eq "no --framework: reduced test" "$(awk '/^UTEST\(parity, top_bit\)/,/^}/' "$R2/reduced.c")" "$want"
 finish

@@ -27,6 +27,8 @@ static void test_each_framework(void)
     s_check("#include <CUnit/Basic.h>\n", "cunit", "CUnit/");
     s_check("#include <criterion/criterion.h>\n", "criterion", "criterion/");
     s_check("#include \"unity.h\"\n", "unity", "unity.h");
+    s_check("#include \"utest.h\"\n", "utest", "utest.h"); /* the console preset, its regexes */
+    s_check("#include \"test/utest_mini.h\"\n", NULL, NULL);
     s_check("  #  include   <cmocka.h>\nint x;\n", "cmocka", "cmocka.h");
 }
 
