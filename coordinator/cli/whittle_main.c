@@ -211,6 +211,9 @@ static int s_inspect_run(const char *file, const char *test, int list, int json,
         } else {
             for (int i = 0; i < n; i++)
                 puts(names[i]);
+            if (n == 0) /* said, not an empty answer a user cannot tell from a failure */
+                fprintf(stderr, "whittle: no test function recognised in %s; --test NAME takes "
+                        "any function it defines (main, a registered s_test_..._fn)\n", file);
         }
         for (int i = 0; i < n; i++)
             free(names[i]);

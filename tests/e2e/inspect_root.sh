@@ -41,4 +41,10 @@ R="$T/r/inner"; mkdir -p "$T/r"; cp -r "$FIX/nested_root" "$R"; rm "$R/CMakeList
 printf 'all:\n' > "$T/Makefile"
 (cd "$R" && "$WHITTLE" inspect tests/test_ring.c --list) > "$T/o" 2> "$T/e"
 check_eq "list exit, a build file two folders above" "$?" 1
+# A file with no test function recognised: said on stderr, not an empty answer.
+printf 'static int helper(void) { return 1; }\nint main(void) { return helper(); }\n' > "$T/plain_main.c"
+"$WHITTLE" inspect "$T/plain_main.c" --list > "$T/o" 2> "$T/e"
+check_eq "no tests: exit" "$?" 0
+check_eq "no tests: stdout" "$(cat "$T/o")" ""
+check_eq "no tests: said" "$(cat "$T/e")" "whittle: no test function recognised in $T/plain_main.c; --test NAME takes any function it defines (main, a registered s_test_..._fn)"
 finish
