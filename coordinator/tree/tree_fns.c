@@ -211,10 +211,33 @@ void tr_fns_free(tr_fns_t *fs)
     fs->n = fs->cap = 0;
 }
 
+/* aws-c-common's harness: AWS_TEST_CASE(name, fn) and
+ * AWS_TEST_CASE_FIXTURE(name, setup, fn, teardown, ctx) register fn as the
+ * test `name` (the name CTest and the test runner use), so fn is listed
+ * under that name and still found by its own (the alias). */
+static void s_name_registered(tr_fns_t *fs, const char *fn, const char *name)
+{
+    for (int i = 0; i < fs->n; i++) {
+        tr_fn_t *f = &fs->v[i];
+        if (strcmp(f->full, fn) != 0)
+            continue;
+        char *full = strdup(name);
+        if (!full) {
+            fs->oom = 1;
+            return;
+        }
+        free(f->full);
+        f->full = full;
+        f->shrt = full;
+        f->listed = 1;
+    }
+}
+
 /* Plain C test functions are also those registered with a framework's
  * registration macro or call, even when their names do not start with
  * "test": cmocka_unit_test*(fn, ...), Unity's RUN_TEST(fn),
- * CU_add_test(suite, "name", fn), CU_ADD_TEST(suite, fn). */
+ * CU_add_test(suite, "name", fn), CU_ADD_TEST(suite, fn), and
+ * aws-c-common's AWS_TEST_CASE (s_name_registered). */
 void tr_mark_registered(tr_fns_t *fs)
 {
     const char *t = fs->c->text;
@@ -234,6 +257,17 @@ void tr_mark_registered(tr_fns_t *fs)
             argi = 2;
         else if (e - off == 11 && memcmp(t + off, "CU_ADD_TEST", 11) == 0)
             argi = 1;
+        int aws = e - off == 13 && memcmp(t + off, "AWS_TEST_CASE", 13) == 0 ? 1
+                  : e - off == 21 && memcmp(t + off, "AWS_TEST_CASE_FIXTURE", 21) == 0 ? 2
+                                                                                     : 0;
+        if (aws) {
+            char **args = NULL;
+            int na = tr_macro_args(t, len, off, &args);
+            if (na > aws)
+                s_name_registered(fs, args[aws], args[0]);
+            if (na > 0)
+                tr_free_strv(args, na);
+        }
         if (argi >= 0) {
             char **args = NULL;
             int na = tr_macro_args(t, len, off, &args);

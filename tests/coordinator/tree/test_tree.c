@@ -548,6 +548,38 @@ static void test_local_class(void)
     free(path);
 }
 
+/* aws-c-common: AWS_TEST_CASE(name, fn) lists fn as `name`, found by that
+ * name and by its own. */
+static void test_aws_case(void)
+{
+    char *file = s_data("aws_case.c"), *err = NULL;
+    char **names = NULL;
+    int n = 0;
+    CHECK_EQ_INT(wh_tree_list(file, NULL, &names, &n, &err), 0);
+    CHECK_EQ_INT(n, 2);
+    if (n == 2) {
+        CHECK_EQ_STR(names[0], "test_buffer_cat");
+        CHECK_EQ_STR(names[1], "test_with_fixture");
+    }
+    for (int i = 0; i < n; i++)
+        free(names[i]);
+    free(names);
+    const char *spellings[] = {"test_buffer_cat", "s_test_buffer_cat_fn"};
+    for (int i = 0; i < 2; i++) {
+        wh_tree_t *t = NULL;
+        free(err);
+        err = NULL;
+        CHECK_EQ_INT(wh_tree_load(file, spellings[i], NULL, &t, &err), 0);
+        if (t) {
+            CHECK_EQ_STR(t->test, "test_buffer_cat");
+            CHECK_EQ_INT(t->n, 3);
+        }
+        wh_tree_destroy(&t);
+    }
+    free(err);
+    free(file);
+}
+
 /* utest.h (json.h's tests): UTEST(set, name) is listed as "set.name" and
  * found by that name, by the function it defines (utest_run_set_name), and
  * by "name" alone when unique. The harness is the fixture's own
@@ -939,6 +971,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_gtest);
     RUN_TEST(test_local_class);
     RUN_TEST(test_utest);
+    RUN_TEST(test_aws_case);
     RUN_TEST(test_criterion);
     RUN_TEST(test_list);
     RUN_TEST(test_macro_loop);
