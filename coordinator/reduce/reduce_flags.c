@@ -12,6 +12,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 wh_engine_t *red_engine_for(const wh_tree_t *t, wh_algo_t algo, wh_walk_t walk)
 {
@@ -89,8 +90,9 @@ static int s_start_treejob(wh_reduction_t *r, const wh_compile_cmd_t *cmd)
 
 /* Moves what s names inside a sibling of the workspace ws (another slot's
  * copy or the set-up copy of the same key: a slot cloned from another keeps
- * the build folder's paths into it) to the project's path; a new string,
- * or NULL when s names none (or out of memory). */
+ * the build folder's paths into it) to the project's path when the project
+ * has it; a new string, or NULL when s names none, the project lacks it,
+ * or out of memory. */
 static char *s_unsibling(const char *s, const char *ws, const char *project)
 {
     const char *slash = strrchr(ws, '/');
@@ -104,7 +106,13 @@ static char *s_unsibling(const char *s, const char *ws, const char *project)
     if (!at)
         return NULL;
     const char *end = at + kl + strcspn(at + kl, "/");
-    return wh_strdup_printf("%.*s%s%s", (int)(at - s), s, project, end);
+    /* Only where the project has it too: a folder the setup generated
+     * (build/gen/include) is only in the workspaces, and the parse needs
+     * it there (as wh_compile_cmd_rebase keeps such paths). */
+    char *moved = wh_strdup_printf("%s%s", project, end);
+    int there = moved && access(moved, F_OK) == 0;
+    free(moved);
+    return there ? wh_strdup_printf("%.*s%s%s", (int)(at - s), s, project, end) : NULL;
 }
 
 /* The command's paths into any copy of the workspace's key, moved to the
