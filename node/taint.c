@@ -99,9 +99,20 @@ static void s_quote_line(const wh_taint_step_t *st, const char *at, const char *
         b++;
     while (e > b && isspace((unsigned char)e[-1]))
         e--;
-    int len = e - b > S_QUOTE_MAX ? S_QUOTE_MAX : (int)(e - b);
-    snprintf(why, n, "%s %s: `%.*s%s`", s_step_name(st->step), prefix, len, b,
-             e - b > S_QUOTE_MAX ? "..." : "");
+    if (e - b <= S_QUOTE_MAX) {
+        snprintf(why, n, "%s %s: `%.*s`", s_step_name(st->step), prefix, (int)(e - b), b);
+        return;
+    }
+    /* A long line (a compiler's error on a workspace path): its start and
+     * the part from the match on, where the reason is ("...: No space left
+     * on device"), not just its first characters. */
+    const int head = 60, tail = S_QUOTE_MAX - 60;
+    const char *t0 = e - tail;
+    if (at < t0)
+        t0 = at > b + head ? at : b + head;
+    const char *t1 = e - t0 > tail ? t0 + tail : e;
+    snprintf(why, n, "%s %s: `%.*s...%.*s%s`", s_step_name(st->step), prefix, head, b,
+             (int)(t1 - t0), t0, t1 < e ? "..." : "");
 }
 
 static const char *s_find(const wh_taint_step_t *st, const char *text)

@@ -72,6 +72,18 @@ static void test_enospc_text(void)
                        "assert write failed: No space left on device", &rr, why, sizeof why);
     CHECK_EQ_INT(t, WH_TAINT_NONE);
     CHECK_EQ_STR(why, "");
+    /* A compiler's line on a long workspace path: the quote keeps its
+     * start and its end, where the reason is. */
+    t = s_run_classify("echo 'tests/t.c:33:1: fatal error: error writing to /tmp/whittle-e2e.X/full/w/"
+                       "ws/a980ff0489cf78f0ed5e5eacab7541b5e7cd4d765ba0bcd2fb5b2d2683450cf2/"
+                       "slot-0.scratch/tmp/a/much/deeper/folder/for/the/compiler/ccdknKvt.s: "
+                       "No space left on device'; exit 1",
+                       WH_STEP_BUILD, 5000, NULL, &rr, why, sizeof why);
+    CHECK_EQ_INT(t, WH_TAINT_NO_SPACE);
+    const char *start = "build output: `tests/t.c:33:1: fatal error: error writing to";
+    CHECK(strncmp(why, start, strlen(start)) == 0);
+    CHECK(strstr(why, "...") != NULL);
+    CHECK(strlen(why) > 24 && strcmp(why + strlen(why) - 24, "No space left on device`") == 0);
     /* A quota, from text a tool printed. */
     t = s_run_classify("echo 'ld: cannot open output file t: Disk quota exceeded'; exit 1",
                        WH_STEP_BUILD, 5000, NULL, &rr, why, sizeof why);
