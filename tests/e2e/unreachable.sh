@@ -17,7 +17,10 @@ run_timed() { # name want_output command...
     out=$("$@" 2>&1); rc=$?
     local took=$(( $(ms) - t0 ))
     check_eq "$name: exit status and message" "$rc: $out" "4: $want"
-    check_le "$name: milliseconds to say so" "$took" 2000
+    # Prompt, not timed: the client's own deadline is 1.5 s (its message
+    # says so); 10 s tells "gave up" from "hung" on a loaded machine too
+    # (2,096 ms was seen under load in .ci/fresh with a 2,000 ms bound).
+    check_le "$name: milliseconds to say so" "$took" 10000
 }
 run_timed "status, nothing listening" "$want" "$WHITTLE" status --cluster "$EP" --insecure
 run_timed "submit, nothing listening" "$want" "$WHITTLE" submit --cluster "$EP" --insecure "$T/none.json"
@@ -36,5 +39,5 @@ case "$out" in
         pass "status, unrouted address: one line naming the address" ;;
     *) fail "status, unrouted address: got '$out'" ;;
 esac
-check_le "status, unrouted address: milliseconds to say so" "$took" 2000
+check_le "status, unrouted address: milliseconds to say so" "$took" 10000
 finish
