@@ -68,12 +68,33 @@ static void s_sq(wh_buf_t *b, const char *s)
 
 /* ---- CMakeCache.txt ---- */
 
-/* 1 when cache entry key is worth passing to the workspace's configure. */
-static int s_keep(const char *key, const char *value, int on_command_line)
+/* 1 when text (a CMakeCache.txt) marks key advanced: "KEY-ADVANCED:INTERNAL=1"
+ * on a line of its own (find modules' results, CMake's own switches). */
+static int s_advanced(const char *text, const char *key)
+{
+    char *line = wh_strdup_printf("\n%s-ADVANCED:INTERNAL=1", key);
+    int yes = 0;
+    for (const char *p = line ? strstr(text, line) : NULL; p && !yes; p = strstr(p + 1, line)) {
+        char end = p[strlen(line)];
+        yes = end == '\n' || end == '\r' || end == '\0';
+    }
+    free(line);
+    return yes;
+}
+
+/* 1 when cache entry key is worth passing to the workspace's configure:
+ * what the user gave with -D (CMake says so when the project did not
+ * declare it; an option() the user set keeps the option's help), the
+ * build type and flags, and every option() of the project (a BOOL that is
+ * not CMake's own and not advanced), so -DWITH_TESTS=ON is not lost. */
+static int s_keep(const char *text, const char *key, const char *type, const char *value,
+                  int on_command_line)
 {
     static const char *const keep[] = {"CMAKE_BUILD_TYPE", "CMAKE_C_FLAGS", "CMAKE_CXX_FLAGS",
                                        NULL};
     if (on_command_line)
+        return 1;
+    if (!strcmp(type, "BOOL") && strncmp(key, "CMAKE_", 6) && !s_advanced(text, key))
         return 1;
     for (int i = 0; keep[i]; i++)
         if (!strcmp(key, keep[i]))
@@ -93,6 +114,13 @@ static int s_read_cache(wh_ctest_t *c, char **err)
         return rc;
     }
     int cmdline = 0;
+    char *whole = strdup(text); /* strtok_r cuts text; s_advanced reads all of it */
+    if (!whole) {
+        free(text);
+        free(path);
+        *err = strdup("out of memory");
+        return WH_ENOMEM;
+    }
     for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
         l[strcspn(l, "\r")] = '\0';
         if (!strncmp(l, "//", 2)) {
@@ -111,7 +139,7 @@ static int s_read_cache(wh_ctest_t *c, char **err)
             c->source = strdup(value);
         else if (!strcmp(key, "CMAKE_GENERATOR") && !c->generator)
             c->generator = strdup(value);
-        else if (strcmp(type, "INTERNAL") && strcmp(type, "STATIC") && s_keep(key, value, cmdline)) {
+        else if (strcmp(type, "INTERNAL") && strcmp(type, "STATIC") && s_keep(whole, key, type, value, cmdline)) {
             char *d = strcmp(type, "UNINITIALIZED") ? wh_strdup_printf("%s:%s=%s", key, type, value)
                                                     : wh_strdup_printf("%s=%s", key, value);
             wh_buf_puts(&c->dopts, " -D");
@@ -120,6 +148,7 @@ static int s_read_cache(wh_ctest_t *c, char **err)
         }
         cmdline = 0;
     }
+    free(whole);
     free(text);
     if (!c->source) {
         *err = wh_strdup_printf("%s names no source folder (CMAKE_HOME_DIRECTORY)", path);

@@ -40,6 +40,11 @@ static void s_make(void)
         "//Flags used by the C compiler during all build types.\nCMAKE_C_FLAGS:STRING=\n"
         "//No help, variable specified on the command line.\nWITH_X:BOOL=ON\n"
         "//No help, variable specified on the command line.\nNAME:UNINITIALIZED=a b\n"
+        "//Build the tests (an option() the user set with -D keeps its help)\nWITH_TESTS:BOOL=ON\n"
+        "//Path to a library.\nZ_LIBRARY:FILEPATH=/usr/lib/libz.so\n"
+        "//Use the bundled copy\nZ_BUNDLED:BOOL=OFF\n"
+        "//Verbose makefiles\nCMAKE_VERBOSE_MAKEFILE:BOOL=FALSE\n"
+        "Z_BUNDLED-ADVANCED:INTERNAL=1\n"
         "CMAKE_GENERATOR:INTERNAL=Unix Makefiles\n"
         "CMAKE_HOME_DIRECTORY:INTERNAL=%s/P\n", s_root);
     s_write("P/out/CMakeCache.txt", cache);
@@ -86,7 +91,7 @@ static void test_commands(void)
     char *setup = NULL, *bld = NULL, *run = NULL;
     CHECK_EQ_INT(wh_ctest_commands(c, proj, "two words", 1, &setup, &bld, &run, &err), 0);
     CHECK_EQ_STR(setup, "cmake -S '.' -B 'out' -G 'Unix Makefiles' -D'CMAKE_BUILD_TYPE:STRING=Debug' "
-                        "-D'WITH_X:BOOL=ON' -D'NAME=a b' && cmake --build 'out'");
+                        "-D'WITH_X:BOOL=ON' -D'NAME=a b' -D'WITH_TESTS:BOOL=ON' && cmake --build 'out'");
     CHECK_EQ_STR(bld, "cmake --build 'out' --target 'prog'");
     CHECK_EQ_STR(run, "W=$PWD && cd \"$W\"/'./data' && export 'A=1' && export 'B=x y' && "
                       "\"$W\"/'out/t/prog' 'it'\\''s'");
