@@ -152,6 +152,19 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, int *status
         *status = 1; /* does not parse, or does not define the test */
         goto fail;
     }
+    /* The test by the name its framework prints (utest's "set.name" for
+     * --test utest_run_set_name, gtest's "Suite.Name" for --test Name): the
+     * oracle looks for that name in the output, and the job's identity is
+     * the same however the user spelled it. */
+    if (strcmp(r->tree->test, r->job.test) != 0) {
+        char *resolved = strdup(r->tree->test);
+        if (!resolved) {
+            *err = strdup("out of memory");
+            goto fail;
+        }
+        free(r->job.test);
+        r->job.test = resolved;
+    }
     r->engine = red_engine_for(r->tree, r->job.algo, r->job.walk);
     r->trail = r->engine ? wh_trail_new(r->engine) : NULL;
     r->memo = wh_memo_new();

@@ -38,4 +38,13 @@ R2=$(run_dir "$T/runs-auto")
 check_eq "no --framework: fingerprint" "$(json "$R2/summary.json" '.fingerprint | .test + " | " + .location + " | " + .message')" \
     "parity.top_bit | test_parity.c:16 | Expected : 1 Actual : 0"
 check_eq "no --framework: reduced test" "$(awk '/^UTEST\(parity, top_bit\)/,/^}/' "$R2/reduced.c")" "$want"
+# By the function the macro defines: the job takes the name utest prints
+# (before, the oracle looked for 'utest_run_parity_top_bit' in the output
+# and said the failure was not identified).
+"$WHITTLE" reduce --project "$P" --file tests/test_parity.c --test utest_run_parity_top_bit \
+    --setup "make -s" --build "make -s" --run ./test_parity --reference none \
+    --cache memory: --out "$T/runs-fn" > "$T/out-fn" 2>&1 || { cat "$T/out-fn"; fail "reduce --test utest_run_parity_top_bit"; }
+R3=$(run_dir "$T/runs-fn")
+check_eq "by function name: test in job.json" "$(json "$R3/job.json" .test)" parity.top_bit
+check_eq "by function name: reduced test" "$(awk '/^UTEST\(parity, top_bit\)/,/^}/' "$R3/reduced.c")" "$want"
 finish
