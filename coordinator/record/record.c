@@ -424,6 +424,10 @@ static void s_json_run(json_t *o, const wh_summary_t *s)
     json_object_set_new(cl, "checked", json_integer(s->claims_checked));
     json_object_set_new(cl, "refuted", json_integer(s->claims_refuted));
     json_object_set_new(o, "claims", cl);
+    json_t *au = json_object();
+    json_object_set_new(au, "audited", json_integer(s->audits));
+    json_object_set_new(au, "refuted", json_integer(s->audits_refuted));
+    json_object_set_new(o, "cache_audit", au);
     /* true/false only when a reference decided it; null: not checked. */
     json_object_set_new(o, "fault_kept", s->reference && s->fault && !strcmp(s->fault, "kept")
                                              ? json_true()
@@ -618,6 +622,9 @@ static void s_summary_txt(wh_record_t *r, const wh_summary_t *s)
                                                "run: no second opinion)");
     wh_buf_printf(&b, "claims:      %d negative verdict%s judged again afresh, %d refuted\n",
                   s->claims_checked, s->claims_checked == 1 ? "" : "s", s->claims_refuted);
+    if (s->audits)
+        wh_buf_printf(&b, "cache audit: %d cached negative verdict%s judged afresh, %d wrong\n",
+                      s->audits, s->audits == 1 ? "" : "s", s->audits_refuted);
     if (s->sanitizers)
         wh_buf_printf(&b, "sanitizers:  the verify run was built with -fsanitize=%s (the "
                       "project's compile command)\n", s->sanitizers);

@@ -48,6 +48,7 @@ typedef struct {
     int dispatched;     /* a slot took it (the pool rendered it) */
     int withdrawn;      /* after a surprise already seen: never to be built */
     uint64_t exact, delta; /* its memo keys (chain.h) */
+    wh_verdict_t audit_v; /* a cache hit judged afresh (reduce_audit.c): the cache's verdict */
 } red_cand_t;
 
 enum { RED_PRE_NONE = 0, RED_PRE_PASS, RED_PRE_FAIL };
@@ -135,6 +136,8 @@ struct wh_reduction {
     int nchecks, checks_left;
     int claims_queued;      /* the checks of the answer being verified are out */
     int claims_checked, claims_refuted, claims_refuted_now;
+    /* The sample audit of cached negative verdicts (reduce_audit.c). */
+    int audits, audits_refuted, audits_differ, audit_distrust;
     char *verified_by;      /* the slot whose run verified the reduced test */
     char *told;             /* lines of the verify and the claims check for a remote
                                client (it sees the closing only) */
@@ -365,6 +368,13 @@ void red_start_claims(wh_reduction_t *r);
 void red_drop_claims(wh_reduction_t *r);
 /* 1 when id is a check of the claims out now. */
 int red_is_claim(const wh_reduction_t *r, uint64_t id);
+
+/* reduce_audit.c: the round's cached negative verdicts to judge afresh (a
+ * sample within the budget, or all of them once one was refuted) are made
+ * misses; red_cache_audit_answer compares candidate c's fresh verdict with
+ * the cache's. */
+void red_cache_audit_round(wh_reduction_t *r);
+void red_cache_audit_answer(wh_reduction_t *r, red_cand_t *c);
 /* 1 when id was a claims check (its answer taken). */
 int red_on_claim(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *worker);
 void red_claims_free(wh_reduction_t *r);

@@ -91,6 +91,8 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->second_opinion = r->second_opinion;
     s->claims_checked = r->claims_checked;
     s->claims_refuted = r->claims_refuted;
+    s->audits = r->audits;
+    s->audits_refuted = r->audits_refuted;
 }
 
 /* Writes the reduced test (line-true and compact) and keeps the function's

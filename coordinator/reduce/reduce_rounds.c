@@ -251,6 +251,7 @@ static int s_prepare_round(wh_reduction_t *r)
     if (rc)
         return rc;
     s_claim_spec_done(r);
+    red_cache_audit_round(r);
     int check = red_precheck_begin(r);
     red_ubguard_round(r);
     int audit = check && r->job.precheck == WH_PRECHECK_AUDIT;

@@ -454,6 +454,8 @@ static void s_on_candidate(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, co
             s_judged(r, c->key, worker);
         if (!flaky)
             wh_memo_put(r->memo, c->exact, c->delta, c->v);
+        if (c->audit_v)
+            red_cache_audit_answer(r, c);
         return;
     }
 }

@@ -106,6 +106,14 @@ int wh_trail_judged(wh_trail_t *t, const char *key, const char *slot, const char
     return 0;
 }
 
+int wh_trail_judged_here(const wh_trail_t *t, const char *key)
+{
+    for (int i = t->nj; i-- > 0;)
+        if (strcmp(t->judged[i].key, key) == 0)
+            return 1;
+    return 0;
+}
+
 int wh_trail_accept(wh_trail_t *t, const wh_engine_t *after, const char *key, int cand)
 {
     int rc = s_push_step(t, after, key, cand);

@@ -25,6 +25,8 @@ void wh_trail_destroy(wh_trail_t **t);
 /* Notes that slot (on node; NULL when unknown) judged the candidate with
  * cache key key. 0 or WH_ENOMEM. */
 int wh_trail_judged(wh_trail_t *t, const char *key, const char *slot, const char *node);
+/* 1 when key was judged by a slot in this run (wh_trail_judged). */
+int wh_trail_judged_here(const wh_trail_t *t, const char *key);
 
 /* Appends an accepted step: the walk right after the accept (copied), the
  * accepted candidate's key and number. Its judge is the slot that last
