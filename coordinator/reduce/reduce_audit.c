@@ -6,9 +6,9 @@
  * it. So a sample of the cache's negative verdicts from before this run is
  * judged afresh while the walk runs: one per 20 candidates this run built
  * (5 % of its builds; none in a run that builds nothing, whose answer the
- * claims check and the verify run still judge afresh). An audited hit is simply not taken: the
- * candidate is built as a miss would be and the walk goes on the fresh
- * verdict, so an honest cache changes nothing in the walk (the same
+ * claims check and the verify run still judge afresh). An audited hit is
+ * simply not taken: the candidate is built as a miss would be and the
+ * walk goes on the fresh verdict, so an honest cache changes nothing in the walk (the same
  * verdict, one build more). When the fresh verdict is Preserved where the
  * cache said otherwise, the cache lied (a forged value, a node's lie):
  * the fresh verdict replaces it, and for the rest of the run no negative
@@ -21,8 +21,7 @@
 /* Candidates built per audit. */
 #define S_PER_AUDIT 20
 
-/* A verdict a node gave that says the removal was not Preserved. */
-static int s_negative(wh_verdict_t v)
+int red_negative(wh_verdict_t v)
 {
     return v > WH_V_NONE && v < WH_V_COUNT && v != WH_V_PRESERVED && v != WH_V_INFRA_ERROR &&
            v != WH_V_UB_GUARD;
@@ -33,7 +32,7 @@ void red_cache_audit_round(wh_reduction_t *r)
     int distrusted = 0;
     for (int i = 0; i < r->nc; i++) {
         red_cand_t *c = &r->c[i];
-        if (c->rep != i || !c->from_cache || !s_negative(c->v))
+        if (c->rep != i || !c->from_cache || !red_negative(c->v))
             continue;
         /* The sample: verdicts from before this run (a slot of this run
          * judged the others; the claims check judges those it rests on). */

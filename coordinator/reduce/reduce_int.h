@@ -374,6 +374,10 @@ int red_is_claim(const wh_reduction_t *r, uint64_t id);
  * misses; red_cache_audit_answer compares candidate c's fresh verdict with
  * the cache's. */
 void red_cache_audit_round(wh_reduction_t *r);
+/* 1 for a verdict that says a removal was not Preserved (never None,
+ * InfraError or UBGuard, the coordinator's own): what the claims check and
+ * the audit judge again. */
+int red_negative(wh_verdict_t v);
 void red_cache_audit_answer(wh_reduction_t *r, red_cand_t *c);
 /* 1 when id was a claims check (its answer taken). */
 int red_on_claim(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *worker);

@@ -462,9 +462,7 @@ static int s_record_step(wh_reduction_t *r, int i, uint64_t now)
     }
     /* A node's negative verdict behind the walk: the claims check may
      * judge it again (reduce_claims.c); the front end's are not a node's. */
-    if (!predicted && rep->v != WH_V_PRESERVED && rep->v != WH_V_UB_GUARD &&
-        rep->v > WH_V_NONE && rep->v < WH_V_COUNT && rep->v != WH_V_INFRA_ERROR &&
-        !rep->predicted)
+    if (!predicted && red_negative(rep->v) && !rep->predicted)
         red_claim_note(r, rep->key, rep->from_cache ? NULL : rep->node);
     char *removed = s_describe_removed(r, st->removed);
     char note[256] = "";
