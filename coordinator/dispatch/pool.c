@@ -506,6 +506,15 @@ int wh_pool_exclude_node(wh_pool_t *p, const char *job_id, const char *node_id)
     return 0;
 }
 
+int wh_pool_node_excluded(const wh_pool_t *p, const char *job_id, const char *node_id)
+{
+    const s_job_t *j = s_find_job((wh_pool_t *)p, job_id);
+    for (int i = 0; j && node_id && i < j->nexcluded; i++)
+        if (strcmp(j->excluded[i], node_id) == 0)
+            return 1;
+    return 0;
+}
+
 const char *wh_pool_node_of(const wh_pool_t *p, const char *slot_name)
 {
     for (const s_slot_t *s = p->slots; s; s = s->next)

@@ -107,6 +107,8 @@ int wh_pool_submit_verify(wh_pool_t *p, const char *job_id, uint64_t cand_id,
 /* Takes node_id out of the job's rotation (its verdicts were found wrong).
  * Ignored while no other live node could serve the job. */
 int wh_pool_exclude_node(wh_pool_t *p, const char *job_id, const char *node_id);
+/* 1 when node_id is out of job_id's rotation (wh_pool_exclude_node). */
+int wh_pool_node_excluded(const wh_pool_t *p, const char *job_id, const char *node_id);
 /* 1 when a live slot in rotation, of a node not excluded from job_id, is
  * on another node than node_id. */
 int wh_pool_other_node(const wh_pool_t *p, const char *job_id, const char *node_id);

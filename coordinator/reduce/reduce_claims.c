@@ -6,10 +6,16 @@
  * such verdict a node gave (in this run, or earlier through the cache) is
  * judged again afresh, on a slot of another node than the one that gave it
  * when there is one. A removal found Preserved after all refutes its
- * verdict: that verdict is dropped from every cache, so is every verdict
- * its node gave in this run, the node leaves the job (as a liar found by
- * the verify step does), and the walk resumes from the answer's step, so
- * the removals are judged again by the nodes left. Verdicts the
+ * verdict, but only once a second node confirms it: a refutation is a
+ * positive claim, and a node that says Preserved to everything would
+ * otherwise refute every honest verdict (s_next). A confirmed refutation:
+ * that verdict is dropped from every cache, so is every verdict its node
+ * gave in this run, the node leaves the job (as a liar found by the verify
+ * step does), and the walk resumes from the answer's step, so the
+ * removals are judged again by the nodes left. A refutation the others
+ * outvote: the refuter leaves the job instead, the answers it gave count
+ * for nothing (asked again), and an answer it verified is verified again
+ * on another node. Verdicts the
  * coordinator made itself (predicted by the front end, UBGuard) are not
  * claims of a node and are not judged again. Part of the reduce module
  * (reduce_int.h).
@@ -64,6 +70,8 @@ static void s_checks_free(wh_reduction_t *r)
     for (int i = 0; i < r->nchecks; i++) {
         free(r->checks[i].judge);
         free(r->checks[i].worker);
+        free(r->checks[i].refuter);
+        free(r->checks[i].confirmer);
     }
     free(r->checks);
     r->checks = NULL;
@@ -96,7 +104,44 @@ static void s_remove_unit(const wh_tree_t *t, const uint8_t *removed, int u, uin
 static int s_submit(wh_reduction_t *r, struct red_check *k, const char *txt, size_t len)
 {
     k->id = ++r->next_eval;
-    return wh_pool_submit_verify(r->pool, r->pool_id, k->id, txt, len, k->judge);
+    return wh_pool_submit_verify(r->pool, r->pool_id, k->id, txt, len,
+                                 k->stage ? k->refuter : k->judge);
+}
+
+/* Asks check k's question (again): the answer without unit k->unit, or at
+ * stage 2 the original; 0, or a WH_E* code. */
+static int s_ask(wh_reduction_t *r, struct red_check *k)
+{
+    uint8_t *conf = malloc(r->tree->n ? (size_t)r->tree->n : 1u);
+    if (!conf)
+        return WH_ENOMEM;
+    if (k->stage == 2)
+        memcpy(conf, wh_trail_removed(r->trail, 0), (size_t)r->tree->n);
+    else
+        s_remove_unit(r->tree, wh_engine_removed(r->engine), k->unit, conf);
+    size_t len = 0;
+    char *txt = wh_render(r->tree, conf, &len);
+    free(conf);
+    int rc = txt ? s_submit(r, k, txt, len) : WH_ENOMEM;
+    free(txt);
+    return rc;
+}
+
+static const char *s_node(const wh_reduction_t *r, const char *slot)
+{
+    return slot ? wh_pool_node_of(r->pool, slot) : NULL;
+}
+
+static int s_same_node(const wh_reduction_t *r, const char *a, const char *b)
+{
+    const char *na = s_node(r, a), *nb = s_node(r, b);
+    return na && nb && strcmp(na, nb) == 0;
+}
+
+/* 1 when slot's node was found out and left the job. */
+static int s_out(const wh_reduction_t *r, const char *slot)
+{
+    return wh_pool_node_excluded(r->pool, r->pool_id, s_node(r, slot));
 }
 
 /* Adds the check of removing kept unit u (conf: the answer without it)
@@ -215,8 +260,40 @@ static void s_refuted(wh_reduction_t *r, struct red_check *k, const char *worker
 }
 
 /* Every check answered: on to the fault check, or the walk resumed. */
+/* Asks again every settled check a node since found out answered: its
+ * answer counts for nothing. The number asked, or -1 (the run failed). */
+static int s_reask_void(wh_reduction_t *r)
+{
+    int n = 0;
+    for (int i = 0; i < r->nchecks; i++) {
+        struct red_check *k = &r->checks[i];
+        if (!k->settled || !s_out(r, k->worker))
+            continue;
+        wh_record_log(r->rec, "claims: removing unit %d: %s's answer counts for nothing; asked "
+                      "again", k->unit, k->worker);
+        k->done = k->settled = k->stage = k->blame_refuter = 0;
+        int rc = s_ask(r, k);
+        if (rc) {
+            red_fail(r, 4, wh_strdup_printf("cannot check the claims: %s", wh_strerror(rc)));
+            return -1;
+        }
+        r->claims_checked--;
+        r->checks_left++;
+        n++;
+    }
+    return n;
+}
+
 static void s_claims_done(wh_reduction_t *r)
 {
+    if (!r->claims_refuted_now && s_reask_void(r))
+        return; /* the run failed, or answers to wait for */
+    if (!r->claims_refuted_now && s_out(r, r->verified_by)) {
+        wh_record_log(r->rec, "claims: %s verified the answer and was found out: verified again "
+                      "on another node", r->verified_by);
+        red_start_verify(r, wh_trail_steps(r->trail) - 1);
+        return;
+    }
     if (!r->claims_refuted_now) {
         wh_record_log(r->rec, "claims: all %d confirmed afresh", r->nchecks);
         red_out(r, "Claims: all %d confirmed afresh\n", r->nchecks);
@@ -240,6 +317,12 @@ static void s_settle(wh_reduction_t *r, struct red_check *k)
     if (k->verdict == WH_V_PRESERVED) {
         r->claims_refuted_now++;
         s_refuted(r, k, worker);
+    } else if (k->blame_refuter) {
+        /* Outvoted: the refuter's verdicts of this run go, its node leaves
+         * the job (s_claims_done asks again what it answered). */
+        wh_trail_blame_t how = red_blame(r, "claims");
+        r->dropped += wh_trail_blame_judge(r->trail, NULL, k->refuter, s_node(r, k->refuter),
+                                           s_node(r, worker), &how);
     } else {
         wh_record_log(r->rec, "claims: removing unit %d is %s afresh on %s (judged by %s)",
                       k->unit, wh_verdict_name((wh_verdict_t)k->verdict), worker,
@@ -264,6 +347,92 @@ void red_start_claims(wh_reduction_t *r)
         s_claims_done(r);
 }
 
+/* ---- a refutation is a claim too ---- */
+
+/* Check k is decided: verdict v, given by slot who. 0. */
+static int s_decide(struct red_check *k, int v, const char *who, int blame)
+{
+    k->verdict = v;
+    free(k->worker);
+    k->worker = who ? strdup(who) : NULL;
+    k->blame_refuter = blame;
+    return 0;
+}
+
+/* Asks check k again at stage st: 1, or -WH_E* when it cannot. */
+static int s_escalate(wh_reduction_t *r, struct red_check *k, int st)
+{
+    k->stage = st;
+    int rc = s_ask(r, k);
+    return rc ? -rc : 1;
+}
+
+/* Moves check k on with answer v from slot worker: 1 when it asked again,
+ * 0 when k is decided (k->verdict, k->worker, k->blame_refuter), -WH_E*.
+ * Stage 0: not Preserved confirms the verdict; Preserved is a refutation,
+ * asked again of another node than the refuter's (stage 1). There,
+ * Preserved confirms the refutation; not Preserved on the refuter's own
+ * node (no other node) leaves the verdict standing; on a third node, or
+ * against a cached verdict, it outvotes the refuter. When the only other
+ * node is the judge's, that node judges the original afresh (stage 2), as
+ * the verify step asks of a node that refutes the original: it sees the
+ * original fail the same way, and is believed over the refuter; it does
+ * not, and the refutation stands. */
+static int s_next(wh_reduction_t *r, struct red_check *k, int v, const char *worker)
+{
+    const char *why = NULL;
+    if (k->stage && s_out(r, k->refuter)) {
+        /* The refuter was found out meanwhile: its Preserved counts for
+         * nothing, and this answer is the check. */
+        if (k->stage == 2)
+            return s_decide(k, k->confirm_v, k->confirmer, 0);
+        k->stage = 0;
+    }
+    if (k->stage == 0) {
+        if (v != WH_V_PRESERVED)
+            return s_decide(k, v, worker, 0);
+        free(k->refuter);
+        if (!(k->refuter = strdup(worker ? worker : "-")))
+            return -WH_ENOMEM;
+        wh_record_log(r->rec, "claims: removing unit %d is Preserved afresh on %s, not as %s "
+                      "said; asked again of another node", k->unit, k->refuter,
+                      k->judge ? k->judge : "the cache");
+        return s_escalate(r, k, 1);
+    }
+    if (k->stage == 1) {
+        if (v == WH_V_PRESERVED)
+            return s_decide(k, v, worker, 0);
+        if (s_same_node(r, worker, k->refuter))
+            why = "no other node to ask; the verdict stands";
+        else if (k->judge && s_same_node(r, worker, k->judge)) {
+            free(k->confirmer);
+            if (!(k->confirmer = strdup(worker ? worker : "-")))
+                return -WH_ENOMEM;
+            k->confirm_v = v;
+            wh_record_log(r->rec, "claims: removing unit %d is %s again on %s, the judge's node: "
+                          "the original asked of it afresh", k->unit,
+                          wh_verdict_name((wh_verdict_t)v), worker);
+            return s_escalate(r, k, 2);
+        }
+        wh_record_log(r->rec, "claims: removing unit %d is Preserved on %s alone: %s afresh on "
+                      "%s%s%s", k->unit, k->refuter, wh_verdict_name((wh_verdict_t)v), worker,
+                      why ? "; " : "", why ? why : "");
+        return s_decide(k, v, worker, !why);
+    }
+    /* Stage 2: v is the original's verdict on (most likely) the judge's node. */
+    if (v == WH_V_PRESERVED || !s_same_node(r, worker, k->judge)) {
+        int blame = v == WH_V_PRESERVED;
+        wh_record_log(r->rec, "claims: removing unit %d is Preserved on %s alone: %s afresh on "
+                      "%s, and %s %s the original fail the same way%s", k->unit, k->refuter,
+                      wh_verdict_name((wh_verdict_t)k->confirm_v), k->confirmer, worker,
+                      blame ? "sees" : "does not see", blame ? "" : "; undecided, the verdict stands");
+        return s_decide(k, k->confirm_v, k->confirmer, blame);
+    }
+    wh_record_log(r->rec, "claims: the original is %s afresh on %s, the judge's node: its "
+                  "verdicts are not believed", wh_verdict_name((wh_verdict_t)v), worker);
+    return s_decide(k, WH_V_PRESERVED, k->refuter, 0);
+}
+
 /* 1 when id is a check of this run's claims (its answer taken). */
 int red_on_claim(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *worker)
 {
@@ -277,28 +446,19 @@ int red_on_claim(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *
     if ((m->code && m->code != WH_EBUILD) || m->verdict == WH_V_INFRA_ERROR ||
         m->verdict == WH_V_NONE || m->verdict >= WH_V_COUNT) {
         wh_record_log(r->rec, "claims: no verdict from %s: %s", worker, d);
-        int rc = WH_EINVAL;
-        if (++k->tries < S_TRIES) {
-            uint8_t *conf = malloc(r->tree->n ? (size_t)r->tree->n : 1u);
-            size_t len = 0;
-            char *txt = NULL;
-            if (conf) {
-                s_remove_unit(r->tree, wh_engine_removed(r->engine), k->unit, conf);
-                txt = wh_render(r->tree, conf, &len);
-            }
-            if (txt)
-                rc = s_submit(r, k, txt, len);
-            free(txt);
-            free(conf);
-        }
+        int rc = ++k->tries < S_TRIES ? s_ask(r, k) : WH_EINVAL;
         if (rc)
             red_fail(r, 4, wh_strdup_printf("cannot check the claims: %s", d));
         return 1;
     }
+    k->tries = 0;
+    int asked = s_next(r, k, (int)m->verdict, worker);
+    if (asked < 0)
+        red_fail(r, 4, wh_strdup_printf("cannot check the claims: %s", wh_strerror(-asked)));
+    if (asked)
+        return 1;
     k->done = 1;
     r->checks_left--;
-    k->verdict = (int)m->verdict;
-    k->worker = worker ? strdup(worker) : NULL;
     if (r->state != RED_CLAIMS)
         return 1; /* held until the verify run has verified the answer */
     s_settle(r, k);

@@ -132,6 +132,15 @@ struct wh_reduction {
         int verdict;        /* the answer, held until the verify run has verified */
         char *worker;       /* the slot that gave it */
         int settled;        /* acted on (s_settle in reduce_claims.c) */
+        /* A refutation (Preserved) is a claim too, asked again before it
+         * counts (s_next in reduce_claims.c): stage 1, the removal on
+         * another node than the refuter's; stage 2, the original on the
+         * judge's node, when that node said not Preserved again. */
+        int stage;
+        char *refuter;      /* the slot whose Preserved refuted the verdict */
+        char *confirmer;    /* stage 2: the slot that said not Preserved again */
+        int confirm_v;      /* its verdict */
+        int blame_refuter;  /* decided against the refuter: its node goes */
     } *checks;
     int nchecks, checks_left;
     int claims_queued;      /* the checks of the answer being verified are out */
