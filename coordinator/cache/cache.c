@@ -116,6 +116,17 @@ int wh_cache_mget_ns(wh_cache_t *c, wh_cache_ns_t ns, const char *const *keys, i
     return rc;
 }
 
+int wh_cache_get_node(wh_cache_t *c, const char *key, wh_verdict_t *v,
+                      char node[WH_CACHE_NODE_MAX + 1])
+{
+    uint8_t bin[WH_CACHE_KEY_BYTES];
+    *v = WH_V_NONE;
+    node[0] = '\0';
+    if (s_key_parse(key, bin))
+        return WH_EINVAL;
+    return c->ops->get_node(c->be, bin, v, node);
+}
+
 int wh_cache_put_ns(wh_cache_t *c, wh_cache_ns_t ns, const char *key, wh_verdict_t v)
 {
     return wh_cache_put_node(c, ns, key, v, NULL);

@@ -44,6 +44,12 @@ int wh_cache_mget_ns(wh_cache_t *c, wh_cache_ns_t ns, const char *const *keys, i
                      wh_verdict_t *out);
 int wh_cache_put_ns(wh_cache_t *c, wh_cache_ns_t ns, const char *key, wh_verdict_t v);
 
+/* The verdict of key in WH_CACHE_VERDICTS and the node that produced it
+ * (its key name, WH_CACHE_NODE_LOCAL, or "" when not recorded); *v =
+ * WH_V_NONE on a miss. 0, WH_EINVAL for a bad key. */
+int wh_cache_get_node(wh_cache_t *c, const char *key, wh_verdict_t *v,
+                      char node[WH_CACHE_NODE_MAX + 1]);
+
 /* wh_cache_put_ns recording the node that produced v (NULL: local). The
  * plain puts record WH_CACHE_NODE_LOCAL. */
 int wh_cache_put_node(wh_cache_t *c, wh_cache_ns_t ns, const char *key, wh_verdict_t v,

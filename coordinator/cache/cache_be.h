@@ -22,6 +22,11 @@ struct wh_cache_ops {
      * negative code. */
     int (*get_many)(void *be, int ns, const uint8_t (*keys)[WH_CACHE_KEY_BYTES], int n,
                     wh_verdict_t *out);
+    /* The verdict of key (verdicts key space) and the node that produced it
+     * ("" when not recorded); *v = WH_V_NONE on a miss. 0 or a negative
+     * code. */
+    int (*get_node)(void *be, const uint8_t key[WH_CACHE_KEY_BYTES], wh_verdict_t *v,
+                    char node[WH_CACHE_NODE_MAX + 1]);
     /* v is storable (never None/InfraError), node a valid node name
      * (wh_cache_node_ok); 0 or a negative code. */
     int (*put)(void *be, int ns, const uint8_t key[WH_CACHE_KEY_BYTES], wh_verdict_t v,
@@ -60,6 +65,10 @@ int wh_cache_emb_put_gen(wh_cache_emb_t *e, int ns, const uint8_t key[WH_CACHE_K
                          wh_verdict_t v, const char *node, uint32_t gen);
 void wh_cache_emb_get_gen(wh_cache_emb_t *e, int ns, const uint8_t (*keys)[WH_CACHE_KEY_BYTES],
                           int n, wh_verdict_t *out, uint32_t gen);
+/* get_node of the embedded back end; gen >= 0: only a verdict stored under
+ * that Redis generation answers. */
+void wh_cache_emb_get_node_gen(wh_cache_emb_t *e, const uint8_t key[WH_CACHE_KEY_BYTES],
+                               wh_verdict_t *v, char node[WH_CACHE_NODE_MAX + 1], int64_t gen);
 /* Compacts e's logs when they grow past bytes (0: never). */
 void wh_cache_emb_set_max(wh_cache_emb_t *e, uint64_t bytes);
 /* The highest generation any of e's verdicts was stored under. */

@@ -223,6 +223,23 @@ static int s_emb_get_many(void *be, int ns, const uint8_t (*keys)[WH_CACHE_KEY_B
     return 0;
 }
 
+void wh_cache_emb_get_node_gen(wh_cache_emb_t *e, const uint8_t key[WH_CACHE_KEY_BYTES],
+                               wh_verdict_t *v, char node[WH_CACHE_NODE_MAX + 1], int64_t gen)
+{
+    (void)s_emb_read(e, WH_CACHE_VERDICTS);
+    const wh_ctab_slot_t *s = wh_ctab_get(&e->t[WH_CACHE_VERDICTS], key);
+    int hit = s && (gen < 0 || s->gen == (uint64_t)gen) && s->v > WH_V_NONE && s->v < WH_V_COUNT;
+    *v = hit ? (wh_verdict_t)s->v : WH_V_NONE;
+    snprintf(node, WH_CACHE_NODE_MAX + 1, "%s", hit ? s_node_name(e, s->node) : "");
+}
+
+static int s_emb_get_node(void *be, const uint8_t key[WH_CACHE_KEY_BYTES], wh_verdict_t *v,
+                          char node[WH_CACHE_NODE_MAX + 1])
+{
+    wh_cache_emb_get_node_gen(be, key, v, node, -1);
+    return 0;
+}
+
 uint32_t wh_cache_emb_max_gen(const wh_cache_emb_t *e)
 {
     return e->max_rgen;
@@ -544,6 +561,7 @@ static void s_emb_close(void *be)
 
 const struct wh_cache_ops wh_cache_emb_ops = {
     .get_many = s_emb_get_many,
+    .get_node = s_emb_get_node,
     .put = s_emb_put,
     .drop = s_emb_drop,
     .forget = s_emb_forget,

@@ -543,6 +543,40 @@ static int s_redis_get_many(void *be, int ns, const uint8_t (*keys)[WH_CACHE_KEY
     return 0;
 }
 
+/* One GET (a handful per run: the verify step and the claims check ask
+ * who gave a cached verdict); a miss, or Redis down, asks the fallback. */
+static int s_redis_get_node(void *be, const uint8_t key[WH_CACHE_KEY_BYTES], wh_verdict_t *v,
+                            char node[WH_CACHE_NODE_MAX + 1])
+{
+    s_redis_t *r = be;
+    *v = WH_V_NONE;
+    node[0] = '\0';
+    s_redis_maybe_retry(r);
+    if (r->rc) {
+        char k[S_RKEY_SZ];
+        size_t kl = s_redis_key(k, WH_CACHE_VERDICTS, key);
+        wh_redisc_nopipe_t np;
+        wh_redisc_nopipe_begin(&np);
+        redisReply *rep = redisCommand(r->rc, "GET %b", k, kl);
+        wh_redisc_nopipe_end(&np);
+        if (!rep) {
+            char why[256]; /* the reason lives in the context s_redis_down frees */
+            snprintf(why, sizeof why, "%s", s_rc_err(r->rc));
+            s_redis_down(r, why);
+        } else {
+            if (s_redis_parse(r, k, kl, rep, v, node)) {
+                *v = WH_V_NONE;
+                node[0] = '\0';
+            }
+            freeReplyObject(rep);
+            if (*v != WH_V_NONE)
+                return 0;
+        }
+    }
+    wh_cache_emb_get_node_gen(r->emb, key, v, node, r->gen_known ? (int64_t)r->gen : -1);
+    return 0;
+}
+
 static int s_redis_put(void *be, int ns, const uint8_t key[WH_CACHE_KEY_BYTES], wh_verdict_t v,
                        const char *node)
 {
@@ -978,6 +1012,7 @@ static void s_redis_close(void *be)
 
 const struct wh_cache_ops wh_cache_redis_ops = {
     .get_many = s_redis_get_many,
+    .get_node = s_redis_get_node,
     .put = s_redis_put,
     .drop = s_redis_drop,
     .forget = s_redis_forget,

@@ -545,6 +545,16 @@ const char *wh_pool_key_of(const wh_pool_t *p, const char *slot_name)
     return "local";
 }
 
+const char *wh_pool_slot_of_key(const wh_pool_t *p, const char *key_name)
+{
+    if (!key_name || !*key_name || strcmp(key_name, "local") == 0)
+        return NULL;
+    for (const s_slot_t *s = p->slots; s; s = s->next)
+        if (!s->out_why && strcmp(wh_pool_key_of(p, s->name), key_name) == 0)
+            return s->name;
+    return NULL;
+}
+
 int wh_pool_set_render(wh_pool_t *p, const char *job_id, wh_pool_render_fn fn)
 {
     s_job_t *j = s_find_job(p, job_id);

@@ -112,6 +112,9 @@ int wh_pool_node_excluded(const wh_pool_t *p, const char *job_id, const char *no
 /* 1 when a live slot in rotation, of a node not excluded from job_id, is
  * on another node than node_id. */
 int wh_pool_other_node(const wh_pool_t *p, const char *job_id, const char *node_id);
+/* A live slot of the node whose key name (wh_pool_key_of) is key_name, or
+ * NULL: none, or "local" (every unauthenticated node is "local"). */
+const char *wh_pool_slot_of_key(const wh_pool_t *p, const char *key_name);
 /* The node id of a live slot named name, or NULL. */
 const char *wh_pool_node_of(const wh_pool_t *p, const char *slot_name);
 /* The key name of a live slot's node ("NAME" of its ZAP user id

@@ -310,6 +310,77 @@ out:
     free(dirb);
 }
 
+/* Who gave a cached verdict, as the verify step and the claims check ask
+ * (wh_cache_get_node): the embedded store, a second handle reading the
+ * log, Redis, a forged Redis value (not believed: the fallback answers),
+ * Redis down. */
+static void s_node_eq(wh_cache_t *c, const char *key, wh_verdict_t want_v, const char *want)
+{
+    wh_verdict_t v = (wh_verdict_t)99;
+    char node[WH_CACHE_NODE_MAX + 1] = "x";
+    CHECK_EQ_INT(wh_cache_get_node(c, key, &v, node), 0);
+    CHECK_EQ_INT(v, want_v);
+    CHECK_EQ_STR(node, want);
+}
+
+static void test_get_node(void)
+{
+    char k[4][65], *err = NULL;
+    for (int i = 0; i < 4; i++)
+        s_key(7000 + i, k[i]);
+    char spec[600];
+    snprintf(spec, sizeof spec, "dir:%s/getnode", s_tmp);
+    wh_cache_t *c = wh_cache_open(spec, &err), *other = wh_cache_open(spec, &err);
+    CHECK(c && other);
+    if (!c || !other)
+        goto redis;
+    CHECK_EQ_INT(wh_cache_put_node(c, WH_CACHE_VERDICTS, k[0], WH_V_BUILD_FAILED, "liar"), 0);
+    CHECK_EQ_INT(wh_cache_put_node(c, WH_CACHE_VERDICTS, k[1], WH_V_PRESERVED, NULL), 0);
+    s_node_eq(c, k[0], WH_V_BUILD_FAILED, "liar");
+    s_node_eq(c, k[1], WH_V_PRESERVED, WH_CACHE_NODE_LOCAL);
+    s_node_eq(c, k[2], WH_V_NONE, "");
+    s_node_eq(other, k[0], WH_V_BUILD_FAILED, "liar"); /* read from the log */
+    CHECK_EQ_INT(wh_cache_drop(c, k[0]), 0);
+    s_node_eq(c, k[0], WH_V_NONE, "");
+    wh_verdict_t v;
+    char node[WH_CACHE_NODE_MAX + 1];
+    CHECK_EQ_INT(wh_cache_get_node(c, "not-a-key", &v, node), WH_EINVAL);
+redis:
+    wh_cache_close(&c);
+    wh_cache_close(&other);
+
+    int port = wh_redis_free_port();
+    pid_t pid = wh_redis_start(port);
+    CHECK(pid > 0); /* redis-server must be installed */
+    if (pid <= 0)
+        return;
+    char url[64], cmd[200];
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d", port);
+    char *dir = wh_path_join(s_tmp, "redis-getnode");
+    setenv("WHITTLE_CACHE_DIR", dir, 1);
+    c = wh_cache_open(url, &err);
+    CHECK(c != NULL);
+    if (c) {
+        CHECK_EQ_INT(wh_cache_put_node(c, WH_CACHE_VERDICTS, k[0], WH_V_TEST_PASSED, "bob"), 0);
+        s_node_eq(c, k[0], WH_V_TEST_PASSED, "bob");
+        /* Forged in Redis (no MAC): not believed; the fallback still
+         * holds what this handle stored. */
+        snprintf(cmd, sizeof cmd, "SET whittle:v1:verdict:%s \"Preserved node=mallory\"", k[0]);
+        s_raw_eq(port, cmd, "+OK\r\n");
+        s_node_eq(c, k[0], WH_V_TEST_PASSED, "bob");
+        snprintf(cmd, sizeof cmd, "SET whittle:v1:verdict:%s \"Preserved node=mallory\"", k[3]);
+        s_raw_eq(port, cmd, "+OK\r\n");
+        s_node_eq(c, k[3], WH_V_NONE, "");
+        wh_redis_kill(pid);
+        pid = -1;
+        s_node_eq(c, k[0], WH_V_TEST_PASSED, "bob"); /* Redis down: the fallback */
+    }
+    wh_cache_close(&c);
+    wh_redis_kill(pid);
+    unsetenv("WHITTLE_CACHE_DIR");
+    free(dir);
+}
+
 int main(void)
 {
     snprintf(s_tmp, sizeof s_tmp, "/tmp/whittle-test-cache-node-XXXXXX");
@@ -320,6 +391,7 @@ int main(void)
     RUN_TEST(test_value_round_trip);
     RUN_TEST(test_forget_embedded);
     RUN_TEST(test_forget_redis);
+    RUN_TEST(test_get_node);
     wh_rm_rf(s_tmp);
     TEST_MAIN_END();
 }
