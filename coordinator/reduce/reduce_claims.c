@@ -32,6 +32,10 @@
 /* Infrastructure failures of one check before the run gives up on it. */
 #define S_TRIES 3
 
+/* Whom a decided check blames besides its verdict's judge (blame_refuter). */
+#define S_BLAME_REFUTER 1
+#define S_BLAME_CONFIRMER 2
+
 void red_claim_note(wh_reduction_t *r, const char *key, const char *judge)
 {
     if (r->nseen == r->capseen) {
@@ -52,6 +56,15 @@ void red_claim_note(wh_reduction_t *r, const char *key, const char *judge)
         return;
     }
     r->nseen++;
+}
+
+const char *red_cached_judge(wh_reduction_t *r, const char *key)
+{
+    wh_verdict_t v;
+    char node[WH_CACHE_NODE_MAX + 1];
+    if (wh_cache_get_node(r->cache, key, &v, node) || v == WH_V_NONE)
+        return NULL;
+    return wh_pool_slot_of_key(r->pool, node);
 }
 
 /* The newest note of key, or NULL: the walk never had a node's negative
@@ -317,6 +330,11 @@ static void s_settle(wh_reduction_t *r, struct red_check *k)
     if (k->verdict == WH_V_PRESERVED) {
         r->claims_refuted_now++;
         s_refuted(r, k, worker);
+        if (k->blame_refuter == S_BLAME_CONFIRMER) {
+            wh_trail_blame_t how = red_blame(r, "claims");
+            r->dropped += wh_trail_blame_judge(r->trail, NULL, k->confirmer,
+                                               s_node(r, k->confirmer), s_node(r, worker), &how);
+        }
     } else if (k->blame_refuter) {
         /* Outvoted: the refuter's verdicts of this run go, its node leaves
          * the job (s_claims_done asks again what it answered). */
@@ -372,12 +390,13 @@ static int s_escalate(wh_reduction_t *r, struct red_check *k, int st)
  * Stage 0: not Preserved confirms the verdict; Preserved is a refutation,
  * asked again of another node than the refuter's (stage 1). There,
  * Preserved confirms the refutation; not Preserved on the refuter's own
- * node (no other node) leaves the verdict standing; on a third node, or
- * against a cached verdict, it outvotes the refuter. When the only other
- * node is the judge's, that node judges the original afresh (stage 2), as
+ * node (no other node) leaves the verdict standing; on a third node (not
+ * the judge's) it outvotes the refuter. On the judge's node, or when the
+ * judge is unknown (a cached verdict whose node has no slot here, which
+ * may be this one), that node judges the original afresh (stage 2), as
  * the verify step asks of a node that refutes the original: it sees the
- * original fail the same way, and is believed over the refuter; it does
- * not, and the refutation stands. */
+ * original fail the same way and is believed over the refuter; it does
+ * not, and the refutation stands (and that node goes). */
 static int s_next(wh_reduction_t *r, struct red_check *k, int v, const char *worker)
 {
     const char *why = NULL;
@@ -404,33 +423,44 @@ static int s_next(wh_reduction_t *r, struct red_check *k, int v, const char *wor
             return s_decide(k, v, worker, 0);
         if (s_same_node(r, worker, k->refuter))
             why = "no other node to ask; the verdict stands";
-        else if (k->judge && s_same_node(r, worker, k->judge)) {
+        else if (!k->judge || s_same_node(r, worker, k->judge)) {
+            /* Not a third voice: the judge's node again, or maybe the node
+             * that gave a cached verdict; it answers for the original. */
             free(k->confirmer);
             if (!(k->confirmer = strdup(worker ? worker : "-")))
                 return -WH_ENOMEM;
             k->confirm_v = v;
-            wh_record_log(r->rec, "claims: removing unit %d is %s again on %s, the judge's node: "
-                          "the original asked of it afresh", k->unit,
-                          wh_verdict_name((wh_verdict_t)v), worker);
+            wh_record_log(r->rec, "claims: removing unit %d is %s again on %s, %s: the original "
+                          "asked of it afresh", k->unit, wh_verdict_name((wh_verdict_t)v), worker,
+                          k->judge ? "the judge's node" : "maybe the cached verdict's node");
             return s_escalate(r, k, 2);
         }
         wh_record_log(r->rec, "claims: removing unit %d is Preserved on %s alone: %s afresh on "
                       "%s%s%s", k->unit, k->refuter, wh_verdict_name((wh_verdict_t)v), worker,
                       why ? "; " : "", why ? why : "");
-        return s_decide(k, v, worker, !why);
+        return s_decide(k, v, worker, why ? 0 : S_BLAME_REFUTER);
     }
-    /* Stage 2: v is the original's verdict on (most likely) the judge's node. */
-    if (v == WH_V_PRESERVED || !s_same_node(r, worker, k->judge)) {
-        int blame = v == WH_V_PRESERVED;
+    /* Stage 2: v is the original's verdict on (most likely) the
+     * confirmer's node. */
+    if (!s_same_node(r, worker, k->confirmer)) {
+        wh_record_log(r->rec, "claims: removing unit %d is Preserved on %s alone, %s on %s; the "
+                      "original was asked of %s: undecided, the verdict stands", k->unit,
+                      k->refuter, wh_verdict_name((wh_verdict_t)k->confirm_v), k->confirmer,
+                      worker);
+        return s_decide(k, k->confirm_v, k->confirmer, 0);
+    }
+    if (v == WH_V_PRESERVED) {
         wh_record_log(r->rec, "claims: removing unit %d is Preserved on %s alone: %s afresh on "
-                      "%s, and %s %s the original fail the same way%s", k->unit, k->refuter,
-                      wh_verdict_name((wh_verdict_t)k->confirm_v), k->confirmer, worker,
-                      blame ? "sees" : "does not see", blame ? "" : "; undecided, the verdict stands");
-        return s_decide(k, k->confirm_v, k->confirmer, blame);
+                      "%s, which sees the original fail the same way", k->unit, k->refuter,
+                      wh_verdict_name((wh_verdict_t)k->confirm_v), k->confirmer);
+        return s_decide(k, k->confirm_v, k->confirmer, S_BLAME_REFUTER);
     }
-    wh_record_log(r->rec, "claims: the original is %s afresh on %s, the judge's node: its "
-                  "verdicts are not believed", wh_verdict_name((wh_verdict_t)v), worker);
-    return s_decide(k, WH_V_PRESERVED, k->refuter, 0);
+    wh_record_log(r->rec, "claims: the original is %s afresh on %s: its verdicts are not "
+                  "believed", wh_verdict_name((wh_verdict_t)v), worker);
+    /* The refutation stands; the confirmer's node goes too when it is not
+     * the judge's (whose verdicts s_refuted drops). */
+    return s_decide(k, WH_V_PRESERVED, k->refuter,
+                    k->judge && s_same_node(r, worker, k->judge) ? 0 : S_BLAME_CONFIRMER);
 }
 
 /* 1 when id is a check of this run's claims (its answer taken). */

@@ -140,7 +140,8 @@ struct wh_reduction {
         char *refuter;      /* the slot whose Preserved refuted the verdict */
         char *confirmer;    /* stage 2: the slot that said not Preserved again */
         int confirm_v;      /* its verdict */
-        int blame_refuter;  /* decided against the refuter: its node goes */
+        int blame_refuter;  /* whose node goes besides the judge's (S_BLAME_* in
+                               reduce_claims.c): the refuter's, or the confirmer's */
     } *checks;
     int nchecks, checks_left;
     int claims_queued;      /* the checks of the answer being verified are out */
@@ -365,6 +366,9 @@ void red_tell(wh_reduction_t *r, const char *fmt, ...) __attribute__((format(pri
 /* Notes a walk step's negative verdict of key, judged by slot judge (NULL:
  * from the cache). */
 void red_claim_note(wh_reduction_t *r, const char *key, const char *judge);
+/* A live slot of the node that produced key's cached verdict, or NULL (not
+ * recorded, "local", or no slot of it in the pool). */
+const char *red_cached_judge(wh_reduction_t *r, const char *key);
 /* Beside the verify run of the answer: queues the checks of its one-unit
  * removals (their answers are held until it is verified). 0, or -1 when
  * the job failed. */

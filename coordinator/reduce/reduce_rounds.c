@@ -428,6 +428,15 @@ static int s_first_in_seg(const wh_reduction_t *r, int i)
     return 1;
 }
 
+/* A step whose verdict came from the cache: its judge is a live slot of
+ * the node that produced it, so the verify run goes to another node
+ * (never to the one whose cached Preserved it checks). 0 or WH_ENOMEM. */
+static int s_cached_judge(wh_reduction_t *r, const char *key)
+{
+    const char *slot = red_cached_judge(r, key);
+    return slot ? wh_trail_set_judge(r->trail, slot, wh_pool_node_of(r->pool, slot)) : 0;
+}
+
 /* Records counted step i; 1 when a slot really built it. */
 static int s_record_step(wh_reduction_t *r, int i, uint64_t now)
 {
@@ -463,7 +472,7 @@ static int s_record_step(wh_reduction_t *r, int i, uint64_t now)
     /* A node's negative verdict behind the walk: the claims check may
      * judge it again (reduce_claims.c); the front end's are not a node's. */
     if (!predicted && red_negative(rep->v) && !rep->predicted)
-        red_claim_note(r, rep->key, rep->from_cache ? NULL : rep->node);
+        red_claim_note(r, rep->key, rep->from_cache ? red_cached_judge(r, rep->key) : rep->node);
     char *removed = s_describe_removed(r, st->removed);
     char note[256] = "";
     if (rep->v == WH_V_UB_GUARD)
@@ -526,7 +535,9 @@ static int s_record_chain(wh_reduction_t *r, const wh_chain_plan_t *pl)
         if (w < 0)
             continue;
         wh_record_log(r->rec, "           accepted cand_%03d", r->candidates);
-        if (wh_trail_accept(r->trail, r->engine, r->c[r->c[i].rep].key, r->candidates)) {
+        const red_cand_t *won = &r->c[r->c[i].rep];
+        if (wh_trail_accept(r->trail, r->engine, won->key, r->candidates) ||
+            (won->from_cache && s_cached_judge(r, won->key))) {
             red_fail(r, 4, NULL); /* out of memory */
             return -1;
         }

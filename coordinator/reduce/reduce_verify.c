@@ -118,6 +118,8 @@ static void s_drop_verdict(void *ctx, const char *key)
 static void s_exclude_node(void *ctx, const char *node)
 {
     wh_reduction_t *r = ctx;
+    if (wh_pool_node_excluded(r->pool, r->pool_id, node))
+        return; /* said already */
     wh_pool_exclude_node(r->pool, r->pool_id, node);
     wh_record_log(r->rec, "%s: node %s gave wrong verdicts; it is out of this job", r->blame_by,
                   node);

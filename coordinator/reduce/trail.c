@@ -145,6 +145,22 @@ const char *wh_trail_judge(const wh_trail_t *t, int i)
     return t->steps[i].judge;
 }
 
+int wh_trail_set_judge(wh_trail_t *t, const char *slot, const char *node)
+{
+    s_step_t *st = &t->steps[t->n - 1];
+    char *j = s_dup(slot), *n = s_dup(node);
+    if ((slot && !j) || (node && !n)) {
+        free(j);
+        free(n);
+        return WH_ENOMEM;
+    }
+    free(st->judge);
+    free(st->node);
+    st->judge = j;
+    st->node = n;
+    return 0;
+}
+
 const char *wh_trail_judge_node(const wh_trail_t *t, int i)
 {
     return t->steps[i].node;

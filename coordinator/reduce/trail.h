@@ -37,8 +37,11 @@ int wh_trail_steps(const wh_trail_t *t);
 /* Step i's configuration (removed[u] = 1 for a removed unit). */
 const uint8_t *wh_trail_removed(const wh_trail_t *t, int i);
 /* The slot that judged step i's candidate; NULL for the start or a cached
- * verdict. */
+ * verdict whose node has no live slot (wh_trail_set_judge). */
 const char *wh_trail_judge(const wh_trail_t *t, int i);
+/* Names the newest step's judge when its verdict came from the cache: a
+ * live slot of the node that produced it, and that node. 0 or WH_ENOMEM. */
+int wh_trail_set_judge(wh_trail_t *t, const char *slot, const char *node);
 const char *wh_trail_judge_node(const wh_trail_t *t, int i);
 int wh_trail_cand(const wh_trail_t *t, int i); /* 0 for the start */
 

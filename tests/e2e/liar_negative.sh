@@ -129,6 +129,37 @@ check_eq "cached lies: a rerun: same answer, nothing refuted" \
 stop_all
 PIDS=()
 
+# The same lies in the cache, and the liar still in the cluster beside the
+# honest node. A cached verdict's node is known (the cache stores it): the
+# claims check asks another node than the liar, and the liar's "again, not
+# Preserved" only sends it to judge the original, which it refuses: its
+# verdicts go, it leaves the job. Before, a cached verdict had no judge, so
+# its check could land on the liar and confirm the lie, or a refutation be
+# "outvoted" by the very node that had lied.
+port=$(free_port); EP="tcp://127.0.0.1:$port"
+"$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache "dir:$T/vc-back" -v "${coord_keys[@]}" > "$T/coord-back.log" 2>&1 &
+PIDS+=($!)
+WH_TEST_LIE=buildfailed "$B/node/whittle-node-test" --connect "$EP" --slots 1 --workdir "$T/liar-back" --id liar $(node_keys liar) > "$T/liar-back.log" 2>&1 &
+PIDS+=($!)
+wait_slots 1
+"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "back-lone" > "$T/back-lone.out" 2>&1; rc=$?
+check_eq "liar back: the lone liar's run is refused (exit)" "$rc" 3
+lies=$(grep -c 'BuildFailed node=liar$' "$T/vc-back/verdicts.log")
+[ "$lies" -ge 3 ] && pass "liar back: $lies lies in the cache" || fail "liar back: only $lies lies cached (the test proves nothing)"
+"$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/honest-back" --id honest $(node_keys honest) > "$T/honest-back.log" 2>&1 &
+PIDS+=($!)
+wait_slots 2
+"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "back" > "$T/back.out" 2>&1; rc=$?
+check_eq "liar back: exit" "$rc" 0
+R=$(run_dir "$T/back")
+check_eq "liar back: the honest answer" "$(cat "$R/reduced.c")" "$(cat "$H/reduced.c")"
+grep -q "^\(claims\|verify\): node liar gave wrong verdicts; it is out of this job" "$R/run.log" \
+    && pass "liar back: the liar is out of the job" || fail "liar back: the liar was not found out"
+grep -q "node honest gave wrong verdicts" "$R/run.log" \
+    && fail "liar back: the honest node was blamed" || pass "liar back: the honest node was never blamed"
+stop_all
+PIDS=()
+
 # A lone node that lies Preserved verifies itself: the answer cannot be
 # trusted, and whittle says so.
 port=$(free_port); EP="tcp://127.0.0.1:$port"
