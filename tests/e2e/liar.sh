@@ -17,11 +17,7 @@ B="$WH_BINARY_DIR"
 PIDS=()
 trap 'stop_all; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 
-K="$T/keys"; mkdir -p "$K/nodes" "$K/clients"
-for k in coord nodes/liar nodes/honest clients/cli; do "$WHITTLE" keygen --out "$K/$k" > /dev/null || fail "keygen $k"; done
-export WHITTLE_SECRET_KEY="$K/clients/cli.secret" WHITTLE_SERVER_KEY="$K/coord.public"
-coord_keys=(--secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients")
-node_keys() { echo --secret-key "$K/nodes/$1.secret" --server-key "$K/coord.public"; }
+curve_keys liar honest
 
 P="$T/tally"; cp -r "$FIX/tally" "$P"
 args=(--project "$P" --file tests/test_tally.c --test test_total --setup "make -s"

@@ -26,11 +26,7 @@ PIDS=()
 SEEN=$(mktemp -d /tmp/whittle-seen.XXXXXX); chmod 1777 "$SEEN"
 trap 'stop_all; rm -rf "$SEEN"; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 
-K="$T/keys"; mkdir -p "$K/nodes" "$K/clients"
-for k in coord nodes/liar nodes/honest clients/cli; do "$WHITTLE" keygen --out "$K/$k" > /dev/null || fail "keygen $k"; done
-export WHITTLE_SECRET_KEY="$K/clients/cli.secret" WHITTLE_SERVER_KEY="$K/coord.public"
-coord_keys=(--secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients")
-node_keys() { echo --secret-key "$K/nodes/$1.secret" --server-key "$K/coord.public"; }
+curve_keys liar honest
 
 P="$T/tally"; cp -r "$FIX/tally" "$P"
 again="make -s && h=\$(md5sum < tests/test_tally.c | cut -c1-32) && { [ ! -e $SEEN/\$h ] || sleep 6; } && touch $SEEN/\$h"

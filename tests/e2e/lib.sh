@@ -58,3 +58,14 @@ wait_slots() { # n
     _t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do [ "$(slots_joined)" = "$1" ] && return 0; sleep 0.1; done
     fail "nodes did not join"
 }
+# CURVE keys in $T/keys for a coordinator, the nodes named and one client
+# (cli, whose key the environment names): sets K and coord_keys; node_keys
+# NAME gives a node's flags.
+curve_keys() {
+    K="$T/keys"; mkdir -p "$K/nodes" "$K/clients"
+    local k
+    for k in coord clients/cli "${@/#/nodes/}"; do "$WHITTLE" keygen --out "$K/$k" > /dev/null || fail "keygen $k"; done
+    export WHITTLE_SECRET_KEY="$K/clients/cli.secret" WHITTLE_SERVER_KEY="$K/coord.public"
+    coord_keys=(--secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients")
+}
+node_keys() { echo --secret-key "$K/nodes/$1.secret" --server-key "$K/coord.public"; }
