@@ -221,6 +221,11 @@ wh_runas_t *wh_runas_for_uid(const wh_runas_t *base, unsigned uid, const char *w
     return r;
 }
 
+int wh_runas_sandboxed(const wh_runas_t *r)
+{
+    return r && r->bwrap;
+}
+
 void wh_runas_destroy(wh_runas_t **rp)
 {
     wh_runas_t *r = *rp;
@@ -290,11 +295,15 @@ int wh_runas_grant(const wh_runas_t *r, const char *path, int deep)
 
 /* ---- spawn ---- */
 
-/* The key folder's entries a command must not see: every one but its own
- * workspace (base), the files beside it (base.*) and the stable mount path
- * ("at"). Folders get an empty tmpfs over them, files /dev/null: other
- * slots' workspaces, reports and the golden copy stay out of reach.
- * Returns how many paths it put in masks (malloc'ed) and dirs (1 = folder). */
+/* The key folder's folders a command must not see: every one but its own
+ * workspace (base), the folders beside it (base.*) and the stable mount
+ * path ("at"), each under an empty tmpfs: other slots' workspaces and the
+ * golden copy stay out of reach. Files are not masked: bwrap makes a
+ * missing mount point, and another slot unlinks its report before each
+ * run, so a mask over it made an empty report that cmocka would not
+ * overwrite ("no report", InfraError, and the cart reduction ended at 7 -> 5
+ * on a two-slot node); they are the same key's reports and logs. Returns
+ * how many paths it put in masks (malloc'ed) and dirs (always 1). */
 static int s_masks(const char *keydir, const char *base, char **masks, int *dirs)
 {
     DIR *d = opendir(keydir);
@@ -307,8 +316,8 @@ static int s_masks(const char *keydir, const char *base, char **masks, int *dirs
             continue;
         char *path = wh_path_join(keydir, nm);
         struct stat st;
-        if (path && lstat(path, &st) == 0 && (S_ISDIR(st.st_mode) || S_ISREG(st.st_mode))) {
-            dirs[n] = S_ISDIR(st.st_mode);
+        if (path && lstat(path, &st) == 0 && S_ISDIR(st.st_mode)) {
+            dirs[n] = 1;
             masks[n++] = path;
         } else {
             free(path);

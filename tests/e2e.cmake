@@ -1,5 +1,5 @@
 # End-to-end tests: the whittle binary on fixture projects.
-wh_add_e2e(cart config headers errors cluster_tcp cluster_auth metrics flaky fault twin gtest ctest warm group suite mutate farm_reduce precheck keep_fault liar liar_negative liar_claims cache_audit)
+wh_add_e2e(cart config headers errors cluster_tcp cluster_auth metrics flaky fault twin gtest ctest warm group suite mutate farm_reduce precheck keep_fault liar liar_negative liar_claims cache_audit claims_infra)
 
 # Compile flags from the warm workspace, parse errors, loop macros (issue 8).
 wh_add_e2e(ringq_flags ringq_foreach)

@@ -36,7 +36,7 @@
 #define S_BLAME_REFUTER 1
 #define S_BLAME_CONFIRMER 2
 
-void red_claim_note(wh_reduction_t *r, const char *key, const char *judge)
+void red_claim_note(wh_reduction_t *r, const char *key, const char *judge, int unjudged)
 {
     if (r->nseen == r->capseen) {
         int cap = r->capseen ? 2 * r->capseen : 64;
@@ -51,6 +51,7 @@ void red_claim_note(wh_reduction_t *r, const char *key, const char *judge)
     struct red_seen *s = &r->seen[r->nseen];
     memcpy(s->key, key, 65);
     s->judge = judge ? strdup(judge) : NULL;
+    s->unjudged = unjudged;
     if (judge && !s->judge) {
         r->seen_lost = 1;
         return;
@@ -183,6 +184,7 @@ static int s_add_check(wh_reduction_t *r, int u, const uint8_t *conf)
     memset(k, 0, sizeof *k);
     memcpy(k->key, key, 65);
     k->unit = u;
+    k->unjudged = s->unjudged;
     if (s->judge && !(k->judge = strdup(s->judge))) {
         free(txt);
         return WH_ENOMEM;
@@ -231,8 +233,8 @@ int red_queue_claims(wh_reduction_t *r)
     }
     if (r->checks_left)
         wh_record_log(r->rec, "claims: judging again afresh the %d removal%s of a kept unit "
-                      "that a node judged not Preserved, beside the verify run",
-                      r->checks_left, r->checks_left == 1 ? "" : "s");
+                      "that a node judged not Preserved (or gave no verdict), beside the "
+                      "verify run", r->checks_left, r->checks_left == 1 ? "" : "s");
     return 0;
 }
 
@@ -262,6 +264,15 @@ int red_is_claim(const wh_reduction_t *r, uint64_t id)
 static void s_refuted(wh_reduction_t *r, struct red_check *k, const char *worker)
 {
     r->claims_refuted++;
+    if (k->unjudged) {
+        /* No verdict of anyone's was wrong: the walk kept the unit
+         * because its run gave none. */
+        r->claims_news_now++;
+        wh_record_log(r->rec, "claims: removing unit %d is Preserved afresh on %s; the walk "
+                      "kept it with no verdict (InfraError on %s)", k->unit, worker,
+                      k->judge ? k->judge : "-");
+        return;
+    }
     wh_trail_blame_t how = red_blame(r, "claims");
     const char *node = k->judge ? wh_pool_node_of(r->pool, k->judge) : NULL;
     const char *by = wh_pool_node_of(r->pool, worker);
@@ -313,10 +324,17 @@ static void s_claims_done(wh_reduction_t *r)
         red_after_claims(r);
         return;
     }
-    red_tell(r, "Claims: %d removal%s judged not Preserved %s Preserved afresh; those verdicts "
-            "dropped, continuing from the reduced test\n", r->claims_refuted_now,
-            r->claims_refuted_now == 1 ? "" : "s", r->claims_refuted_now == 1 ? "is" : "are");
-    r->claims_refuted_now = 0;
+    int lies = r->claims_refuted_now - r->claims_news_now;
+    if (lies)
+        red_tell(r, "Claims: %d removal%s judged not Preserved %s Preserved afresh; those verdicts "
+                "dropped, continuing from the reduced test\n", lies, lies == 1 ? "" : "s",
+                lies == 1 ? "is" : "are");
+    if (r->claims_news_now)
+        red_tell(r, "Claims: %d removal%s the walk kept without a verdict (infrastructure "
+                "errors) %s Preserved afresh; continuing from the reduced test\n",
+                r->claims_news_now, r->claims_news_now == 1 ? "" : "s",
+                r->claims_news_now == 1 ? "is" : "are");
+    r->claims_refuted_now = r->claims_news_now = 0;
     s_checks_free(r); /* acted on: nothing is left to drop */
     red_resume_walk(r, wh_trail_steps(r->trail) - 1);
 }
@@ -342,8 +360,9 @@ static void s_settle(wh_reduction_t *r, struct red_check *k)
         r->dropped += wh_trail_blame_judge(r->trail, NULL, k->refuter, s_node(r, k->refuter),
                                            s_node(r, worker), &how);
     } else {
-        wh_record_log(r->rec, "claims: removing unit %d is %s afresh on %s (judged by %s)",
-                      k->unit, wh_verdict_name((wh_verdict_t)k->verdict), worker,
+        wh_record_log(r->rec, "claims: removing unit %d is %s afresh on %s (%s %s)", k->unit,
+                      wh_verdict_name((wh_verdict_t)k->verdict), worker,
+                      k->unjudged ? "no verdict in the walk: InfraError on" : "judged by",
                       k->judge ? k->judge : "the cache");
     }
 }

@@ -122,11 +122,14 @@ struct wh_reduction {
     struct red_seen {
         char key[65];
         char *judge;
+        int unjudged;       /* the walk's run gave no verdict (InfraError) */
     } *seen;
     int nseen, capseen, seen_lost;
     struct red_check {
         char key[65];
         char *judge;        /* the slot whose verdict is checked; NULL: the cache's */
+        int unjudged;       /* judge's run gave no verdict (InfraError): a Preserved
+                               answer is news, not a refutation of anyone */
         uint64_t id;
         int unit, tries, done;
         int verdict;        /* the answer, held until the verify run has verified */
@@ -146,6 +149,7 @@ struct wh_reduction {
     int nchecks, checks_left;
     int claims_queued;      /* the checks of the answer being verified are out */
     int claims_checked, claims_refuted, claims_refuted_now;
+    int claims_news_now;    /* of claims_refuted_now: removals kept unjudged (InfraError) */
     /* The sample audit of cached negative verdicts (reduce_audit.c). */
     int audits, audits_refuted, audits_differ, audit_distrust;
     char *verified_by;      /* the slot whose run verified the reduced test */
@@ -365,7 +369,7 @@ void red_tell(wh_reduction_t *r, const char *fmt, ...) __attribute__((format(pri
 /* reduce_claims.c: the claims check */
 /* Notes a walk step's negative verdict of key, judged by slot judge (NULL:
  * from the cache). */
-void red_claim_note(wh_reduction_t *r, const char *key, const char *judge);
+void red_claim_note(wh_reduction_t *r, const char *key, const char *judge, int unjudged);
 /* A live slot of the node that produced key's cached verdict, or NULL (not
  * recorded, "local", or no slot of it in the pool). */
 const char *red_cached_judge(wh_reduction_t *r, const char *key);

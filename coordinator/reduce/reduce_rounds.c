@@ -469,10 +469,13 @@ static int s_record_step(wh_reduction_t *r, int i, uint64_t now)
     } else {
         r->verdicts[rep->v]++;
     }
-    /* A node's negative verdict behind the walk: the claims check may
+    /* A node's negative verdict behind the walk, or its run that gave
+     * none (InfraError: the unit is kept unjudged): the claims check may
      * judge it again (reduce_claims.c); the front end's are not a node's. */
-    if (!predicted && red_negative(rep->v) && !rep->predicted)
-        red_claim_note(r, rep->key, rep->from_cache ? red_cached_judge(r, rep->key) : rep->node);
+    if (!predicted && !rep->predicted && red_negative(rep->v))
+        red_claim_note(r, rep->key, rep->from_cache ? red_cached_judge(r, rep->key) : rep->node, 0);
+    else if (!predicted && !rep->predicted && rep->v == WH_V_INFRA_ERROR)
+        red_claim_note(r, rep->key, rep->node, 1);
     char *removed = s_describe_removed(r, st->removed);
     char note[256] = "";
     if (rep->v == WH_V_UB_GUARD)
