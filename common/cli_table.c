@@ -313,10 +313,11 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "Started as root, runs every job's setup, build and test as USER (default nobody), never "
      "as root. Every workspace's commands get a TMPDIR and HOME of their own, emptied before "
      "each run."},
-    {WH_CLI_NODE, "sandbox", 0, "bwrap|none",
-     "bwrap also confines each job command with bubblewrap: system folders read-only, a "
-     "private /tmp, its workspace (other slots' workspaces masked), loopback-only network. "
-     "Default none."},
+    {WH_CLI_NODE, "sandbox", 0, "auto|bwrap|none",
+     "bwrap confines each job command with bubblewrap: system folders read-only, a private "
+     "/tmp, its workspace (other workspaces masked), loopback-only network; the node does not "
+     "start where no sandbox starts. auto (the default): bwrap where a sandbox starts, else "
+     "none with a warning naming why. none: no sandbox, no warning."},
     {WH_CLI_NODE, "job-uids", 0, "LO-HI",
      "Started as root, runs each workspace key's commands (one project snapshot, setup and "
      "test file) as a uid of its own from LO..HI, skipping uids with an account; its key "

@@ -85,12 +85,36 @@ static int s_refused(const wh_node_t *n, const wh_node_opts_t *o, const wh_auth_
     return 2;
 }
 
+/* Who runs job commands, and in which sandbox; a node that found none
+ * under --sandbox auto says so plainly, with bwrap's reason. */
+static void s_say_confinement(const wh_node_t *n, const wh_node_opts_t *o)
+{
+    const char *box = wh_node_sandboxed(n) ? " in a bwrap sandbox (loopback-only network)" : "";
+    if (o->job_uid_hi)
+        fprintf(stderr, "whittle-node: job commands run as a uid of their workspace key's own "
+                "(%u-%u)%s\n", o->job_uid_lo, o->job_uid_hi, box);
+    else if (o->run_as || *box)
+        fprintf(stderr, "whittle-node: job commands run as %s%s\n",
+                o->run_as ? o->run_as : "this node's user", box);
+    if (!wh_node_sandbox_note(n))
+        return;
+    if (o->job_uid_hi)
+        fprintf(stderr, "whittle-node: warning: no sandbox: %s; job commands see this host's "
+                "files and network (their uids keep other jobs' workspaces out); --sandbox none "
+                "silences this\n", wh_node_sandbox_note(n));
+    else
+        fprintf(stderr, "whittle-node: warning: no sandbox: %s; one job's commands can read and "
+                "change another job's workspaces on this node; --sandbox none silences this\n",
+                wh_node_sandbox_note(n));
+}
+
 int main(int argc, char **argv)
 {
     wh_node_opts_t o = {0};
     const char *secret = NULL, *server = NULL;
     int insecure = 0;
     o.slots = 1;
+    o.sandbox = WH_SANDBOX_AUTO; /* confined where bwrap works (issue 18) */
     o.workdir = "/var/lib/whittle";
     wh_cli_t c;
     int rc;
@@ -126,9 +150,11 @@ int main(int argc, char **argv)
             o.job_uid_lo = (unsigned)lo;
             o.job_uid_hi = (unsigned)hi;
         } else if (wh_cli_is(&c, "sandbox")) {
-            if (strcmp(v, "bwrap") && strcmp(v, "none"))
-                return s_die("--sandbox wants bwrap or none, not", v);
-            o.sandbox = !strcmp(v, "bwrap") ? WH_SANDBOX_BWRAP : WH_SANDBOX_NONE;
+            if (strcmp(v, "auto") && strcmp(v, "bwrap") && strcmp(v, "none"))
+                return s_die("--sandbox wants auto, bwrap or none, not", v);
+            o.sandbox = !strcmp(v, "bwrap")  ? WH_SANDBOX_BWRAP
+                        : !strcmp(v, "auto") ? WH_SANDBOX_AUTO
+                                             : WH_SANDBOX_NONE;
         } else if (wh_cli_is(&c, "heartbeat")) {
             if (wh_parse_long(v, 10, 600000, &n))
                 return s_die("--heartbeat wants milliseconds in 10..600000, not", v);
@@ -201,14 +227,7 @@ int main(int argc, char **argv)
     }
     fprintf(stderr, "whittle-node: %d slot(s) connected to %s, workspaces in %s\n", o.slots,
             o.endpoint, o.workdir);
-    if (o.job_uid_hi)
-        fprintf(stderr, "whittle-node: job commands run as a uid of their workspace key's own "
-                "(%u-%u)%s\n", o.job_uid_lo, o.job_uid_hi,
-                o.sandbox ? " in a bwrap sandbox (loopback-only network)" : "");
-    else if (o.run_as || o.sandbox)
-        fprintf(stderr, "whittle-node: job commands run as %s%s\n",
-                o.run_as ? o.run_as : "this node's user",
-                o.sandbox ? " in a bwrap sandbox (loopback-only network)" : "");
+    s_say_confinement(n, &o);
     int code = 0;
     while (!s_stop && !(code = s_refused(n, &o, have ? &keys : NULL, secret)))
         usleep(100 * 1000);

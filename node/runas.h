@@ -7,9 +7,10 @@
  * `--sandbox bwrap` each command also runs in a bubblewrap sandbox that
  * sees only the system folders (read-only), a private /tmp, its own
  * workspace and the files beside it in its key folder (the report and
- * sanitizer logs the node reads; the key folder's other entries, other
- * slots' workspaces and the golden copy, are masked) and a network with
- * nothing but loopback.
+ * sanitizer logs the node reads; the key folder's other folders, other
+ * slots' workspaces and the golden copy, are masked; other keys' folders
+ * are not there at all) and a network with nothing but loopback.
+ * whittle-node's default, --sandbox auto, is bwrap wherever it starts.
  *
  * The coordinator, the embedded default and a node started without root
  * and without a sandbox never create one: a NULL wh_runas_t means "run as
@@ -24,7 +25,10 @@
 
 #include <sys/types.h>
 
-typedef enum { WH_SANDBOX_NONE = 0, WH_SANDBOX_BWRAP = 1 } wh_sandbox_t;
+/* WH_SANDBOX_AUTO (whittle-node's default) is bwrap where a sandbox starts
+ * and none, said once, where it does not: wh_node_start resolves it; the
+ * functions below take NONE or BWRAP. */
+typedef enum { WH_SANDBOX_NONE = 0, WH_SANDBOX_BWRAP = 1, WH_SANDBOX_AUTO = 2 } wh_sandbox_t;
 
 typedef struct wh_runas wh_runas_t;
 
@@ -43,6 +47,8 @@ void wh_runas_destroy(wh_runas_t **r);
 wh_runas_t *wh_runas_for_uid(const wh_runas_t *base, unsigned uid, const char *workdir,
                              char **err);
 
+/* 1 when r's commands run in a bwrap sandbox. */
+int wh_runas_sandboxed(const wh_runas_t *r);
 /* The uid commands run as (the node's own when r is NULL). */
 unsigned wh_runas_uid(const wh_runas_t *r);
 /* "nobody", or NULL when commands run as the node's own user. */

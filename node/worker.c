@@ -882,6 +882,40 @@ static void *s_slot_main(void *arg)
     return NULL;
 }
 
+/* The user and sandbox of job commands. --sandbox auto tries bwrap and,
+ * where no sandbox starts, keeps why and goes on without one. */
+static int s_start_runas(wh_node_t *n, const wh_node_opts_t *o, char **err)
+{
+    wh_sandbox_t sb = (wh_sandbox_t)o->sandbox;
+    if (sb == WH_SANDBOX_AUTO) {
+        char *why = NULL;
+        if ((n->runas = wh_runas_new(o->run_as, WH_SANDBOX_BWRAP, n->workdir, &why)))
+            return 0;
+        /* "--sandbox bwrap: <reason>": the reason is what auto says */
+        const char *r = why && !strncmp(why, "--sandbox bwrap: ", 17) ? why + 17 : why;
+        n->sandbox_note = r ? strdup(r) : NULL;
+        free(why);
+        if (!n->sandbox_note) {
+            *err = strdup("out of memory");
+            return -1;
+        }
+        sb = WH_SANDBOX_NONE;
+    }
+    if ((o->run_as || sb) && !(n->runas = wh_runas_new(o->run_as, sb, n->workdir, err)))
+        return -1;
+    return 0;
+}
+
+int wh_node_sandboxed(const wh_node_t *n)
+{
+    return wh_runas_sandboxed(n->runas);
+}
+
+const char *wh_node_sandbox_note(const wh_node_t *n)
+{
+    return n->sandbox_note;
+}
+
 wh_node_t *wh_node_start(void *zctx, const wh_node_opts_t *o, char **err)
 {
     wh_node_t *n = calloc(1, sizeof *n);
@@ -922,8 +956,7 @@ wh_node_t *wh_node_start(void *zctx, const wh_node_opts_t *o, char **err)
     }
     if (!(n->warm = wh_warmup_new(n->workdir)))
         goto nomem;
-    if ((o->run_as || o->sandbox) &&
-        !(n->runas = wh_runas_new(o->run_as, (wh_sandbox_t)o->sandbox, n->workdir, err))) {
+    if (s_start_runas(n, o, err) < 0) {
         wh_node_stop(&n);
         return NULL;
     }
@@ -963,6 +996,7 @@ void wh_node_stop(wh_node_t **np)
     pthread_mutex_destroy(&n->disk_mu);
     wh_warmup_destroy(&n->warm);
     wh_runas_destroy(&n->runas);
+    free(n->sandbox_note);
     for (int i = 0; i < n->nkeyusers; i++)
         wh_runas_destroy(&n->keyusers[i].runas);
     free(n->keyusers);

@@ -37,7 +37,10 @@ typedef struct {
     const wh_auth_keys_t *keys; /* CURVE keys (copied); NULL: none (inproc, --insecure) */
     const char *run_as;       /* NULL: job commands run as the node's user; else as this
                                  user (runas.h; needs root) */
-    int sandbox;              /* wh_sandbox_t: WH_SANDBOX_BWRAP confines each command */
+    int sandbox;              /* wh_sandbox_t: WH_SANDBOX_BWRAP confines each command (no
+                                 node starts where no sandbox starts); WH_SANDBOX_AUTO:
+                                 bwrap where a sandbox starts, else none, said by
+                                 wh_node_sandbox_note */
     unsigned job_uid_lo, job_uid_hi; /* both 0: off; else every workspace key's commands run
                                         as a uid of its own from lo..hi (needs root), and its
                                         key folder is that uid's alone (mode 0700) */
@@ -68,6 +71,11 @@ void wh_node_stop(wh_node_t **n);
  * WH_NODE_REFUSALS times in a row: it will not let the node in, so the
  * node should stop. Any thread. */
 wh_auth_refusal_t wh_node_refused(const wh_node_t *n);
+/* 1 when job commands run in a bwrap sandbox. */
+int wh_node_sandboxed(const wh_node_t *n);
+/* NULL, or why a WH_SANDBOX_AUTO node runs job commands without a sandbox
+ * (one line, bwrap's own reason). */
+const char *wh_node_sandbox_note(const wh_node_t *n);
 /* Number of candidates this node has judged (all slots). */
 uint64_t wh_node_evaluated(const wh_node_t *n);
 

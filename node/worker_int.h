@@ -50,6 +50,7 @@ struct wh_node {
     pthread_mutex_t disk_mu;   /* serializes eviction scans */
     wh_warmup_t *warm;         /* one setup per node per workspace key */
     wh_runas_t *runas;         /* the user and sandbox of job commands, or NULL */
+    char *sandbox_note;        /* why --sandbox auto found no sandbox, or NULL */
     /* --job-uids: a user per workspace key (wk_key_runas) */
     unsigned uid_lo, uid_hi;
     pthread_mutex_t uid_mu;

@@ -201,10 +201,12 @@ WHITTLE_REDIS_PASSWORD="$RPASS" ip netns exec "$NS_CO" unshare -m sh -c "$HIDE" 
     --secret-key "$KEYS/coord.secret" --nodes "$KEYS/nodes" --clients "$KEYS/clients" > "$T/coord.log" 2>&1 &
 COORD_PID=$!; PIDS+=("$COORD_PID")
 : > "$T/evals.log"; chmod 666 "$T/evals.log" # the shims of the nodes' builds append as nobody
+# --sandbox none: the shims (on PATH from $T) log every judgement into
+# $T/evals.log, host files a sandbox would hide from the build.
 start_node() { # n tag [env…]
     local n=$1 tag=$2; shift 2
     ip netns exec "wh-node$n-$S" unshare -m sh -c "$HIDE" sh env PATH="$T/shim:$PATH" WH_EVAL_LOG="$T/evals.log" WH_NODE_TAG="$tag" "$@" \
-        "$NODE" --connect "$EP" --slots 2 --workdir "$T/node$n" --id "node$n" -v \
+        "$NODE" --connect "$EP" --slots 2 --workdir "$T/node$n" --id "node$n" -v --sandbox none \
         --secret-key "$KEYS/nodes/node$n.secret" --server-key "$KEYS/coord.public" \
         > "$T/$tag.log" 2>&1 &
     PIDS+=($!)

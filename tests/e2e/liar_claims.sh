@@ -22,7 +22,8 @@
 B="$WH_BINARY_DIR"
 PIDS=()
 # The nodes run a job's commands as a uid of their own: the build notes the
-# texts it built in a folder any uid may write, outside the 0700 $T.
+# texts it built in a folder any uid may write, outside the 0700 $T; with
+# --sandbox none, as a sandbox's /tmp is its own.
 SEEN=$(mktemp -d /tmp/whittle-seen.XXXXXX); chmod 1777 "$SEEN"
 trap 'stop_all; rm -rf "$SEEN"; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 
@@ -40,7 +41,7 @@ H=$(run_dir "$T/honest")
 port=$(free_port); EP="tcp://127.0.0.1:$port"
 "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache "dir:$T/vcache" -v "${coord_keys[@]}" > "$T/coord.log" 2>&1 &
 PIDS+=($!)
-"$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/honest-node" --id honest $(node_keys honest) > "$T/honest-node.log" 2>&1 &
+"$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/honest-node" --id honest --sandbox none $(node_keys honest) > "$T/honest-node.log" 2>&1 &
 PIDS+=($!)
 wait_slots 1
 "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "lied" > "$T/lied.out" 2>&1 &
@@ -53,7 +54,7 @@ until grep -q "^Verifying:\|verifying the reduced test" "$T/lied.out" 2>/dev/nul
     [ $SECONDS -lt $deadline ] || { fail "the walk did not reach the verify run in 600 s"; break; }
     sleep 0.1
 done
-WH_TEST_LIE=preserved "$B/node/whittle-node-test" --connect "$EP" --slots 1 --workdir "$T/liar" --id liar $(node_keys liar) > "$T/liar.log" 2>&1 &
+WH_TEST_LIE=preserved "$B/node/whittle-node-test" --connect "$EP" --slots 1 --workdir "$T/liar" --id liar --sandbox none $(node_keys liar) > "$T/liar.log" 2>&1 &
 PIDS+=($!)
 wait "$client"; rc=$?
 [ $rc -eq 0 ] || { cat "$T/lied.out"; fail "run with a liar joining for the claims: exit $rc"; }

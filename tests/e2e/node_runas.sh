@@ -40,12 +40,14 @@ port=$(free_port); EP="tcp://127.0.0.1:$port"
 PIDS+=($!)
 sleep 0.3
 
-# 1. Default: as nobody, no sandbox.
+# 1. As nobody (root's default), no sandbox (--sandbox none: no warning;
+# the default sandbox is tenant.sh's).
 W="$T/wd-plain"
-start_node "$W" "$T/plain.log"
+start_node "$W" "$T/plain.log" --sandbox none
 wait_slots 1
 grep -q "^whittle-node: job commands run as nobody$" "$T/plain.log" && pass "the node says it runs commands as nobody" \
     || fail "node log: $(cat "$T/plain.log")"
+grep -q "warning" "$T/plain.log" && fail "--sandbox none warned: $(cat "$T/plain.log")" || pass "--sandbox none: no warning"
 job plain 'make -s && id -un > who && echo "$HOME" > home && touch home-is-writable-"$(test -w "$HOME" && echo yes)" && echo x > "'"$O"'/by-plain" && { echo y >> "'"$P"'/Makefile"; echo $? > project-write; }' \
     || { cat "$T/plain.out"; fail "job on the default node"; }
 check_eq "default node: answer" "$(awk '/^static void test_total/,/^}/' "$(run_dir "$T/plain")/reduced.c")" "$want"
@@ -119,4 +121,13 @@ refuse "workdir nobody cannot enter" \
     "$PATH" --workdir "$T/closed/wd"
 refuse "no bwrap" "whittle-node: error: --sandbox bwrap: bwrap is not on PATH (Debian: apt-get install bubblewrap)" \
     /nonexistent --workdir "$T/w2" --sandbox bwrap
+
+# 4. The default (--sandbox auto) where no sandbox starts: the node starts,
+# and says why it confines nothing, in one warning line.
+env PATH=/nonexistent "$NODE" --connect tcp://127.0.0.1:1 --insecure --workdir "$T/w3" > "$T/auto.log" 2>&1 &
+PIDS+=($!)
+_t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 30 ] && ! grep -q "^whittle-node: warning" "$T/auto.log"; do sleep 0.1; done
+check_eq "default without bwrap: the warning" "$(grep -c . "$T/auto.log") $(grep warning "$T/auto.log")" \
+    "3 whittle-node: warning: no sandbox: bwrap is not on PATH (Debian: apt-get install bubblewrap); one job's commands can read and change another job's workspaces on this node; --sandbox none silences this"
+stop_all
 finish

@@ -6,8 +6,11 @@
 # fixture) then tries to append to A's src/cart.c in A's golden copy and
 # slots, and to read it: every attempt is refused, A's key folder is the
 # same byte for byte, and A's next job gives the same answer. The same
-# attack on a node without --job-uids (every job as nobody) lands: the
-# check can fail. Needs root (exit 77: skipped otherwise).
+# attack on a node without --job-uids (every job as nobody) and without a
+# sandbox lands: the check can fail. A node started with neither flag
+# (the default, --sandbox auto: bwrap where a sandbox starts) refuses it
+# too, with the same checks; where no sandbox starts here, that part is
+# skipped and said so. Needs root (exit 77: skipped otherwise).
 . "$(dirname "$0")/lib.sh"
 [ "$(id -u)" = 0 ] || { echo "skipped: needs root" >&2; exit 77; }
 B="$WH_BINARY_DIR"
@@ -39,7 +42,7 @@ attack() { # keyfolder
 # The key folder of the workspace that holds the cart project.
 a_keyfolder() { find "$1/ws" -path '*/src/cart.c' | head -1 | sed "s:^\($1/ws/[^/]*\)/.*:\1:"; }
 
-for mode in job-uids nobody; do
+for mode in job-uids nobody default; do
     port=$(free_port); EP="tcp://127.0.0.1:$port"
     "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --insecure --cache memory: > "$T/coord-$mode.log" 2>&1 &
     PIDS+=($!)
@@ -47,6 +50,7 @@ for mode in job-uids nobody; do
     # --sandbox none: the uids alone are under test here (bwrap, where a
     # node is started with it, would hide the other key folders on its own).
     extra=(--sandbox none); [ "$mode" = job-uids ] && extra+=(--job-uids 900000-900999)
+    [ "$mode" = default ] && extra=()
     "$B/node/whittle-node" --connect "$EP" --insecure --slots 2 --workdir "$W" "${extra[@]}" > "$T/node-$mode.log" 2>&1 &
     PIDS+=($!)
     wait_slots 2
@@ -61,7 +65,18 @@ for mode in job-uids nobody; do
     BK=$(sed "s:^\($W/ws/[^/]*\)/.*:\1:" <<< "$BT")
     tried=$(cat "$BT")
     [ -n "$tried" ] && pass "$mode: B's setup ran its attack ($(echo "$tried" | wc -l) attempts)" || fail "$mode: no attack log"
-    if [ "$mode" = job-uids ]; then
+    if [ "$mode" = default ] && ! grep -q "^whittle-node: job commands run as nobody in a bwrap sandbox" "$T/node-$mode.log"; then
+        grep -q "^whittle-node: warning: no sandbox: " "$T/node-$mode.log" \
+            && echo "skip the default's checks: $(grep warning "$T/node-$mode.log")" >&2 \
+            || fail "default: the node neither sandboxes nor warns: $(cat "$T/node-$mode.log")"
+    elif [ "$mode" = default ]; then
+        pass "default: the node sandboxes without a flag"
+        grep -q WROTE <<< "$tried" && fail "default: B wrote into A's workspace: $tried" || pass "default: every write refused"
+        grep -q READ <<< "$tried" && fail "default: B read A's source" || pass "default: the read refused"
+        check_eq "default: A's key folder, byte for byte" "$(tree_digest "$AK")" "$before"
+        job_a "a2-$mode" || { cat "$T/a2-$mode.out"; fail "default: job A again"; }
+        check_eq "default: job A again: the same answer" "$(cat "$(run_dir "$T/a2-$mode")/reduced.c")" "$(cat "$RA/reduced.c")"
+    elif [ "$mode" = job-uids ]; then
         grep -q WROTE <<< "$tried" && fail "job-uids: B wrote into A's workspace: $tried" || pass "job-uids: every write refused"
         grep -q READ <<< "$tried" && fail "job-uids: B read A's source" || pass "job-uids: the read refused"
         grep -q "Permission denied" <<< "$tried" && pass "job-uids: refused as Permission denied" || fail "job-uids: $tried"
