@@ -91,21 +91,25 @@ bench_cluster_start() {
     # The log exists before the coordinator starts, so the loop below never
     # reads a file the background shell has not created yet.
     : >"$BENCH_TMP/$name.coord.log"
+    # --journal off: another coordinator of this user (its default journal)
+    # would stop this one at start.
     "$WB/coordinator/whittle-coordinator" --runs "$BENCH_TMP" --bind 'tcp://127.0.0.1:*' --insecure --cache memory: \
-        "$@" 2>>"$BENCH_TMP/$name.coord.log" &
+        --journal off "$@" 2>>"$BENCH_TMP/$name.coord.log" &
     BENCH_PIDS+=($!)
     CL_PIDS+=($!)
     CL_EP=
-    for i in $(seq 100); do
-        CL_EP=$(sed -n 's/.*listening on \(tcp:[^,]*\),.*/\1/p' "$BENCH_TMP/$name.coord.log")
-        [ -n "$CL_EP" ] && break
+    local t0=$SECONDS
+    while [ -z "$CL_EP" ] && [ $((SECONDS - t0)) -lt 30 ] && kill -0 "${CL_PIDS[0]}" 2>/dev/null; do
         sleep 0.05
+        CL_EP=$(sed -n 's/.*listening on \(tcp:[^,]*\),.*/\1/p' "$BENCH_TMP/$name.coord.log")
     done
-    [ -n "$CL_EP" ] || bench_die "coordinator did not start (log: $BENCH_TMP/$name.coord.log)"
+    [ -n "$CL_EP" ] || bench_die "coordinator did not start within 30 s: $(tail -1 "$BENCH_TMP/$name.coord.log")"
     for ((i = 0; i < procs; i++)); do
         local k=$((slots / procs + (i < slots % procs ? 1 : 0)))
+        # --sandbox none: the synthetic judge is a script in $BENCH_TMP (under
+        # /tmp), which a sandbox's private /tmp hides.
         "$WB/node/whittle-node" --connect "$CL_EP" --insecure --slots "$k" --workdir "$BENCH_TMP/$name.ws$i" \
-            --id "$name-n$i" 2>"$BENCH_TMP/$name.node$i.log" &
+            --id "$name-n$i" --sandbox none 2>"$BENCH_TMP/$name.node$i.log" &
         BENCH_PIDS+=($!)
         CL_PIDS+=($!)
     done
