@@ -61,6 +61,7 @@ struct s_job {
     wh_pool_verdict_fn fn;
     wh_pool_note_fn note;
     wh_pool_render_fn render;
+    wh_pool_hold_fn hold;
     void *ctx;
     s_task_t *head, *tail;
     int queued;
@@ -564,6 +565,15 @@ int wh_pool_set_render(wh_pool_t *p, const char *job_id, wh_pool_render_fn fn)
     return 0;
 }
 
+int wh_pool_set_hold(wh_pool_t *p, const char *job_id, wh_pool_hold_fn fn)
+{
+    s_job_t *j = s_find_job(p, job_id);
+    if (!j)
+        return WH_ENOTFOUND;
+    j->hold = fn;
+    return 0;
+}
+
 int wh_pool_submit_lazy(wh_pool_t *p, const char *job_id, uint64_t cand_id)
 {
     s_job_t *j = s_find_job(p, job_id);
@@ -722,12 +732,13 @@ static int s_may_take(const wh_pool_t *p, const s_job_t *j, const s_task_t *t, c
     return !t->verify || best < 0 || s_suit(p, t, s) >= best;
 }
 
-/* The first queued task of j that s may take, or NULL. */
+/* The first queued task of j that s may take, or NULL (also when the job
+ * holds that one back: its later tasks wait behind it). */
 static s_task_t *s_first_fit(const wh_pool_t *p, const s_job_t *j, const s_slot_t *s)
 {
     for (s_task_t *t = j->head; t; t = t->next)
         if (s_fits(p, t, s) && s_may_take(p, j, t, s))
-            return t;
+            return t->lazy && j->hold && j->hold(j->ctx, t->cand_id) ? NULL : t;
     return NULL;
 }
 

@@ -130,6 +130,12 @@ const char *wh_pool_key_of(const wh_pool_t *p, const char *slot_name);
  * job's ctx. */
 typedef char *(*wh_pool_render_fn)(void *ctx, uint64_t cand_id, size_t *len);
 int wh_pool_set_render(wh_pool_t *p, const char *job_id, wh_pool_render_fn fn);
+/* 1 when the job's lazily queued candidate cand_id should not start yet
+ * (a slot then serves another job, or waits); the pool asks again at every
+ * dispatch, at least once per wh_pool_poll. Called on the pool's thread
+ * with the job's ctx. */
+typedef int (*wh_pool_hold_fn)(void *ctx, uint64_t cand_id);
+int wh_pool_set_hold(wh_pool_t *p, const char *job_id, wh_pool_hold_fn fn);
 /* Queues one candidate whose text is made by the job's render function at
  * dispatch, and made again if its slot dies: a queue of thousands holds no
  * texts. It goes into the job's queue before the first queued candidate

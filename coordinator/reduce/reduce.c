@@ -259,6 +259,7 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     }
     wh_pool_set_note(pool, r->job_id, red_on_note);
     wh_pool_set_render(pool, r->pool_id, red_render_cand);
+    wh_pool_set_hold(pool, r->pool_id, red_hold_cand);
     r->pool = pool;
     r->cache = cache;
 

@@ -46,6 +46,7 @@ typedef struct {
     int ub;             /* RED_PRE_*: what the UB guard said (FAIL: v is WH_V_UB_GUARD) */
     char *ub_msg;       /* its first new diagnostic */
     int dispatched;     /* a slot took it (the pool rendered it) */
+    uint64_t disp_ms;   /* when (wh_now_ms) */
     int withdrawn;      /* after a surprise already seen: never to be built */
     uint64_t exact, delta; /* its memo keys (chain.h) */
     wh_verdict_t audit_v; /* a cache hit judged afresh (reduce_audit.c): the cache's verdict */
@@ -212,6 +213,7 @@ struct wh_reduction {
     int candidates, evaluated, cached, extra, cancelled, predicted;
     int building_rounds; /* chains with a counted candidate really judged: the depth */
     uint64_t ms_ring[RED_MS_RING]; /* times of the last built candidates, for the ETA */
+    uint64_t turn_ms;       /* a chain step's time from dispatch to verdict (moving mean) */
     int n_ms;
     /* the ETA's plan: candidates of each round left if nothing more is
      * removed, made again after each resolved round (reduce.c) */
@@ -323,6 +325,7 @@ void red_spec_done_clear(wh_reduction_t *r);
 /* The pool's render function (ctx: the reduction): the text of a queued
  * candidate of the current round; NULL for an id the round does not hold. */
 char *red_render_cand(void *ctx, uint64_t id, size_t *len);
+int red_hold_cand(void *ctx, uint64_t id);
 /* Queues the fault-kept check: the reduced test on the reference. */
 void red_start_refcheck(wh_reduction_t *r);
 /* Runs the walk as far as the verdicts at hand allow. */

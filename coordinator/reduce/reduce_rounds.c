@@ -229,7 +229,35 @@ char *red_render_cand(void *ctx, uint64_t id, size_t *len)
         return NULL;
     }
     r->c[i].dispatched = 1; /* running now: a decided chain leaves it running */
+    r->c[i].disp_ms = wh_now_ms();
     return wh_render(r->tree, r->round->removed[i], len);
+}
+
+/* The pool's hold function: a step of the chain waits while an earlier
+ * step's verdict is due any moment (it has run for 3/4 to 2 of a step's
+ * usual time). That verdict may be the chain's surprise, after which this
+ * step counts for nothing; started now, it would hold its slot for a whole
+ * build while the next chain's steps wait for slots (8 slots, 200 ms: the
+ * next chain's first steps started up to a build later, about two builds
+ * per chain). A step of a new chain never waits (nothing of it runs yet);
+ * a slot held back waits a few milliseconds in a wave of equal builds. */
+int red_hold_cand(void *ctx, uint64_t id)
+{
+    wh_reduction_t *r = ctx;
+    if (r->state != RED_ROUNDS || !r->round || !r->turn_ms || id < r->eval_base ||
+        id - r->eval_base >= (uint64_t)r->nev)
+        return 0;
+    int i = r->evidx[id - r->eval_base];
+    uint64_t now = wh_now_ms();
+    for (int k = 0; k < i; k++) {
+        const red_cand_t *c = &r->c[k];
+        if (c->rep != k || c->v != WH_V_NONE || !c->dispatched || !c->disp_ms)
+            continue;
+        uint64_t ran = now - c->disp_ms;
+        if (4 * ran >= 3 * r->turn_ms && ran <= 2 * r->turn_ms)
+            return 1;
+    }
+    return 0;
 }
 
 static int s_prepare_round(wh_reduction_t *r)

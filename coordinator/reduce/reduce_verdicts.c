@@ -431,6 +431,10 @@ static void s_on_candidate(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, co
         c->evaluated = 1;
         c->node = strdup(worker ? worker : "-");
         c->ms = (uint64_t)m->build_ms + m->test_ms;
+        if (c->disp_ms && m->verdict != WH_V_INFRA_ERROR) {
+            uint64_t turn = wh_now_ms() - c->disp_ms;
+            r->turn_ms = r->turn_ms ? (3 * r->turn_ms + turn) / 4 : turn;
+        }
         c->build_ms = m->build_ms;
         c->test_ms = m->test_ms;
         c->end_ms = wh_now_ms() - r->t0;

@@ -791,9 +791,74 @@ static void test_lazy_render(void)
     zmq_ctx_term(zctx);
 }
 
+/* A job's hold function keeps a queued lazy candidate from starting (the
+ * slot waits, asked again at every poll) until it lets go. */
+static int s_hold_on = 1, s_holds = 0;
+
+static int s_hold(void *ctx, uint64_t cand)
+{
+    (void)ctx;
+    s_holds++;
+    return cand == 7 && s_hold_on;
+}
+
+/* Polls for up to ms; the cand_id of the first EVALUATE slot a receives,
+ * or 0. The slot sends heartbeats meanwhile. */
+static uint64_t s_first_eval(wh_pool_t *p, void *a, uint64_t ms)
+{
+    uint64_t t0 = wh_now_ms(), got = 0;
+    while (!got && wh_now_ms() - t0 < ms) {
+        wh_pool_poll(p, 10);
+        wh_msg_t m = {0};
+        while (wh_wire_recv(a, &m, ZMQ_DONTWAIT) == 0) {
+            if (m.type == WH_MSG_EVALUATE && !got)
+                got = m.cand_id;
+            wh_msg_clear(&m);
+        }
+        wh_msg_clear(&m);
+        wh_msg_t hb = {0};
+        hb.type = WH_MSG_HEARTBEAT;
+        wh_wire_send(a, &hb, ZMQ_DONTWAIT);
+    }
+    return got;
+}
+
+static void test_lazy_hold(void)
+{
+    void *zctx = zmq_ctx_new();
+    char *err = NULL;
+    wh_pool_t *p = wh_pool_new(zctx, "tcp://127.0.0.1:*", 100, &err);
+    CHECK(p != NULL);
+    s_lazy_t l = {0};
+    wh_job_spec_t spec = {0};
+    spec.job_id = "job-h";
+    spec.project = "/p";
+    spec.test_file = "t.c";
+    spec.test = "t";
+    spec.run_cmd = "true";
+    CHECK_EQ_INT(wh_pool_add_job(p, &spec, s_on_verdict, &l), 0);
+    CHECK_EQ_INT(wh_pool_set_render(p, "job-h", s_render), 0);
+    CHECK_EQ_INT(wh_pool_set_hold(p, "job-h", s_hold), 0);
+    CHECK_EQ_INT(wh_pool_set_hold(p, "nope", s_hold), WH_ENOTFOUND);
+    CHECK_EQ_INT(wh_pool_submit_lazy(p, "job-h", 7), 0);
+    void *a = s_slot(zctx, wh_pool_endpoint(p), "old-h");
+    /* Held: the slot is free, yet nothing goes out, and nothing is rendered. */
+    CHECK_EQ_INT((int)s_first_eval(p, a, 300), 0);
+    CHECK(s_holds > 0);
+    CHECK_EQ_INT(l.renders, 0);
+    /* Let go: the next poll sends it. */
+    s_hold_on = 0;
+    CHECK_EQ_INT((int)s_first_eval(p, a, 5000), 7);
+    CHECK_EQ_INT(l.renders, 1);
+    zmq_close(a);
+    wh_pool_destroy(&p);
+    zmq_ctx_term(zctx);
+}
+
 int main(void)
 {
     RUN_TEST(test_dead_slot_requeue_and_return);
+    RUN_TEST(test_lazy_hold);
     RUN_TEST(test_lost_slot_budget);
     RUN_TEST(test_local_slot_never_lost);
     RUN_TEST(test_three_losses_is_infra_error);
