@@ -730,6 +730,17 @@ static char *s_render(void *ctx, uint64_t cand, size_t *len)
     return t;
 }
 
+static void s_add_lazy_job(wh_pool_t *p, char *id, s_lazy_t *l)
+{
+    wh_job_spec_t spec = {0};
+    spec.job_id = id;
+    spec.project = "/p";
+    spec.test_file = "t.c";
+    spec.test = "t";
+    spec.run_cmd = "true";
+    CHECK_EQ_INT(wh_pool_add_job(p, &spec, s_on_verdict, l), 0);
+}
+
 static void test_lazy_render(void)
 {
     void *zctx = zmq_ctx_new();
@@ -737,13 +748,7 @@ static void test_lazy_render(void)
     wh_pool_t *p = wh_pool_new(zctx, "tcp://127.0.0.1:*", 100, &err);
     CHECK(p != NULL);
     s_lazy_t l = {0};
-    wh_job_spec_t spec = {0};
-    spec.job_id = "job-l";
-    spec.project = "/p";
-    spec.test_file = "t.c";
-    spec.test = "t";
-    spec.run_cmd = "true";
-    CHECK_EQ_INT(wh_pool_add_job(p, &spec, s_on_verdict, &l), 0);
+    s_add_lazy_job(p, "job-l", &l);
     CHECK_EQ_INT(wh_pool_submit_lazy(p, "job-l", 5), WH_EINVAL); /* no render function */
     CHECK_EQ_INT(wh_pool_set_render(p, "job-l", s_render), 0);
     CHECK_EQ_INT(wh_pool_set_render(p, "nope", s_render), WH_ENOTFOUND);
@@ -830,13 +835,7 @@ static void test_lazy_hold(void)
     wh_pool_t *p = wh_pool_new(zctx, "tcp://127.0.0.1:*", 100, &err);
     CHECK(p != NULL);
     s_lazy_t l = {0};
-    wh_job_spec_t spec = {0};
-    spec.job_id = "job-h";
-    spec.project = "/p";
-    spec.test_file = "t.c";
-    spec.test = "t";
-    spec.run_cmd = "true";
-    CHECK_EQ_INT(wh_pool_add_job(p, &spec, s_on_verdict, &l), 0);
+    s_add_lazy_job(p, "job-h", &l);
     CHECK_EQ_INT(wh_pool_set_render(p, "job-h", s_render), 0);
     CHECK_EQ_INT(wh_pool_set_hold(p, "job-h", s_hold), 0);
     CHECK_EQ_INT(wh_pool_set_hold(p, "nope", s_hold), WH_ENOTFOUND);
