@@ -246,7 +246,8 @@ static void s_runs_clear(s_runs_t *x)
     memset(x, 0, sizeof *x);
 }
 
-static int s_taint_run(s_runs_t *x, wh_eval_result_t *er, const wh_fp_t *ref);
+static int s_taint_run(s_runs_t *x, wh_eval_result_t *er, const wh_fp_t *ref,
+                       const wh_runas_t *ru);
 static int s_taint_setup(wk_slot_t *s, int own, int rc, char **detail);
 
 /* Runs content K times in the workspace of project. 0, or a negative code
@@ -313,7 +314,7 @@ static int s_run_set(wk_slot_t *s, const wh_job_spec_t *j, const wh_framework_t 
         }
         x->k++;
         atomic_fetch_add(&s->node->evaluated, i == 0);
-        if (s_taint_run(x, &x->r[i], ref))
+        if (s_taint_run(x, &x->r[i], ref, es.runas))
             break;
         /* A build failure, an infrastructure error or a cancel ends the set:
          * repeating cannot change them. */
@@ -661,6 +662,18 @@ reply:
  * InfraError with code WH_ETAINT, and the coordinator retries the candidate
  * on another slot. */
 
+/* What a missing tool may mean on a sandboxed node: the tool is there on
+ * the host, where the sandbox does not look. */
+static const char *s_box_hint(const wh_runas_t *ru, wh_taint_t t)
+{
+    return t == WH_TAINT_NO_TOOL && wh_runas_sandboxed(ru)
+               ? " (this node runs job commands in a bwrap sandbox, which shows the system "
+                 "folders, the workspace and a private /tmp: a tool or file elsewhere on the "
+                 "host is not there; install it under /usr or /opt, or start the node with "
+                 "--sandbox none)"
+               : "";
+}
+
 void wk_setup_taint(wk_slot_t *s, const wh_run_result_t *r, const char *log)
 {
     s->setup_taint[0] = '\0';
@@ -674,7 +687,8 @@ void wk_setup_taint(wk_slot_t *s, const wh_run_result_t *r, const char *log)
     if (t == WH_TAINT_NONE)
         t = wh_taint_disk(s->node->workdir, why, sizeof why);
     if (t != WH_TAINT_NONE)
-        snprintf(s->setup_taint, sizeof s->setup_taint, "%s: %s", wh_taint_name(t), why);
+        snprintf(s->setup_taint, sizeof s->setup_taint, "%s: %s%s", wh_taint_name(t), why,
+                 s_box_hint(s->node->runas, t));
     free(out);
 }
 
@@ -689,7 +703,7 @@ static int s_taint_setup(wk_slot_t *s, int own, int rc, char **detail)
 {
     if (rc == WH_ECANCEL || rc == WH_ENOMEM)
         return rc;
-    char why[512] = "";
+    char why[800] = "";
     const char *d = *detail ? *detail : wh_strerror(rc);
     wh_taint_step_t st = {WH_STEP_SETUP, NULL, d, strlen(d), NULL};
     wh_taint_t t = WH_TAINT_NONE;
@@ -697,7 +711,7 @@ static int s_taint_setup(wk_slot_t *s, int own, int rc, char **detail)
         snprintf(why, sizeof why, "%s", s->setup_taint);
     else if ((t = wh_taint_classify(&st, why, sizeof why)) != WH_TAINT_NONE ||
              (t = wh_taint_disk(s->node->workdir, why, sizeof why)) != WH_TAINT_NONE) {
-        char tmp[512];
+        char tmp[800];
         snprintf(tmp, sizeof tmp, "%s: %s", wh_taint_name(t), why);
         snprintf(why, sizeof why, "%s", tmp);
     } else if (rc == WH_ESETUP && own)
@@ -752,7 +766,8 @@ static char *s_read_part(const char *path, long long from, long long to, size_t 
  * and test output are in x->log; ref: the failure being reduced, NULL for
  * a baseline). On a taint its verdict becomes InfraError, x->taint says
  * why, and 1 is returned. */
-static int s_taint_run(s_runs_t *x, wh_eval_result_t *er, const wh_fp_t *ref)
+static int s_taint_run(s_runs_t *x, wh_eval_result_t *er, const wh_fp_t *ref,
+                       const wh_runas_t *ru)
 {
     if (er->cancelled)
         return 0;
@@ -778,7 +793,8 @@ static int s_taint_run(s_runs_t *x, wh_eval_result_t *er, const wh_fp_t *ref)
     if (k == WH_TAINT_NONE)
         return 0;
     free(x->taint);
-    x->taint = wh_strdup_printf("infrastructure fault (%s): %s", wh_taint_name(k), why);
+    x->taint = wh_strdup_printf("infrastructure fault (%s): %s%s", wh_taint_name(k), why,
+                                s_box_hint(ru, k));
     er->verdict = WH_V_INFRA_ERROR;
     return 1;
 }

@@ -75,7 +75,7 @@ struct wk_slot {
     char *cur_job;
     uint64_t cur_cand;
     int cancel;
-    char setup_taint[512];  /* why the last setup failed for the node's sake, or "" */
+    char setup_taint[768];  /* why the last setup failed for the node's sake, or "" */
 };
 
 /* worker.c */

@@ -104,6 +104,12 @@ job escape 'make -s && echo x > "'"$O"'/by-boxed"'; rc=$?
 [ "$rc" -ne 0 ] && pass "sandbox: a setup writing outside its workspace fails (exit $rc)" || fail "sandbox: the escaping setup succeeded"
 grep -q "setup failed.*exited 2" "$T/escape.out" && pass "sandbox: the client names the failed setup" || fail "sandbox: client said: $(cat "$T/escape.out")"
 [ ! -e "$O/by-boxed" ] && pass "sandbox: nothing written outside" || fail "sandbox: $O/by-boxed exists"
+# A build tool the host has where the sandbox does not look (here under
+# /tmp): the client's error says the sandbox hid it, and what to do.
+printf '#!/bin/sh\nexec make -s\n' > "$O/host-tool"; chmod 755 "$O/host-tool"
+job hosttool 'make -s' "$O/host-tool"; rc=$?
+[ "$rc" -ne 0 ] && grep -q "missing tool): build exited 127: .*host-tool: not found\` (this node runs job commands in a bwrap sandbox, which shows the system folders, the workspace and a private /tmp: a tool or file elsewhere on the host is not there; install it under /usr or /opt, or start the node with --sandbox none)" "$T/hosttool.out" \
+    && pass "sandbox: a host tool it hides is named as hidden (exit $rc)" || fail "sandbox: host tool: exit $rc: $(cat "$T/hosttool.out")"
 fi
 stop_all
 
@@ -126,7 +132,7 @@ refuse "no bwrap" "whittle-node: error: --sandbox bwrap: bwrap is not on PATH (D
 # and says why it confines nothing, in one warning line.
 env PATH=/nonexistent "$NODE" --connect tcp://127.0.0.1:1 --insecure --workdir "$T/w3" > "$T/auto.log" 2>&1 &
 PIDS+=($!)
-_t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 30 ] && ! grep -q "^whittle-node: warning" "$T/auto.log"; do sleep 0.1; done
+_t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 30 ] && ! grep -qs "^whittle-node: warning" "$T/auto.log"; do sleep 0.1; done
 check_eq "default without bwrap: the warning" "$(grep -c . "$T/auto.log") $(grep warning "$T/auto.log")" \
     "3 whittle-node: warning: no sandbox: bwrap is not on PATH (Debian: apt-get install bubblewrap); one job's commands can read and change another job's workspaces on this node; --sandbox none silences this"
 stop_all
