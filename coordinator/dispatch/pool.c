@@ -1096,6 +1096,8 @@ static void s_dispatch(wh_pool_t *p)
             continue;
         }
         s_task_t *t = s_first_fit(p, j, s);
+        if (!t)
+            continue; /* held since s_pick_job asked (a hold is timed): next poll */
         s_unlink(j, t);
         if (t->lazy && !t->content) {
             char *txt = j->render(j->ctx, t->cand_id, &t->len);
