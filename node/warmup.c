@@ -179,10 +179,26 @@ static char *s_last_line(const char *log)
     return line;
 }
 
+/* 1 when a setup log shows bear's own interception failing (its wrapper
+ * cannot reach its collector: "wrapper: failed with: gRPC call failed",
+ * seen here under load), not the user's setup. */
+static int s_bear_broke(const char *log)
+{
+    char *text = NULL;
+    size_t len = 0;
+    if (wh_read_file(log, 1u << 20, &text, &len) != 0 || !text)
+        return 0;
+    int broke = strstr(text, "wrapper: failed with:") || strstr(text, "intercept: failed with:");
+    free(text);
+    return broke;
+}
+
 /* Copies the project into dir and runs the setup there (seen at mount_at
- * when not NULL). Writes the setup's log beside dir. */
-static int s_copy_setup(const wh_warm_req_t *r, const char *dir, const char *mount_at,
-                        char **detail)
+ * when not NULL), under bear when with_bear and bear is there (wsflags.h).
+ * Writes the setup's log beside dir. *bear_broke: the setup failed
+ * because bear did. */
+static int s_copy_setup_once(const wh_warm_req_t *r, const char *dir, const char *mount_at,
+                             int with_bear, int *bear_broke, char **detail)
 {
     char *err = NULL;
     int rc = wh_workspace_copy(r->project, dir, r->exclude, &err);
@@ -202,7 +218,7 @@ static int s_copy_setup(const wh_warm_req_t *r, const char *dir, const char *mou
         return 0;
     char *log = wh_strdup_printf("%s.setup.log", dir);
     /* The setup also records the test file's compile command (wsflags.h). */
-    char *setup = wh_wsflags_setup_cmd(dir, r->setup_cmd);
+    char *setup = with_bear ? wh_wsflags_setup_cmd(dir, r->setup_cmd) : strdup(r->setup_cmd);
     if (!log || !setup) {
         free(log);
         free(setup);
@@ -251,6 +267,7 @@ static int s_copy_setup(const wh_warm_req_t *r, const char *dir, const char *mou
                                                    sep, what, log);
         free(said);
         rc = WH_ESETUP;
+        *bear_broke = strcmp(setup, r->setup_cmd) != 0 && s_bear_broke(log);
     } else if (r->test_file && !s_has_compile(dir, mount_at, r->test_file)) {
         o.env = NULL;
         wh_wsflags_after_setup(dir, r->test_file, &o);
@@ -260,6 +277,24 @@ static int s_copy_setup(const wh_warm_req_t *r, const char *dir, const char *mou
     free(setup);
     free(log);
     return rc;
+}
+
+/* s_copy_setup_once, again without bear when bear itself broke the setup
+ * (a fresh copy: the broken run may have left half its outputs). The
+ * compile command is then looked for as without bear (wsflags.h). */
+static int s_copy_setup(const wh_warm_req_t *r, const char *dir, const char *mount_at,
+                        char **detail)
+{
+    int broke = 0;
+    int rc = s_copy_setup_once(r, dir, mount_at, 1, &broke, detail);
+    if (rc != WH_ESETUP || !broke)
+        return rc;
+    wh_warn("setup in %s: bear failed (%s); running the setup again without it", dir,
+            *detail ? *detail : "?");
+    free(*detail);
+    *detail = NULL;
+    wh_rm_rf(dir);
+    return s_copy_setup_once(r, dir, mount_at, 0, &broke, detail);
 }
 
 /* Sets up key_dir/golden: copy and setup into golden.tmp (seen at the

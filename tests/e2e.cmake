@@ -14,5 +14,7 @@ wh_add_e2e(tenant SKIP77)
 wh_add_e2e(snapshot SKIP77 TIMEOUT 600)
 # Every slot its own TMPDIR and HOME, emptied before each run (issue 18).
 wh_add_e2e(slot_tmp)
+# bear breaking on its own under load is not the setup failing.
+wh_add_e2e(bear_broken)
 # Say who verified; reduce --cluster --verify-local, the client's own second opinion (issue 18).
 wh_add_e2e(verify_local)
