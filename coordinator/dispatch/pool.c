@@ -381,6 +381,8 @@ int wh_pool_add_job(wh_pool_t *p, const wh_job_spec_t *spec, wh_pool_verdict_fn 
     return 0;
 }
 
+static void s_forget_cold(wh_pool_t *p, const char *job_id);
+
 void wh_pool_remove_job(wh_pool_t *p, const char *job_id)
 {
     s_job_t **pp = &p->jobs;
@@ -409,6 +411,7 @@ void wh_pool_remove_job(wh_pool_t *p, const char *job_id)
             }
         }
     }
+    s_forget_cold(p, job_id);
     wh_job_spec_clear(&j->spec);
     wh_fp_clear(&j->ref);
     for (int i = 0; i < j->nexcluded; i++)
@@ -714,6 +717,16 @@ static int s_suit(const wh_pool_t *p, const s_task_t *t, const s_slot_t *s)
     return an && s->node_id && strcmp(an, s->node_id) == 0 ? 1 : 2;
 }
 
+static int s_in_list(char *const *list, int n, const char *id);
+static int s_may_serve(const wh_pool_t *p, const s_slot_t *s, const s_job_t *j);
+
+/* 1 when slot o failed to prepare job j and will not take its candidates
+ * (another slot is warm for it): waiting for o would wait for ever. */
+static int s_never_serves(const wh_pool_t *p, const s_slot_t *o, const s_job_t *j)
+{
+    return s_in_list(o->cold, o->ncold, j->spec.job_id) && !s_may_serve(p, o, j);
+}
+
 /* May slot s take task t now? Not when s's node is excluded from the job
  * while another live node could serve it; not when a live slot suits a
  * verify task better than s (it waits for that slot). */
@@ -721,7 +734,7 @@ static int s_may_take(const wh_pool_t *p, const s_job_t *j, const s_task_t *t, c
 {
     int any_other = 0, best = -1;
     for (const s_slot_t *o = p->slots; o; o = o->next) {
-        if (s_excluded(j, o) || o->out_why || !s_fits(p, t, o))
+        if (s_excluded(j, o) || o->out_why || !s_fits(p, t, o) || s_never_serves(p, o, j))
             continue;
         any_other = 1;
         if (t->verify && s_suit(p, t, o) > best)
@@ -956,6 +969,18 @@ static int s_in_list(char *const *list, int n, const char *id)
         if (strcmp(list[i], id) == 0)
             return 1;
     return 0;
+}
+
+/* A job that leaves takes its failed preparations with it: the same job
+ * submitted again (after a setup that failed once) is tried afresh. */
+static void s_forget_cold(wh_pool_t *p, const char *job_id)
+{
+    for (s_slot_t *s = p->slots; s; s = s->next)
+        for (int i = 0; i < s->ncold; i++)
+            if (strcmp(s->cold[i], job_id) == 0) {
+                free(s->cold[i]);
+                s->cold[i--] = s->cold[--s->ncold];
+            }
 }
 
 /* 1 when slot s may take job j's candidates: its workspace for j is warm,

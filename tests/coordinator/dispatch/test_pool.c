@@ -128,6 +128,16 @@ static int s_pump(wh_pool_t *p, int ms, void **alive, uint64_t *busy, int n, uin
     return evals;
 }
 
+/* Pumps until slot i was sent candidate want, or 10 s passed (a loaded
+ * machine polls late; an idle one returns at once). */
+static void s_pump_until(wh_pool_t *p, void **alive, uint64_t *busy, int n, uint64_t *got_eval,
+                         int i, uint64_t want)
+{
+    uint64_t t0 = wh_now_ms();
+    while (got_eval[i] != want && wh_now_ms() - t0 < 10000)
+        s_pump(p, 20, alive, busy, n, got_eval);
+}
+
 static void s_verdict(void *sock, uint64_t cand, wh_verdict_t v)
 {
     wh_msg_t m = {0};
@@ -667,6 +677,32 @@ static void test_warm_dispatch(void)
     CHECK(ev[1] != 4);
     wh_pool_stats(p, &st);
     CHECK_EQ_INT(st.queued, 1);
+    /* A verify task of job-x that would rather go to another node than a
+     * (a judged it): b is that node but will never take job-x's work, so
+     * a takes it rather than wait for ever (CI: a rerun after a failed
+     * setup hung in "verifying the reduced test"). */
+    s_verdict(a, 3, WH_V_TEST_PASSED);
+    busy[0] = 0;
+    s_pump_until(p, slots, busy, 2, ev, 0, 4);
+    CHECK_EQ_INT(ev[0], 4);
+    s_verdict(a, 4, WH_V_TEST_PASSED);
+    busy[0] = 0;
+    CHECK_EQ_INT(wh_pool_submit_verify(p, "job-x", 5, "v", 1, "a"), 0);
+    s_pump_until(p, slots, busy, 2, ev, 0, 5);
+    CHECK_EQ_INT(ev[0], 5);
+    /* job-x leaves and the same job comes again: b is warmed afresh. */
+    s_verdict(a, 5, WH_V_TEST_PASSED);
+    busy[0] = 0;
+    s_pump(p, 50, slots, busy, 2, ev);
+    wh_pool_remove_job(p, "job-x");
+    CHECK_EQ_INT(wh_pool_add_job(p, &spec, s_on_verdict, &got), 0);
+    s_warms[1] = 0;
+    CHECK_EQ_INT(wh_pool_submit(p, "job-x", 6, "u", 1, 0), 0);
+    s_pump_until(p, slots, busy, 2, ev, 0, 6);
+    uint64_t t0 = wh_now_ms();
+    while (!s_warms[1] && wh_now_ms() - t0 < 10000)
+        s_pump(p, 20, slots, busy, 2, ev);
+    CHECK_EQ_INT(s_warms[1], 1);
     s_warm_reply = 1;
     zmq_close(a);
     zmq_close(b);
