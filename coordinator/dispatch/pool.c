@@ -10,6 +10,7 @@
 #include <zmq.h>
 
 #include "budget.h"
+#include "pool_int.h"
 #include "wh_common.h"
 
 #define S_MAX_LOST 3
@@ -31,98 +32,6 @@ static const wh_budget_rule_t s_loss_rule = {500, 30000, 5};
 /* Infrastructure faults in a row that take a slot out of rotation. */
 #define S_TAINT_STREAK 3
 
-typedef struct s_job s_job_t;
-typedef struct s_slot s_slot_t;
-
-typedef struct s_task {
-    s_job_t *job;          /* NULL once the job is gone */
-    char *job_id;
-    uint64_t cand_id;
-    uint8_t *content;      /* NULL for a lazy task between dispatches */
-    size_t len;
-    int lazy;              /* rendered by the job's render function */
-    int baseline;
-    int on_reference;
-    int verify;            /* judged by a slot other than avoid (see pool.h) */
-    char *avoid;           /* slot name, or NULL */
-    int lost;              /* slots that died while holding it */
-    int busy;              /* "busy" answers it met */
-    int tainted;           /* tries that ended in an infrastructure fault */
-    char **tried_slot;     /* ... on these slots (names) */
-    char **tried_node;     /* ... of these nodes */
-    int cancelled;
-    s_slot_t *slot;        /* running on */
-    struct s_task *next;   /* queue link */
-} s_task_t;
-
-struct s_job {
-    wh_job_spec_t spec;
-    wh_fp_t ref;
-    wh_pool_verdict_fn fn;
-    wh_pool_note_fn note;
-    wh_pool_render_fn render;
-    wh_pool_hold_fn hold;
-    void *ctx;
-    s_task_t *head, *tail;
-    int queued;
-    char **excluded;       /* node ids out of this job's rotation */
-    int nexcluded;
-    int running;           /* candidates on slots now */
-    uint64_t served;       /* candidates dispatched so far */
-    uint64_t added_ms;     /* when it was added (monotonic) */
-    wh_pool_warm_t warm;   /* WARMED reports */
-    s_job_t *next;
-};
-
-struct s_slot {
-    uint8_t ident[WH_WIRE_MAX_IDENT];
-    size_t ident_len;
-    char *name;            /* key name/slot when authenticated, else the printable ident */
-    char *key;             /* ZAP user id of the peer ("" unauthenticated): its identity */
-    char *node_id;
-    uint64_t last_rx, last_tx;
-    s_task_t *task;
-    uint64_t phantom;      /* a candidate the slot is still judging for a task we no
-                              longer hold (it was declared dead and came back) */
-    char **warm;           /* job ids this slot has judged (warm workspaces) */
-    int nwarm;
-    int warms;             /* it answers WARM (older slots do not) */
-    char *warming;         /* the job it is preparing after a WARM, or NULL */
-    char **cold;           /* job ids whose WARM failed on this slot */
-    int ncold;
-    int streak;            /* infrastructure faults in a row */
-    char *out_why;         /* out of rotation, and why; NULL when in */
-    wh_budget_t busy;      /* "busy" answers in a row */
-    uint64_t hold_until;   /* no work before this (busy or loss backoff; monotonic ms) */
-    s_slot_t *next;
-};
-
-struct wh_pool {
-    void *zctx;
-    void *sock;
-    const wh_auth_t *auth; /* NULL: no CURVE (embedded, --insecure) */
-    char *endpoint;
-    unsigned hb_ms;
-    int local;             /* every slot is a thread of this process (wh_pool_local_slots) */
-    s_slot_t *slots;
-    s_job_t *jobs;
-    s_job_t *rr;           /* round-robin cursor */
-    wh_pool_other_fn other;
-    void *other_ctx;
-    uint64_t dispatched, requeued, dead;
-    wh_losses_t *losses;   /* losses by slot name, across reconnects */
-    uint64_t infra_faults;
-    uint64_t judged;
-    wh_pool_node_stat_t *nstat; /* per node ever seen; node names owned */
-    int n_nstat;
-    struct s_watch {
-        int fd;
-        wh_pool_fd_fn fn;
-        void *ctx;
-    } *watch;              /* fds watched for reading (wh_pool_watch_fd) */
-    int nwatch, capwatch;
-};
-
 static void s_task_free(s_task_t *t)
 {
     if (!t)
@@ -139,7 +48,7 @@ static void s_task_free(s_task_t *t)
     free(t);
 }
 
-static s_job_t *s_find_job(wh_pool_t *p, const char *id)
+s_job_t *pl_find_job(wh_pool_t *p, const char *id)
 {
     for (s_job_t *j = p->jobs; j; j = j->next)
         if (strcmp(j->spec.job_id, id) == 0)
@@ -203,7 +112,7 @@ static s_task_t *s_dequeue(s_job_t *j)
     return t;
 }
 
-static int s_send(wh_pool_t *p, s_slot_t *s, const wh_msg_t *m)
+int pl_send(wh_pool_t *p, s_slot_t *s, const wh_msg_t *m)
 {
     int rc = wh_wire_send_to(p->sock, s->ident, s->ident_len, m, ZMQ_DONTWAIT);
     if (rc == 0)
@@ -225,10 +134,10 @@ static void s_fail_task(s_task_t *t, const char *why, int code)
     }
 }
 
-static void s_warm_cancel(wh_pool_t *p, const s_job_t *j);
-static int s_may_serve(const wh_pool_t *p, const s_slot_t *s, const s_job_t *j);
-static int s_warm_idle(wh_pool_t *p, s_slot_t *s);
-static void s_on_warmed(wh_pool_t *p, s_slot_t *s, const wh_msg_t *m);
+void pl_warm_cancel(wh_pool_t *p, const s_job_t *j);
+int pl_may_serve(const wh_pool_t *p, const s_slot_t *s, const s_job_t *j);
+int pl_warm_idle(wh_pool_t *p, s_slot_t *s);
+void pl_on_warmed(wh_pool_t *p, s_slot_t *s, const wh_msg_t *m);
 
 static void s_slot_free(s_slot_t *s)
 {
@@ -336,7 +245,7 @@ void wh_pool_destroy(wh_pool_t **pp)
         s_slot_t *s = p->slots;
         wh_msg_t bye = {0};
         bye.type = WH_MSG_BYE;
-        s_send(p, s, &bye);
+        pl_send(p, s, &bye);
         p->slots = s->next;
         s_task_free(s->task);
         s_slot_free(s);
@@ -366,7 +275,7 @@ void wh_pool_on_other(wh_pool_t *p, wh_pool_other_fn fn, void *ctx)
 
 int wh_pool_add_job(wh_pool_t *p, const wh_job_spec_t *spec, wh_pool_verdict_fn fn, void *ctx)
 {
-    if (s_find_job(p, spec->job_id))
+    if (pl_find_job(p, spec->job_id))
         return WH_EINVAL;
     s_job_t *j = calloc(1, sizeof *j);
     if (!j || wh_job_spec_copy(&j->spec, spec)) {
@@ -381,7 +290,6 @@ int wh_pool_add_job(wh_pool_t *p, const wh_job_spec_t *spec, wh_pool_verdict_fn 
     return 0;
 }
 
-static void s_forget_cold(wh_pool_t *p, const char *job_id);
 
 void wh_pool_remove_job(wh_pool_t *p, const char *job_id)
 {
@@ -397,7 +305,7 @@ void wh_pool_remove_job(wh_pool_t *p, const char *job_id)
     s_task_t *t;
     while ((t = s_dequeue(j)))
         s_task_free(t);
-    s_warm_cancel(p, j);
+    pl_warm_cancel(p, j);
     for (s_slot_t *s = p->slots; s; s = s->next) {
         if (s->task && s->task->job == j) {
             s->task->job = NULL;
@@ -407,11 +315,11 @@ void wh_pool_remove_job(wh_pool_t *p, const char *job_id)
                 c.type = WH_MSG_CANCEL;
                 c.job.job_id = s->task->job_id;
                 c.cand_id = s->task->cand_id;
-                s_send(p, s, &c);
+                pl_send(p, s, &c);
             }
         }
     }
-    s_forget_cold(p, job_id);
+    pl_forget_cold(p, job_id);
     wh_job_spec_clear(&j->spec);
     wh_fp_clear(&j->ref);
     for (int i = 0; i < j->nexcluded; i++)
@@ -422,7 +330,7 @@ void wh_pool_remove_job(wh_pool_t *p, const char *job_id)
 
 int wh_pool_set_note(wh_pool_t *p, const char *job_id, wh_pool_note_fn fn)
 {
-    s_job_t *j = s_find_job(p, job_id);
+    s_job_t *j = pl_find_job(p, job_id);
     if (!j)
         return WH_ENOTFOUND;
     j->note = fn;
@@ -431,7 +339,7 @@ int wh_pool_set_note(wh_pool_t *p, const char *job_id, wh_pool_note_fn fn)
 
 int wh_pool_set_ref(wh_pool_t *p, const char *job_id, const wh_fp_t *ref)
 {
-    s_job_t *j = s_find_job(p, job_id);
+    s_job_t *j = pl_find_job(p, job_id);
     if (!j)
         return WH_ENOTFOUND;
     wh_fp_clear(&j->ref);
@@ -440,7 +348,7 @@ int wh_pool_set_ref(wh_pool_t *p, const char *job_id, const wh_fp_t *ref)
 
 int wh_pool_drop_reference(wh_pool_t *p, const char *job_id)
 {
-    s_job_t *j = s_find_job(p, job_id);
+    s_job_t *j = pl_find_job(p, job_id);
     if (!j)
         return WH_ENOTFOUND;
     free(j->spec.reference);
@@ -453,7 +361,7 @@ int wh_pool_drop_reference(wh_pool_t *p, const char *job_id)
 int wh_pool_submit(wh_pool_t *p, const char *job_id, uint64_t cand_id,
                    const void *content, size_t len, int flags)
 {
-    s_job_t *j = s_find_job(p, job_id);
+    s_job_t *j = pl_find_job(p, job_id);
     if (!j)
         return WH_ENOTFOUND;
     s_task_t *t = calloc(1, sizeof *t);
@@ -481,7 +389,7 @@ int wh_pool_submit_verify(wh_pool_t *p, const char *job_id, uint64_t cand_id,
     int rc = wh_pool_submit(p, job_id, cand_id, content, len, 0);
     if (rc)
         return rc;
-    s_task_t *t = s_find_job(p, job_id)->tail;
+    s_task_t *t = pl_find_job(p, job_id)->tail;
     t->verify = 1;
     if (avoid && !(t->avoid = strdup(avoid))) {
         wh_pool_cancel(p, job_id, cand_id);
@@ -492,7 +400,7 @@ int wh_pool_submit_verify(wh_pool_t *p, const char *job_id, uint64_t cand_id,
 
 int wh_pool_exclude_node(wh_pool_t *p, const char *job_id, const char *node_id)
 {
-    s_job_t *j = s_find_job(p, job_id);
+    s_job_t *j = pl_find_job(p, job_id);
     if (!j)
         return WH_ENOTFOUND;
     for (int i = 0; i < j->nexcluded; i++)
@@ -512,7 +420,7 @@ int wh_pool_exclude_node(wh_pool_t *p, const char *job_id, const char *node_id)
 
 int wh_pool_node_excluded(const wh_pool_t *p, const char *job_id, const char *node_id)
 {
-    const s_job_t *j = s_find_job((wh_pool_t *)p, job_id);
+    const s_job_t *j = pl_find_job((wh_pool_t *)p, job_id);
     for (int i = 0; j && node_id && i < j->nexcluded; i++)
         if (strcmp(j->excluded[i], node_id) == 0)
             return 1;
@@ -531,7 +439,7 @@ static int s_excluded(const s_job_t *j, const s_slot_t *s);
 
 int wh_pool_other_node(const wh_pool_t *p, const char *job_id, const char *node_id)
 {
-    const s_job_t *j = s_find_job((wh_pool_t *)p, job_id);
+    const s_job_t *j = pl_find_job((wh_pool_t *)p, job_id);
     for (const s_slot_t *s = p->slots; s; s = s->next)
         if (!s->out_why && s->node_id && strcmp(s->node_id, node_id) != 0 &&
             !(j && s_excluded(j, s)))
@@ -561,7 +469,7 @@ const char *wh_pool_slot_of_key(const wh_pool_t *p, const char *key_name)
 
 int wh_pool_set_render(wh_pool_t *p, const char *job_id, wh_pool_render_fn fn)
 {
-    s_job_t *j = s_find_job(p, job_id);
+    s_job_t *j = pl_find_job(p, job_id);
     if (!j)
         return WH_ENOTFOUND;
     j->render = fn;
@@ -570,7 +478,7 @@ int wh_pool_set_render(wh_pool_t *p, const char *job_id, wh_pool_render_fn fn)
 
 int wh_pool_set_hold(wh_pool_t *p, const char *job_id, wh_pool_hold_fn fn)
 {
-    s_job_t *j = s_find_job(p, job_id);
+    s_job_t *j = pl_find_job(p, job_id);
     if (!j)
         return WH_ENOTFOUND;
     j->hold = fn;
@@ -579,7 +487,7 @@ int wh_pool_set_hold(wh_pool_t *p, const char *job_id, wh_pool_hold_fn fn)
 
 int wh_pool_submit_lazy(wh_pool_t *p, const char *job_id, uint64_t cand_id)
 {
-    s_job_t *j = s_find_job(p, job_id);
+    s_job_t *j = pl_find_job(p, job_id);
     if (!j)
         return WH_ENOTFOUND;
     if (!j->render)
@@ -601,7 +509,7 @@ int wh_pool_submit_lazy(wh_pool_t *p, const char *job_id, uint64_t cand_id)
 
 void wh_pool_cancel(wh_pool_t *p, const char *job_id, uint64_t cand_id)
 {
-    s_job_t *j = s_find_job(p, job_id);
+    s_job_t *j = pl_find_job(p, job_id);
     if (!j)
         return;
     s_task_t **pp = &j->head, *prev = NULL;
@@ -625,39 +533,9 @@ void wh_pool_cancel(wh_pool_t *p, const char *job_id, uint64_t cand_id)
             c.type = WH_MSG_CANCEL;
             c.job.job_id = s->task->job_id;
             c.cand_id = cand_id;
-            s_send(p, s, &c);
+            pl_send(p, s, &c);
         }
     }
-}
-
-static int s_is_warm(const s_slot_t *s, const char *job_id)
-{
-    for (int i = 0; i < s->nwarm; i++)
-        if (strcmp(s->warm[i], job_id) == 0)
-            return 1;
-    return 0;
-}
-
-static int s_node_warm(const wh_pool_t *p, const s_slot_t *s, const char *job_id)
-{
-    for (const s_slot_t *o = p->slots; o; o = o->next)
-        if (o->node_id && s->node_id && strcmp(o->node_id, s->node_id) == 0 &&
-            s_is_warm(o, job_id))
-            return 1;
-    return 0;
-}
-
-static void s_mark_warm(s_slot_t *s, const char *job_id)
-{
-    if (s_is_warm(s, job_id))
-        return;
-    char **w = realloc(s->warm, (size_t)(s->nwarm + 1) * sizeof *w);
-    if (!w)
-        return;
-    s->warm = w;
-    s->warm[s->nwarm] = strdup(job_id);
-    if (s->warm[s->nwarm])
-        s->nwarm++;
 }
 
 static int s_excluded(const s_job_t *j, const s_slot_t *s)
@@ -717,14 +595,12 @@ static int s_suit(const wh_pool_t *p, const s_task_t *t, const s_slot_t *s)
     return an && s->node_id && strcmp(an, s->node_id) == 0 ? 1 : 2;
 }
 
-static int s_in_list(char *const *list, int n, const char *id);
-static int s_may_serve(const wh_pool_t *p, const s_slot_t *s, const s_job_t *j);
 
 /* 1 when slot o failed to prepare job j and will not take its candidates
  * (another slot is warm for it): waiting for o would wait for ever. */
 static int s_never_serves(const wh_pool_t *p, const s_slot_t *o, const s_job_t *j)
 {
-    return s_in_list(o->cold, o->ncold, j->spec.job_id) && !s_may_serve(p, o, j);
+    return pl_in_list(o->cold, o->ncold, j->spec.job_id) && !pl_may_serve(p, o, j);
 }
 
 /* May slot s take task t now? Not when s's node is excluded from the job
@@ -961,123 +837,6 @@ static void s_on_judged(wh_pool_t *p, s_slot_t *s)
     free(k);
 }
 
-/* ---- eager warm-up ---- */
-
-static int s_in_list(char *const *list, int n, const char *id)
-{
-    for (int i = 0; i < n; i++)
-        if (strcmp(list[i], id) == 0)
-            return 1;
-    return 0;
-}
-
-/* A job that leaves takes its failed preparations with it: the same job
- * submitted again (after a setup that failed once) is tried afresh. */
-static void s_forget_cold(wh_pool_t *p, const char *job_id)
-{
-    for (s_slot_t *s = p->slots; s; s = s->next)
-        for (int i = 0; i < s->ncold; i++)
-            if (strcmp(s->cold[i], job_id) == 0) {
-                free(s->cold[i]);
-                s->cold[i--] = s->cold[--s->ncold];
-            }
-}
-
-/* 1 when slot s may take job j's candidates: its workspace for j is warm,
- * or no slot's is (then it prepares on the way, as before warm-up). */
-static int s_may_serve(const wh_pool_t *p, const s_slot_t *s, const s_job_t *j)
-{
-    /* An older slot that cannot be warmed prepares on the way, as always. */
-    if (!s->warms || s_is_warm(s, j->spec.job_id))
-        return 1;
-    for (const s_slot_t *o = p->slots; o; o = o->next)
-        if (!o->out_why && s_is_warm(o, j->spec.job_id))
-            return 0;
-    return 1;
-}
-
-/* Sends WARM to idle slot s for the first job with work (queued or running
- * candidates) that s is cold for and has not failed to prepare. 1 when
- * sent. */
-static int s_warm_idle(wh_pool_t *p, s_slot_t *s)
-{
-    for (s_job_t *j = p->jobs; j; j = j->next) {
-        const char *id = j->spec.job_id;
-        if (!s->warms || (!j->head && !j->running) || s_is_warm(s, id) ||
-            s_in_list(s->cold, s->ncold, id))
-            continue;
-        wh_msg_t m = {0};
-        m.type = WH_MSG_WARM;
-        m.job = j->spec;
-        if (s_send(p, s, &m) != 0 || !(s->warming = strdup(id)))
-            return 0;
-        wh_info("warm job %.12s on %s", id, s->name);
-        return 1;
-    }
-    return 0;
-}
-
-/* A slot's WARMED: a workspace of the job was prepared (counted), or the
- * WARM is over (final: the slot is free again, warm or cold for the job). */
-static void s_on_warmed(wh_pool_t *p, s_slot_t *s, const wh_msg_t *m)
-{
-    const char *id = m->job.job_id;
-    s_job_t *j = id ? s_find_job(p, id) : NULL;
-    if (m->final && s->warming && (!id || strcmp(s->warming, id) == 0)) {
-        free(s->warming);
-        s->warming = NULL;
-    }
-    if (!j)
-        return;
-    wh_pool_warm_t *w = &j->warm;
-    if (!m->final) {
-        w->setups += (int)m->setups;
-        w->clones += m->cloned != 0;
-        w->failed += m->code != 0 && m->code != WH_ECANCEL;
-        if (m->setups && m->warm_ms - m->clone_ms > w->setup_ms)
-            w->setup_ms = m->warm_ms - m->clone_ms;
-        if (m->cloned && m->clone_ms > w->clone_ms)
-            w->clone_ms = m->clone_ms;
-    }
-    if (m->code == 0 && !m->on_reference) {
-        s_mark_warm(s, id);
-        if (!w->first_warm_ms)
-            w->first_warm_ms = wh_now_ms() - j->added_ms + 1;
-    } else if (m->final && m->code != WH_ECANCEL && !s_in_list(s->cold, s->ncold, id)) {
-        wh_warn("slot %s could not prepare job %.12s: %s", s->name, id,
-                m->detail ? m->detail : wh_strerror(m->code));
-        char **c = realloc(s->cold, (size_t)(s->ncold + 1) * sizeof *c);
-        if (c && (c[s->ncold] = strdup(id)) != NULL)
-            s->ncold++;
-        if (c)
-            s->cold = c;
-    }
-}
-
-/* The job is going away: slots preparing it stop (CANCEL of candidate 0). */
-static void s_warm_cancel(wh_pool_t *p, const s_job_t *j)
-{
-    for (s_slot_t *s = p->slots; s; s = s->next) {
-        if (!s->warming || strcmp(s->warming, j->spec.job_id) != 0)
-            continue;
-        wh_msg_t c = {0};
-        c.type = WH_MSG_CANCEL;
-        c.job.job_id = s->warming;
-        c.cand_id = 0;
-        s_send(p, s, &c);
-    }
-}
-
-int wh_pool_warm_stats(const wh_pool_t *p, const char *job_id, wh_pool_warm_t *out)
-{
-    memset(out, 0, sizeof *out);
-    const s_job_t *j = s_find_job((wh_pool_t *)p, job_id);
-    if (!j)
-        return WH_ENOTFOUND;
-    *out = j->warm;
-    return 0;
-}
-
 /* Picks the job a free slot should serve. Fair share first: the job with
  * the fewest candidates on slots now, then the fewest served so far; among
  * equals, a job whose workspace is warm on this slot (or its node) wins, so
@@ -1091,8 +850,8 @@ static s_job_t *s_pick_job(wh_pool_t *p, s_slot_t *s)
     int best_warm = 0;
     s_job_t *j = start;
     do {
-        if (s_first_fit(p, j, s) && s_may_serve(p, s, j)) {
-            int warm = s_is_warm(s, j->spec.job_id) || s_node_warm(p, s, j->spec.job_id);
+        if (s_first_fit(p, j, s) && pl_may_serve(p, s, j)) {
+            int warm = pl_is_warm(s, j->spec.job_id) || pl_node_warm(p, s, j->spec.job_id);
             int better = !best || j->running < best->running ||
                          (j->running == best->running &&
                           (j->served < best->served ||
@@ -1117,7 +876,7 @@ static void s_dispatch(wh_pool_t *p)
             continue;
         s_job_t *j = s_pick_job(p, s);
         if (!j) {
-            s_warm_idle(p, s);
+            pl_warm_idle(p, s);
             continue;
         }
         s_task_t *t = s_first_fit(p, j, s);
@@ -1148,7 +907,7 @@ static void s_dispatch(wh_pool_t *p)
         /* A verify task on the very slot that judged it: a new workspace. */
         m.fresh = t->verify && s_suit(p, t, s) == 0;
         m.ref = j->ref;
-        int rc = s_send(p, s, &m);
+        int rc = pl_send(p, s, &m);
         if (rc) {
             /* The slot is unreachable: put the task back and let the
              * liveness check remove the slot. */
@@ -1165,7 +924,7 @@ static void s_dispatch(wh_pool_t *p)
         s->task = t;
         j->running++;
         j->served++;
-        s_mark_warm(s, j->spec.job_id);
+        pl_mark_warm(s, j->spec.job_id);
         p->dispatched++;
         wh_info("dispatch job %.12s cand %llu%s to %s", j->spec.job_id,
                 (unsigned long long)t->cand_id, t->lost ? " (again)" : "", s->name);
@@ -1265,7 +1024,7 @@ static void s_handle(wh_pool_t *p, const uint8_t *ident, size_t ilen, const char
     case WH_MSG_WARMED:
         if (s) {
             s->last_rx = wh_now_ms();
-            s_on_warmed(p, s, m);
+            pl_on_warmed(p, s, m);
         }
         break;
     case WH_MSG_VERDICT: {
@@ -1430,7 +1189,7 @@ int wh_pool_poll(wh_pool_t *p, int timeout_ms)
         if (now - s->last_tx >= p->hb_ms) {
             wh_msg_t hb = {0};
             hb.type = WH_MSG_HEARTBEAT;
-            if (s_send(p, s, &hb) == -EHOSTUNREACH)
+            if (pl_send(p, s, &hb) == -EHOSTUNREACH)
                 s->last_rx = 0; /* gone: reaped next turn */
         }
     }
