@@ -134,11 +134,6 @@ static void s_fail_task(s_task_t *t, const char *why, int code)
     }
 }
 
-void pl_warm_cancel(wh_pool_t *p, const s_job_t *j);
-int pl_may_serve(const wh_pool_t *p, const s_slot_t *s, const s_job_t *j);
-int pl_warm_idle(wh_pool_t *p, s_slot_t *s);
-void pl_on_warmed(wh_pool_t *p, s_slot_t *s, const wh_msg_t *m);
-
 static void s_slot_free(s_slot_t *s)
 {
     for (int i = 0; i < s->nwarm; i++)
@@ -289,7 +284,6 @@ int wh_pool_add_job(wh_pool_t *p, const wh_job_spec_t *spec, wh_pool_verdict_fn 
     p->jobs = j;
     return 0;
 }
-
 
 void wh_pool_remove_job(wh_pool_t *p, const char *job_id)
 {
@@ -594,7 +588,6 @@ static int s_suit(const wh_pool_t *p, const s_task_t *t, const s_slot_t *s)
     const char *an = wh_pool_node_of(p, t->avoid);
     return an && s->node_id && strcmp(an, s->node_id) == 0 ? 1 : 2;
 }
-
 
 /* 1 when slot o failed to prepare job j and will not take its candidates
  * (another slot is warm for it): waiting for o would wait for ever. */
