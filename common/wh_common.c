@@ -12,6 +12,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/eventfd.h>
 #include <sys/stat.h>
 #include <time.h>
 #include <unistd.h>
@@ -554,4 +555,26 @@ int wh_fp_json(wh_buf_t *b, const wh_fp_t *fp)
     rc |= wh_buf_json_str(b, fp->location);
     rc |= wh_buf_puts(b, "}");
     return rc ? WH_ENOMEM : 0;
+}
+
+/* ---- waking a poll from another thread ---- */
+
+int wh_wake_open(void)
+{
+    return eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+}
+
+int wh_wake_signal(int fd)
+{
+    uint64_t one = 1;
+    if (fd < 0 || write(fd, &one, sizeof one) == (ssize_t)sizeof one || errno == EAGAIN)
+        return 0; /* EAGAIN: the counter is full, so readable already */
+    return -errno;
+}
+
+void wh_wake_drain(int fd)
+{
+    uint64_t n;
+    while (fd >= 0 && read(fd, &n, sizeof n) > 0)
+        ;
 }

@@ -143,6 +143,15 @@ int wh_secs_to_ms(double secs, double max_s, unsigned *ms);
 /* A whole decimal number in [lo, hi], nothing else in s. 0 or WH_EINVAL. */
 int wh_parse_long(const char *s, long lo, long hi, long *out);
 
+/* ---- waking a poll from another thread ---- */
+/* An eventfd (non-blocking, close-on-exec) that a poll watches for
+ * reading; -1 when none can be made. */
+int wh_wake_open(void);
+/* Makes fd readable (safe on any thread; fd < 0: nothing). 0, or -errno. */
+int wh_wake_signal(int fd);
+/* Reads fd until it is not readable. */
+void wh_wake_drain(int fd);
+
 /* ---- time ---- */
 uint64_t wh_now_ms(void);      /* monotonic */
 uint64_t wh_wall_ms(void);     /* realtime, for timestamps */

@@ -64,6 +64,7 @@ typedef struct s_job {
     pthread_t th;
     int joined;              /* the preparation thread is done and joined */
     atomic_int done;
+    int wake_fd;             /* written when done: the poll wakes up (-1: none) */
     char *err;
     int err_status;          /* the exit status err means (README's table) */
     wh_reduction_t *r;       /* prepared, then started */
@@ -92,6 +93,10 @@ typedef struct {
      * client key that owns each (status shows a client only its own) */
     char **done_dirs, **done_owners;
     size_t n_done;
+    /* an eventfd a preparation thread writes when it is done, watched by
+     * the pool: a prepared job starts at once, not at the next poll
+     * timeout (up to 100 ms later); -1 without one */
+    int wake_fd;
 } s_self_t;
 
 /* Whether the client key asking may see what owner's jobs show (test
@@ -242,6 +247,7 @@ static void *s_prepare_main(void *arg)
     if (!j->job.git_url || s_prepare_snapshot(&j->job, &j->err_status, &j->err) == 0)
         j->r = wh_reduction_prepare(&j->job, 1, &j->err_status, &j->err);
     atomic_store(&j->done, 1);
+    wh_wake_signal(j->wake_fd); /* on failure the poll timeout starts the job */
     return NULL;
 }
 
@@ -267,6 +273,7 @@ static s_job_t *s_job_start(s_self_t *self, const char *id, const char *owner, w
     j->job = *job;
     wh_job_init(job);
     j->last_progress = wh_now_ms();
+    j->wake_fd = self->wake_fd;
     if (!j->owner || pthread_create(&j->th, NULL, s_prepare_main, j) != 0) {
         s_job_free(j);
         return NULL;
@@ -608,6 +615,24 @@ static int s_run(s_self_t *self, s_job_t *j, uint64_t now)
     return -1;
 }
 
+/* The pool's watcher of wake_fd: drains it; s_tend, right after the poll,
+ * starts the prepared jobs. */
+static void s_on_wake(void *ctx)
+{
+    const s_self_t *self = ctx;
+    wh_wake_drain(self->wake_fd);
+}
+
+/* Without one, prepared jobs start at the poll timeout. */
+static void s_wake_open(s_self_t *self)
+{
+    self->wake_fd = wh_wake_open();
+    if (self->wake_fd >= 0 && wh_pool_watch_fd(self->pool, self->wake_fd, s_on_wake, self) != 0) {
+        close(self->wake_fd);
+        self->wake_fd = -1;
+    }
+}
+
 /* One turn over the jobs: start the prepared ones, run the started ones. A
  * job still preparing tells its client so every 2 s (the client takes a
  * long silence for a lost coordinator). */
@@ -868,6 +893,7 @@ int main(int argc, char **argv)
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
     s_self_t self = {0};
+    self.wake_fd = -1;
     self.max_client_jobs = (int)max_client_jobs;
     if (!*runs || !(self.runs = wh_abspath(runs))) {
         fprintf(stderr, "whittle-coordinator: error: --runs wants a folder, not '%s'\n", runs);
@@ -899,6 +925,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "whittle-coordinator: CURVE on; %d node key(s), %d client key(s) allowed\n",
                 wh_auth_count(auth, WH_ROLE_NODE), wh_auth_count(auth, WH_ROLE_CLIENT));
     wh_pool_on_other(self.pool, s_on_other, &self);
+    s_wake_open(&self);
     self.t0 = wh_now_ms();
     fprintf(stderr, "whittle-coordinator: listening on %s, cache %s, journal %s, run folders "
             "under %s\n", wh_pool_endpoint(self.pool), wh_cache_describe(self.cache),
@@ -913,6 +940,10 @@ int main(int argc, char **argv)
     s_shutdown(&self);
     code = 0;
 out:
+    if (self.wake_fd >= 0) { /* every preparation thread is joined */
+        wh_pool_unwatch_fd(self.pool, self.wake_fd);
+        close(self.wake_fd);
+    }
     if (err)
         fprintf(stderr, "whittle-coordinator: error: %s\n", err);
     free(err);

@@ -32,6 +32,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "baseline.h"
 #include "identity.h"
@@ -126,6 +127,7 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, int *status
         return NULL;
     }
     r->t0 = wh_now_ms();
+    r->wake_fd = -1;
     r->quiet = quiet;
     r->last_sweep = r->last_level = -1;
     /* a private copy of the job */
@@ -209,6 +211,42 @@ fail:
     return NULL;
 }
 
+void red_wake(void *ctx)
+{
+    const wh_reduction_t *r = ctx;
+    wh_wake_signal(r->wake_fd); /* on failure the poll timeout takes it up */
+}
+
+/* The pool's watcher of wake_fd: drains it; wh_reduction_poll, which the
+ * loop calls after every poll, takes up what is done. */
+static void s_on_wake(void *ctx)
+{
+    const wh_reduction_t *r = ctx;
+    wh_wake_drain(r->wake_fd);
+}
+
+/* Without an eventfd the job still runs: its setups are noticed at the
+ * poll timeout, as they were before. */
+static void s_wake_open(wh_reduction_t *r)
+{
+    r->wake_fd = wh_wake_open();
+    if (r->wake_fd >= 0 && wh_pool_watch_fd(r->pool, r->wake_fd, s_on_wake, r) != 0) {
+        close(r->wake_fd);
+        r->wake_fd = -1;
+    }
+}
+
+/* Once no thread writes it (all joined), or before the pool goes. */
+static void s_wake_close(wh_reduction_t *r)
+{
+    if (r->wake_fd < 0)
+        return;
+    if (r->pool)
+        wh_pool_unwatch_fd(r->pool, r->wake_fd);
+    close(r->wake_fd);
+    r->wake_fd = -1;
+}
+
 int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, char **err)
 {
     int rc;
@@ -262,6 +300,7 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     wh_pool_set_hold(pool, r->pool_id, red_hold_cand);
     r->pool = pool;
     r->cache = cache;
+    s_wake_open(r);
 
     /* The fingerprint of this exact job may be known already. */
     char fpkey[80];
@@ -289,6 +328,7 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     if (rc) {
         *err = wh_strdup_printf("cannot queue the original run: %s", wh_strerror(rc));
         wh_pool_remove_job(pool, r->pool_id);
+        s_wake_close(r); /* no thread of the job's setup runs yet */
         r->pool = NULL;
         return rc;
     }
@@ -368,6 +408,7 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     free(r->ub_off);
     red_ubguard_free(r);
     json_decref(r->disagreements);
+    s_wake_close(r); /* every thread that writes it is joined */
     free(r);
     *rp = NULL;
 }

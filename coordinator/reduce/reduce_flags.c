@@ -83,7 +83,7 @@ static int s_start_treejob(wh_reduction_t *r, const wh_compile_cmd_t *cmd)
 {
     char *path = wh_path_join(r->job.project, r->job.file);
     wh_tree_opts_t to = {NULL, NULL, 0, cmd, r->job.allow_parse_errors};
-    r->treejob = path ? wh_treejob_start(path, r->job.test, &to) : NULL;
+    r->treejob = path ? wh_treejob_start(path, r->job.test, &to, red_wake, r) : NULL;
     free(path);
     return r->treejob ? 0 : WH_ENOMEM;
 }

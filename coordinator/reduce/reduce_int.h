@@ -188,6 +188,12 @@ struct wh_reduction {
                                (the front end failed on them) */
     json_t *disagreements;  /* audit: [{candidate, kind, verdict, error}] */
     int pc_pending;         /* its setup runs; the baseline's fingerprint waits */
+    /* an eventfd the threads of the job's own setup (the exact tree's
+     * parse, the precheck's and the UB guard's setups) write when they are
+     * done, watched by the pool: the walk goes on at once instead of at the
+     * next poll timeout (two of them after a baseline: 180 ms of 1.7 s on
+     * the cart fixture); -1 without one (set by wh_reduction_start) */
+    int wake_fd;
     /* the UB guard (DESIGN.md, "Trust"; reduce_ubguard.c) */
     wh_ubguard_t *ub;
     char *ub_off;           /* why the guard is off for this job, or NULL */
@@ -414,6 +420,9 @@ char *red_fp_line(const wh_fp_t *fp);
 /* Starts the walk once the fingerprint is known: first, with a reference
  * --reference auto picked, the original's run there. */
 void red_begin_walk(wh_reduction_t *r);
+/* The on_ready of the job's setup threads (ctx: the reduction): wakes the
+ * pool's poll through wake_fd. Safe on any thread. */
+void red_wake(void *ctx);
 /* The pool's verdict and note callbacks (pool.h); ctx is the reduction. */
 void red_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *worker);
 void red_on_note(void *ctx, uint64_t id, wh_pool_note_t what, const char *worker,

@@ -77,7 +77,7 @@ static int s_opts(wh_reduction_t *r, wh_precheck_opts_t *o)
     /* With --precheck on, its parse answers the UB guard as well (one
      * parse per candidate, on the precheck's threads). */
     int ub = r->job.ub_guard && r->job.precheck == WH_PRECHECK_ON;
-    *o = (wh_precheck_opts_t){path, args, n, t->cc_clang, ub};
+    *o = (wh_precheck_opts_t){path, args, n, t->cc_clang, ub, red_wake, r};
     if (args && path)
         return 0;
     free(path);

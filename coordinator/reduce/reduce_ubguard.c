@@ -81,7 +81,7 @@ int red_ubguard_open(wh_reduction_t *r, int async)
     r->ub_off = NULL;
     const wh_tree_t *t = r->tree;
     char *path = wh_path_join(r->job.project, r->job.file);
-    wh_ubguard_opts_t o = {path, (const char *const *)t->cc_args, t->cc_nargs};
+    wh_ubguard_opts_t o = {path, (const char *const *)t->cc_args, t->cc_nargs, red_wake, r};
     char *err = NULL;
     if (path && async)
         r->ub = wh_ubguard_start(&o, t->text, t->text_len);

@@ -53,6 +53,8 @@ struct wh_precheck {
     pthread_t thread;
     int running;            /* a thread to join */
     atomic_int ready;       /* the setup finished */
+    void (*on_ready)(void *ctx); /* told when it did (wh_precheck_opts_t) */
+    void *ready_ctx;
     char **args;            /* copies for the thread */
     int nargs;
     char *text;
@@ -266,6 +268,8 @@ static void s_setup(wh_precheck_t *p)
     }
     p->setup_us = s_now_us() - t0;
     atomic_store(&p->ready, 1);
+    if (p->on_ready)
+        p->on_ready(p->ready_ctx);
 }
 
 static void *s_setup_thread(void *arg)
@@ -281,6 +285,8 @@ static wh_precheck_t *s_alloc(const wh_precheck_opts_t *o, const char *text, siz
     if (!p)
         return NULL;
     p->file = wh_abspath(o->file);
+    p->on_ready = o->on_ready;
+    p->ready_ctx = o->ready_ctx;
     int nw = 0;
     while (wh_ubscan_args[nw])
         nw++;

@@ -58,6 +58,11 @@ typedef struct {
     int clang_compiler;         /* 1 when the real build compiles with clang */
     int ub_guard;               /* 1: the same parse answers the UB guard too
                                  * (wh_precheck_check_ub) */
+    /* wh_precheck_start: called on the setup's thread once wh_precheck_ready
+     * says 1, so that the owner's loop wakes up at once (it only writes to
+     * an fd); NULL: none */
+    void (*on_ready)(void *ctx);
+    void *ready_ctx;
 } wh_precheck_opts_t;
 
 typedef struct wh_precheck wh_precheck_t;

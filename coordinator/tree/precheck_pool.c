@@ -15,7 +15,6 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/eventfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -130,7 +129,7 @@ static wh_precheck_t *s_handle(wh_precheck_job_t *j, int w)
     if (j->h[w] || j->h_failed[w])
         return j->h[w];
     wh_precheck_opts_t o = {j->file, (const char *const *)j->args, j->nargs, j->clang_compiler,
-                            j->ub_guard};
+                            j->ub_guard, NULL, NULL};
     char *err = NULL;
     j->h[w] = wh_precheck_new(&o, j->text, j->len, &err);
     if (j->h[w] && !wh_precheck_enabled(j->h[w]))
@@ -158,9 +157,9 @@ static int s_post(wh_precheck_job_t *j, s_req_t *q, unsigned long long us)
         else
             j->done = q;
         j->done_tail = q;
-        uint64_t one = 1;
-        if (write(j->fd, &one, sizeof one) < 0 && errno != EAGAIN)
-            wh_warn("precheck worker: cannot signal an answer: %s", strerror(errno));
+        int rc = wh_wake_signal(j->fd);
+        if (rc)
+            wh_warn("precheck worker: cannot signal an answer: %s", strerror(-rc));
     }
     return --j->refs == 0;
 }
@@ -288,7 +287,7 @@ wh_precheck_job_t *wh_precheck_job_new(wh_precheck_pool_t *p, const wh_precheck_
         wh_precheck_destroy(&first);
         return NULL;
     }
-    j->fd = eventfd(0, EFD_NONBLOCK | EFD_CLOEXEC);
+    j->fd = wh_wake_open();
     j->first = first;
     j->pool = p;
     j->file = strdup(o->file);
@@ -397,11 +396,8 @@ int wh_precheck_job_take(wh_precheck_job_t *j, wh_precheck_answer_t *a)
         if (!j->done)
             j->done_tail = NULL;
     }
-    if (!j->done) {
-        uint64_t n;
-        while (read(j->fd, &n, sizeof n) > 0)
-            ; /* not readable again until the next answer */
-    }
+    if (!j->done)
+        wh_wake_drain(j->fd); /* not readable again until the next answer */
     pthread_mutex_unlock(&j->pool->mu);
     if (!q)
         return 0;

@@ -19,6 +19,8 @@ struct wh_treejob {
     wh_compile_cmd_t cmd;
     int has_cmd;
     int allow;
+    void (*on_done)(void *ctx);
+    void *ctx;
     /* result */
     int rc;
     wh_tree_t *tree;
@@ -46,14 +48,19 @@ static void *s_main(void *arg)
                         j->has_cmd ? &j->cmd : NULL, j->allow};
     j->rc = wh_tree_load(j->file, j->test, &o, &j->tree, &j->err);
     atomic_store(&j->done, 1);
+    if (j->on_done)
+        j->on_done(j->ctx);
     return NULL;
 }
 
-wh_treejob_t *wh_treejob_start(const char *file, const char *test, const wh_tree_opts_t *opts)
+wh_treejob_t *wh_treejob_start(const char *file, const char *test, const wh_tree_opts_t *opts,
+                               void (*on_done)(void *ctx), void *ctx)
 {
     wh_treejob_t *j = calloc(1, sizeof *j);
     if (!j)
         return NULL;
+    j->on_done = on_done;
+    j->ctx = ctx;
     int bad = !(j->file = strdup(file)) || !(j->test = strdup(test));
     if (opts) {
         j->allow = opts->allow_errors;

@@ -16,9 +16,13 @@
 typedef struct wh_treejob wh_treejob_t;
 
 /* Starts parsing test in file with opts (file, test, opts->cmd and
- * opts->args are copied; compdb_dir too). NULL when the thread cannot be
- * started (out of memory, no threads). */
-wh_treejob_t *wh_treejob_start(const char *file, const char *test, const wh_tree_opts_t *opts);
+ * opts->args are copied; compdb_dir too). on_done (NULL: none) is called
+ * on the parse's thread once wh_treejob_done says 1, so that the owner's
+ * loop wakes up at once: it may only do what is safe there (write to an
+ * fd). NULL when the thread cannot be started (out of memory, no
+ * threads). */
+wh_treejob_t *wh_treejob_start(const char *file, const char *test, const wh_tree_opts_t *opts,
+                               void (*on_done)(void *ctx), void *ctx);
 
 /* 1 when the parse has finished. */
 int wh_treejob_done(const wh_treejob_t *j);

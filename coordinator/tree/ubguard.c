@@ -36,6 +36,8 @@ struct wh_ubguard {
     pthread_t thread;
     int running;
     atomic_int ready;
+    void (*on_ready)(void *ctx);
+    void *ready_ctx;
     char **args;
     int nargs;
     char *text;
@@ -82,6 +84,8 @@ static void s_setup(wh_ubguard_t *g)
     }
     g->setup_us = s_now_us() - t0;
     atomic_store(&g->ready, 1);
+    if (g->on_ready)
+        g->on_ready(g->ready_ctx);
 }
 
 static void *s_setup_thread(void *arg)
@@ -99,6 +103,8 @@ static wh_ubguard_t *s_alloc(const wh_ubguard_opts_t *o, const char *text, size_
     if (!g)
         return NULL;
     g->file = wh_abspath(o->file);
+    g->on_ready = o->on_ready;
+    g->ready_ctx = o->ready_ctx;
     int nextra = 0;
     while (wh_ubscan_args[nextra])
         nextra++;

@@ -32,6 +32,11 @@ typedef struct {
     const char *file;        /* the test file (its path names the TU) */
     const char *const *args; /* compile arguments: no compiler, input or -o */
     int nargs;
+    /* wh_ubguard_start: called on the setup's thread once wh_ubguard_ready
+     * says 1 (it only writes to an fd, to wake the owner's loop); NULL:
+     * none */
+    void (*on_ready)(void *ctx);
+    void *ready_ctx;
 } wh_ubguard_opts_t;
 
 typedef struct wh_ubguard wh_ubguard_t;

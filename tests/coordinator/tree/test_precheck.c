@@ -53,7 +53,7 @@ static char *s_remove(const char *s, const char *what)
 static wh_precheck_t *s_new(const char *file, const char *text, int clang_cc, const char **args,
                             int n)
 {
-    wh_precheck_opts_t o = {file, args, n, clang_cc, 0};
+    wh_precheck_opts_t o = {file, args, n, clang_cc, 0, NULL, NULL};
     char *err = NULL;
     wh_precheck_t *p = wh_precheck_new(&o, text, strlen(text), &err);
     if (!p)
@@ -244,18 +244,26 @@ static void test_original_with_errors_disables(void)
     free(f);
 }
 
+static void s_wake(void *ctx)
+{
+    CHECK_EQ_INT(wh_wake_signal(*(const int *)ctx), 0);
+}
+
 /* The setup on a thread of its own: disabled until ready, then the same
- * answers as wh_precheck_new; destroyed while running, it joins. */
+ * answers as wh_precheck_new; it tells the owner when it is ready (the
+ * eventfd is readable only then); destroyed while running, it joins. */
 static void test_async_setup(void)
 {
     char *f = s_write("test_box.c", s_orig);
     char *inc = wh_strdup_printf("-I%s", s_dir);
     const char *args[] = {inc};
-    wh_precheck_opts_t o = {f, args, 1, 0, 0};
+    int efd = wh_wake_open();
+    CHECK(efd >= 0);
+    wh_precheck_opts_t o = {f, args, 1, 0, 0, s_wake, &efd};
     wh_precheck_t *p = wh_precheck_start(&o, s_orig, strlen(s_orig));
     CHECK(p != NULL);
-    for (int i = 0; i < 3000 && !wh_precheck_ready(p); i++)
-        usleep(10000);
+    struct pollfd pf = {efd, POLLIN, 0};
+    CHECK_EQ_INT(poll(&pf, 1, 30000), 1); /* a deadline, not a sleep */
     CHECK(wh_precheck_ready(p));
     CHECK(wh_precheck_enabled(p));
     char *cand = s_remove(s_orig, "int v = 3;");
@@ -266,6 +274,7 @@ static void test_async_setup(void)
     CHECK(p != NULL);
     wh_precheck_destroy(&p); /* may still run: joins */
     CHECK(p == NULL);
+    close(efd);
     free(inc);
     free(f);
 }
@@ -294,7 +303,7 @@ static void test_pool_threads(void)
     char *f = s_write("test_box.c", s_orig);
     char *inc = wh_strdup_printf("-I%s", s_dir);
     const char *args[] = {inc};
-    wh_precheck_opts_t o = {f, args, 1, 0, 0};
+    wh_precheck_opts_t o = {f, args, 1, 0, 0, NULL, NULL};
     wh_precheck_pool_t *pool = wh_precheck_pool_get();
     CHECK(pool != NULL);
     CHECK_EQ_INT(wh_precheck_pool_threads(pool), 2);

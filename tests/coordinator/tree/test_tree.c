@@ -8,10 +8,12 @@
  */
 #define _GNU_SOURCE
 #include "tree.h"
+#include "treejob.h"
 #include "wh_common.h"
 #include "wh_test.h"
 
 #include <ctype.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -139,6 +141,45 @@ static char *s_print(const wh_tree_t *t, int json)
     wh_tree_print(t, fp, json);
     fclose(fp);
     return buf;
+}
+
+/* on_ready of the parse's thread: wakes the owner's poll. */
+static void s_wake(void *ctx)
+{
+    CHECK_EQ_INT(wh_wake_signal(*(const int *)ctx), 0);
+}
+
+/* A parse on its own thread tells its owner when it is done (the eventfd
+ * is readable only then, and done is already 1), and hands over the tree
+ * wh_tree_load makes. */
+static void test_treejob_wakes(void)
+{
+    int efd = wh_wake_open();
+    CHECK(efd >= 0);
+    char *path = s_data("cmocka_basic.c");
+    wh_treejob_t *j = wh_treejob_start(path, "test_add", NULL, s_wake, &efd);
+    CHECK(j != NULL);
+    struct pollfd pf = {efd, POLLIN, 0};
+    CHECK_EQ_INT(poll(&pf, 1, 60000), 1); /* a deadline, not a sleep */
+    CHECK(wh_treejob_done(j));
+    wh_wake_drain(efd);
+    CHECK_EQ_INT(poll(&pf, 1, 0), 0); /* drained: not readable until woken again */
+    wh_tree_t *t = NULL;
+    char *err = NULL;
+    CHECK_EQ_INT(wh_treejob_finish(&j, &t, &err), 0);
+    CHECK(j == NULL && t != NULL && err == NULL);
+    if (t)
+        CHECK_EQ_INT(t->n, 7);
+    wh_tree_destroy(&t);
+    free(err);
+    /* without on_done: as before */
+    j = wh_treejob_start(path, "test_add", NULL, NULL, NULL);
+    CHECK(j != NULL);
+    CHECK_EQ_INT(wh_treejob_finish(&j, &t, &err), 0);
+    wh_tree_destroy(&t);
+    free(err);
+    free(path);
+    close(efd);
 }
 
 static void test_cmocka(void)
@@ -977,5 +1018,6 @@ int main(int argc, char **argv)
     RUN_TEST(test_macro_loop);
     RUN_TEST(test_errors);
     RUN_TEST(test_compdb);
+    RUN_TEST(test_treejob_wakes);
     TEST_MAIN_END();
 }

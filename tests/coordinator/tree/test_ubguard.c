@@ -16,6 +16,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <poll.h>
 
 static char s_dir[] = "/tmp/whittle-ubguard.XXXXXX";
 
@@ -60,7 +61,7 @@ static wh_ubguard_t *s_new(const char *text, const char **args, int n)
 {
     char *file = wh_path_join(s_dir, "t.c");
     CHECK(wh_write_file(file, text, strlen(text)) == 0);
-    wh_ubguard_opts_t o = {file, args, n};
+    wh_ubguard_opts_t o = {file, args, n, NULL, NULL};
     char *err = NULL;
     wh_ubguard_t *g = wh_ubguard_new(&o, text, strlen(text), &err);
     if (!g)
@@ -160,19 +161,29 @@ static void test_original_with_errors_disables(void)
     wh_ubguard_destroy(&g);
 }
 
+static void s_wake(void *ctx)
+{
+    CHECK_EQ_INT(wh_wake_signal(*(const int *)ctx), 0);
+}
+
+/* The setup on its own thread tells the owner when it is ready (the
+ * eventfd is readable only then). */
 static void test_async_setup(void)
 {
     char *file = wh_path_join(s_dir, "a.c");
     CHECK(wh_write_file(file, s_orig, strlen(s_orig)) == 0);
-    wh_ubguard_opts_t o = {file, NULL, 0};
+    int efd = wh_wake_open();
+    CHECK(efd >= 0);
+    wh_ubguard_opts_t o = {file, NULL, 0, s_wake, &efd};
     wh_ubguard_t *g = wh_ubguard_start(&o, s_orig, strlen(s_orig));
     CHECK(g != NULL);
-    uint64_t deadline = wh_now_ms() + 60000;
-    while (!wh_ubguard_ready(g) && wh_now_ms() < deadline)
-        usleep(10000);
+    struct pollfd pf = {efd, POLLIN, 0};
+    CHECK_EQ_INT(poll(&pf, 1, 60000), 1); /* a deadline, not a sleep */
+    CHECK(wh_ubguard_ready(g));
     CHECK(wh_ubguard_enabled(g));
     CHECK_EQ_INT(s_check_removed(g, s_orig, "expect = 0;", "'expect'"), 1);
     wh_ubguard_destroy(&g);
+    close(efd);
     free(file);
 }
 
@@ -195,7 +206,7 @@ static void s_agree(const char **args, int n, int expect_answers)
     char *file = wh_path_join(s_dir, "t.c");
     CHECK(wh_write_file(file, s_orig, strlen(s_orig)) == 0);
     wh_ubguard_t *g = s_new(s_orig, args, n);
-    wh_precheck_opts_t o = {file, args, n, 1, 1};
+    wh_precheck_opts_t o = {file, args, n, 1, 1, NULL, NULL};
     char *err = NULL;
     wh_precheck_t *p = wh_precheck_new(&o, s_orig, strlen(s_orig), &err);
     CHECK(p != NULL && wh_precheck_enabled(p));
