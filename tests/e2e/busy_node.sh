@@ -20,7 +20,7 @@ start_coord() { # log
     local port; port=$(free_port); EP="tcp://127.0.0.1:$port"
     "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --insecure --cache memory: -v > "$T/$1" 2>&1 &
     PIDS+=($!)
-    sleep 0.3
+    wait_listening "$T/$1"
 }
 start_node() { # id [env...]: whittle-node, or whittle-node-test when a WH_TEST_ switch is given
     local id=$1; shift

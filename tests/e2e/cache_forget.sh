@@ -36,7 +36,7 @@ port=$(free_port); EP="tcp://127.0.0.1:$port"
 WHITTLE_CACHE_DIR="$T/coord-fallback" "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache "$RURL" -v \
     --secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients" > "$T/coord.log" 2>&1 &
 PIDS+=($!)
-sleep 0.3
+wait_listening "$T/coord.log"
 for n in 1 2; do
     "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/node$n" --id "n$n" \
         --secret-key "$K/nodes/n$n.secret" --server-key "$K/coord.public" > "$T/node$n.log" 2>&1 &

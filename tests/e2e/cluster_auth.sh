@@ -65,7 +65,7 @@ port=$(free_port); EP="tcp://127.0.0.1:$port"
 "$COORD" --runs "$T" --bind "$EP" --cache memory: -v --secret-key "$K/coord.secret" --nodes "$K/nodes" \
     --clients "$K/clients" > "$T/coord.log" 2>&1 &
 PIDS+=($!)
-sleep 0.3
+wait_listening "$T/coord.log"
 SK=(--server-key "$K/coord.public")
 node() { # name key-file
     "$NODE" --connect "$EP" --slots 1 --workdir "$T/w-$1" --id "$1" --secret-key "$2" "${SK[@]}" -v > "$T/node-$1.log" 2>&1 &

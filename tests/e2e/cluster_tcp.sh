@@ -30,7 +30,7 @@ start_coord() { # cache-spec
     "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache "$1" -v \
         --secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients" > "$T/coord.$port.log" 2>&1 &
     PIDS+=($!)
-    sleep 0.3
+    wait_listening "$T/coord.$port.log"
 }
 start_nodes() { # nodes slots-per-node
     for n in $(seq 1 "$1"); do
@@ -99,7 +99,7 @@ W="$T/capped"
 "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$W" --id capped --max-disk 100K \
     --secret-key "$K/nodes/capped.secret" --server-key "$K/coord.public" > "$T/capped.log" 2>&1 &
 PIDS+=($!)
-sleep 0.5
+wait_slots 1
 P2="$T/calc"; cp -r "$FIX/calc" "$P2"
 "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "cap1" > "$T/cap1.out" 2>&1 || fail "capped run 1"
 "$WHITTLE" reduce --cluster "$EP" --project "$P2" --file tests/test_calc.c --test test_basic --setup "make -s" \

@@ -34,7 +34,7 @@ check_eq "honest answer" "$(awk '/^static void test_total/,/^}/' "$H/reduced.c")
 port=$(free_port); EP="tcp://127.0.0.1:$port"
 "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache "dir:$T/vcache" -v "${coord_keys[@]}" > "$T/coord.log" 2>&1 &
 PIDS+=($!)
-sleep 0.3
+wait_listening "$T/coord.log"
 WH_TEST_LIE=preserved "$B/node/whittle-node-test" --connect "$EP" --slots 1 --workdir "$T/liar" --id liar $(node_keys liar) > "$T/liar.log" 2>&1 &
 PIDS+=($!)
 wait_slots 1
@@ -91,7 +91,7 @@ stop_all
 port=$(free_port); EP="tcp://127.0.0.1:$port"
 "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache "dir:$T/vcache2" -v "${coord_keys[@]}" > "$T/coord2.log" 2>&1 &
 PIDS+=($!)
-sleep 0.3
+wait_listening "$T/coord2.log"
 "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/honest-node2" --id honest $(node_keys honest) > "$T/honest-node2.log" 2>&1 &
 PIDS+=($!)
 wait_slots 1

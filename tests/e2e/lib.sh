@@ -58,6 +58,12 @@ wait_slots() { # n
     _t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do [ "$(slots_joined)" = "$1" ] && return 0; sleep 0.1; done
     fail "nodes did not join"
 }
+# A coordinator started in the background has bound its endpoint once its
+# log (the file given) says it listens: waits for that, with a deadline.
+wait_listening() { # coordinator-log
+    _t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do grep -q 'listening on ' "$1" 2>/dev/null && return 0; sleep 0.05; done
+    fail "the coordinator did not listen within 60 s: $(tail -n 1 "$1" 2>/dev/null)"
+}
 # CURVE keys in $T/keys for a coordinator, the nodes named and one client
 # (cli, whose key the environment names): sets K and coord_keys; node_keys
 # NAME gives a node's flags.

@@ -57,8 +57,12 @@ P="$T/cart"; cp -r "$FIX/cart" "$P"
     --run "build/test_cart" --framework cmocka --out "run" > "$T/run.out" 2>&1 \
     || { cat "$T/run.out"; fail "reduction"; }
 R=$(run_dir "$T/run")
-sleep 0.7
-get "http://127.0.0.1:$MPORT/metrics" > "$T/m1"
+# the loop publishes its figures after the job ends: wait for them (deadline)
+_t0=$SECONDS
+until get "http://127.0.0.1:$MPORT/metrics" > "$T/m1" &&
+      [ "$(metric 'whittle_jobs_total{outcome="finished"}' "$T/m1")" = 1 ] || [ $((SECONDS - _t0)) -ge 30 ]; do
+    sleep 0.1
+done
 check_eq "one job finished" "$(metric 'whittle_jobs_total{outcome="finished"}' "$T/m1")" 1
 check_eq "no job running" "$(metric 'whittle_jobs{state="running"}' "$T/m1")" 0
 ev=$(json "$R/summary.json" .evaluated); cand=$(json "$R/summary.json" .candidates); cached=$(json "$R/summary.json" .cached)
@@ -76,7 +80,10 @@ check_eq "no InfraError on n1" "$(metric 'whittle_node_infra_errors_total{node="
 kill -STOP "$CPID"
 check_eq "stopped coordinator: no answer" "$(get "http://127.0.0.1:$MPORT/healthz" | sed -n 1p)" 000
 kill -CONT "$CPID"
-sleep 0.7
+_t0=$SECONDS
+until [ "$(get "http://127.0.0.1:$MPORT/healthz" | sed -n 1p)" = 200 ] || [ $((SECONDS - _t0)) -ge 30 ]; do
+    sleep 0.1
+done
 check_eq "resumed: healthy" "$(get "http://127.0.0.1:$MPORT/healthz" | sed -n 1p)" 200
 
 out=$("$B/coordinator/whittle-coordinator" --bind "tcp://127.0.0.1:$(free_port)" --insecure --metrics "example:99999" 2>&1); rc=$?

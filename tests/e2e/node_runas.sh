@@ -38,7 +38,7 @@ job() { # out setup [build]; a job no node takes must not hang the test
 port=$(free_port); EP="tcp://127.0.0.1:$port"
 "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --insecure --cache memory: > "$T/coord.log" 2>&1 &
 PIDS+=($!)
-sleep 0.3
+wait_listening "$T/coord.log"
 
 # 1. As nobody (root's default), no sandbox (--sandbox none: no warning;
 # the default sandbox is tenant.sh's).
@@ -68,7 +68,7 @@ stop_all
 port=$(free_port); EP="tcp://127.0.0.1:$port"
 "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --insecure --cache memory: > "$T/coord2.log" 2>&1 &
 PIDS+=($!)
-sleep 0.3
+wait_listening "$T/coord2.log"
 W="$T/wd-boxed"
 start_node "$W" "$T/boxed.log" --sandbox bwrap
 # Where no user namespace can be made for nobody (inside a chroot, as in
