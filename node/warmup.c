@@ -150,8 +150,24 @@ static int s_has_compile(const char *dir, const char *mount_at, const char *test
     return found;
 }
 
-/* The last non-empty line of a log (at most 160 printable bytes, a
- * trailing "..." when cut), malloc'ed, or NULL: what a failed setup said,
+/* text[start, end) as one printable line (at most 160 bytes, a trailing
+ * "..." when cut), malloc'ed, or NULL. */
+static char *s_clean_line(const char *text, size_t start, size_t end)
+{
+    if (end <= start)
+        return NULL;
+    size_t n = end - start > 160 ? 160 : end - start;
+    char *line = malloc(n + 4);
+    for (size_t i = 0; line && i < n; i++) {
+        unsigned char ch = (unsigned char)text[start + i];
+        line[i] = ch < 0x20 || ch == 0x7f ? ' ' : (char)ch;
+    }
+    if (line)
+        strcpy(line + n, end - start > 160 ? "..." : "");
+    return line;
+}
+
+/* The last non-empty line of a log, or NULL: what a failed setup said,
  * so its one-line error says more than a path. */
 static char *s_last_line(const char *log)
 {
@@ -164,42 +180,40 @@ static char *s_last_line(const char *log)
     size_t start = len;
     while (start && text[start - 1] != '\n')
         start--;
+    char *line = s_clean_line(text, start, len);
+    free(text);
+    return line;
+}
+
+/* bear's own line when a setup log shows its interception failing (its
+ * wrapper cannot reach its collector: "wrapper: failed with: gRPC call
+ * failed", seen here under load), not the user's setup; else NULL. */
+static char *s_bear_broke(const char *log)
+{
+    char *text = NULL;
+    size_t len = 0;
+    if (wh_read_file(log, 1u << 20, &text, &len) != 0 || !text)
+        return NULL;
+    const char *at = strstr(text, "wrapper: failed with:");
+    if (!at)
+        at = strstr(text, "intercept: failed with:");
     char *line = NULL;
-    if (len > start) {
-        size_t n = len - start > 160 ? 160 : len - start;
-        line = malloc(n + 4);
-        for (size_t i = 0; line && i < n; i++) {
-            unsigned char ch = (unsigned char)text[start + i];
-            line[i] = ch < 0x20 || ch == 0x7f ? ' ' : (char)ch;
-        }
-        if (line)
-            strcpy(line + n, len - start > 160 ? "..." : "");
+    if (at) {
+        const char *nl = memchr(at, '\n', len - (size_t)(at - text));
+        line = s_clean_line(text, (size_t)(at - text), nl ? (size_t)(nl - text) : len);
     }
     free(text);
     return line;
 }
 
-/* 1 when a setup log shows bear's own interception failing (its wrapper
- * cannot reach its collector: "wrapper: failed with: gRPC call failed",
- * seen here under load), not the user's setup. */
-static int s_bear_broke(const char *log)
-{
-    char *text = NULL;
-    size_t len = 0;
-    if (wh_read_file(log, 1u << 20, &text, &len) != 0 || !text)
-        return 0;
-    int broke = strstr(text, "wrapper: failed with:") || strstr(text, "intercept: failed with:");
-    free(text);
-    return broke;
-}
-
 /* Copies the project into dir and runs the setup there (seen at mount_at
  * when not NULL), under bear when with_bear and bear is there (wsflags.h).
- * Writes the setup's log beside dir. *bear_broke: the setup failed
- * because bear did. */
+ * Writes the setup's log beside dir. *bear_broke: bear's own failing
+ * line when the setup failed because bear did (malloc'ed), else NULL. */
 static int s_copy_setup_once(const wh_warm_req_t *r, const char *dir, const char *mount_at,
-                             int with_bear, int *bear_broke, char **detail)
+                             int with_bear, char **bear_broke, char **detail)
 {
+    *bear_broke = NULL;
     char *err = NULL;
     int rc = wh_workspace_copy(r->project, dir, r->exclude, &err);
     if (rc) {
@@ -267,7 +281,7 @@ static int s_copy_setup_once(const wh_warm_req_t *r, const char *dir, const char
                                                    sep, what, log);
         free(said);
         rc = WH_ESETUP;
-        *bear_broke = strcmp(setup, r->setup_cmd) != 0 && s_bear_broke(log);
+        *bear_broke = strcmp(setup, r->setup_cmd) != 0 ? s_bear_broke(log) : NULL;
     } else if (r->test_file && !s_has_compile(dir, mount_at, r->test_file)) {
         o.env = NULL;
         wh_wsflags_after_setup(dir, r->test_file, &o);
@@ -285,16 +299,21 @@ static int s_copy_setup_once(const wh_warm_req_t *r, const char *dir, const char
 static int s_copy_setup(const wh_warm_req_t *r, const char *dir, const char *mount_at,
                         char **detail)
 {
-    int broke = 0;
+    char *broke = NULL;
     int rc = s_copy_setup_once(r, dir, mount_at, 1, &broke, detail);
     if (rc != WH_ESETUP || !broke)
         return rc;
-    wh_warn("setup in %s: bear failed (%s); running the setup again without it", dir,
-            *detail ? *detail : "?");
+    /* bear's own line: the setup's log, which *detail names, is the
+     * second attempt's from now on */
+    wh_warn("setup in %s: bear failed (%s); running the setup again without it", dir, broke);
+    free(broke);
+    broke = NULL;
     free(*detail);
     *detail = NULL;
     wh_rm_rf(dir);
-    return s_copy_setup_once(r, dir, mount_at, 0, &broke, detail);
+    rc = s_copy_setup_once(r, dir, mount_at, 0, &broke, detail);
+    free(broke);
+    return rc;
 }
 
 /* Sets up key_dir/golden: copy and setup into golden.tmp (seen at the

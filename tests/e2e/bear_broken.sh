@@ -25,6 +25,8 @@ PATH="$T/bin:$PATH" "$WHITTLE" reduce "${args[@]}" --out "$T/runs" > "$T/out" 2>
 R=$(run_dir "$T/runs")
 check_eq "statements after" "$(json "$R/summary.json" .statements_after)" 2
 check_eq "one warning names bear" "$(grep -c 'bear failed (.*); running the setup again without it' "$T/out")" 1
+check_eq "the warning quotes bear's own line" \
+    "$(grep -c 'bear failed (wrapper: failed with: gRPC call failed: failed to connect to all addresses)' "$T/out")" 1
 # A setup that fails without bear too is the user's: reported as such.
 PATH="$T/bin:$PATH" "$WHITTLE" reduce "${args[@]:0:6}" --setup "make -s && false" --build "make -s" \
     --run "./test_request" --framework cmocka --cache memory: --out "$T/runs2" > "$T/out2" 2>&1
