@@ -615,24 +615,6 @@ static int s_run(s_self_t *self, s_job_t *j, uint64_t now)
     return -1;
 }
 
-/* The pool's watcher of wake_fd: drains it; s_tend, right after the poll,
- * starts the prepared jobs. */
-static void s_on_wake(void *ctx)
-{
-    const s_self_t *self = ctx;
-    wh_wake_drain(self->wake_fd);
-}
-
-/* Without one, prepared jobs start at the poll timeout. */
-static void s_wake_open(s_self_t *self)
-{
-    self->wake_fd = wh_wake_open();
-    if (self->wake_fd >= 0 && wh_pool_watch_fd(self->pool, self->wake_fd, s_on_wake, self) != 0) {
-        close(self->wake_fd);
-        self->wake_fd = -1;
-    }
-}
-
 /* One turn over the jobs: start the prepared ones, run the started ones. A
  * job still preparing tells its client so every 2 s (the client takes a
  * long silence for a lost coordinator). */
@@ -925,7 +907,7 @@ int main(int argc, char **argv)
         fprintf(stderr, "whittle-coordinator: CURVE on; %d node key(s), %d client key(s) allowed\n",
                 wh_auth_count(auth, WH_ROLE_NODE), wh_auth_count(auth, WH_ROLE_CLIENT));
     wh_pool_on_other(self.pool, s_on_other, &self);
-    s_wake_open(&self);
+    self.wake_fd = wh_pool_wake_open(self.pool); /* s_tend starts what is prepared */
     self.t0 = wh_now_ms();
     fprintf(stderr, "whittle-coordinator: listening on %s, cache %s, journal %s, run folders "
             "under %s\n", wh_pool_endpoint(self.pool), wh_cache_describe(self.cache),
@@ -940,10 +922,7 @@ int main(int argc, char **argv)
     s_shutdown(&self);
     code = 0;
 out:
-    if (self.wake_fd >= 0) { /* every preparation thread is joined */
-        wh_pool_unwatch_fd(self.pool, self.wake_fd);
-        close(self.wake_fd);
-    }
+    wh_pool_wake_close(self.pool, self.wake_fd); /* every preparation thread is joined */
     if (err)
         fprintf(stderr, "whittle-coordinator: error: %s\n", err);
     free(err);

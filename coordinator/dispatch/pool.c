@@ -7,6 +7,7 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 #include <zmq.h>
 
 #include "budget.h"
@@ -1088,6 +1089,30 @@ int wh_pool_watch_fd(wh_pool_t *p, int fd, wh_pool_fd_fn fn, void *ctx)
     }
     p->watch[p->nwatch++] = (struct s_watch){fd, fn, ctx};
     return 0;
+}
+
+static void s_wake_drain(void *ctx)
+{
+    wh_wake_drain((int)(intptr_t)ctx);
+}
+
+int wh_pool_wake_open(wh_pool_t *p)
+{
+    int fd = wh_wake_open();
+    if (fd >= 0 && wh_pool_watch_fd(p, fd, s_wake_drain, (void *)(intptr_t)fd) != 0) {
+        close(fd);
+        fd = -1;
+    }
+    return fd;
+}
+
+void wh_pool_wake_close(wh_pool_t *p, int fd)
+{
+    if (fd < 0)
+        return;
+    if (p)
+        wh_pool_unwatch_fd(p, fd);
+    close(fd);
 }
 
 void wh_pool_unwatch_fd(wh_pool_t *p, int fd)

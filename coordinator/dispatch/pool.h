@@ -165,6 +165,13 @@ int wh_pool_watch_fd(wh_pool_t *p, int fd, wh_pool_fd_fn fn, void *ctx);
 /* Stops watching fd (before the caller closes it); a no-op for an fd not
  * watched. */
 void wh_pool_unwatch_fd(wh_pool_t *p, int fd);
+/* An eventfd the pool watches and drains, only to wake its poll: a thread
+ * whose result the loop takes up after wh_pool_poll (a job's preparation,
+ * a parse) writes it with wh_wake_signal when done. -1 when none can be
+ * made (the poll timeout takes such results up instead). */
+int wh_pool_wake_open(wh_pool_t *p);
+/* Unwatches and closes fd (-1: nothing); once no thread writes it. */
+void wh_pool_wake_close(wh_pool_t *p, int fd);
 
 /* Sends a message to a client (for replies to SUBMIT/STATUS_REQ). */
 int wh_pool_reply(wh_pool_t *p, const void *ident, size_t ident_len, const wh_msg_t *m);

@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "baseline.h"
 #include "identity.h"
@@ -217,33 +216,10 @@ void red_wake(void *ctx)
     wh_wake_signal(r->wake_fd); /* on failure the poll timeout takes it up */
 }
 
-/* The pool's watcher of wake_fd: drains it; wh_reduction_poll, which the
- * loop calls after every poll, takes up what is done. */
-static void s_on_wake(void *ctx)
-{
-    const wh_reduction_t *r = ctx;
-    wh_wake_drain(r->wake_fd);
-}
-
-/* Without an eventfd the job still runs: its setups are noticed at the
- * poll timeout, as they were before. */
-static void s_wake_open(wh_reduction_t *r)
-{
-    r->wake_fd = wh_wake_open();
-    if (r->wake_fd >= 0 && wh_pool_watch_fd(r->pool, r->wake_fd, s_on_wake, r) != 0) {
-        close(r->wake_fd);
-        r->wake_fd = -1;
-    }
-}
-
 /* Once no thread writes it (all joined), or before the pool goes. */
 static void s_wake_close(wh_reduction_t *r)
 {
-    if (r->wake_fd < 0)
-        return;
-    if (r->pool)
-        wh_pool_unwatch_fd(r->pool, r->wake_fd);
-    close(r->wake_fd);
+    wh_pool_wake_close(r->pool, r->wake_fd);
     r->wake_fd = -1;
 }
 
@@ -300,7 +276,8 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     wh_pool_set_hold(pool, r->pool_id, red_hold_cand);
     r->pool = pool;
     r->cache = cache;
-    s_wake_open(r);
+    /* -1: its setups are taken up at the poll timeout, as before */
+    r->wake_fd = wh_pool_wake_open(pool);
 
     /* The fingerprint of this exact job may be known already. */
     char fpkey[80];
