@@ -202,18 +202,20 @@ struct wh_reduction {
     int ub_unchecked;       /* candidates built unchecked by the time budget */
     int ub_guard;           /* candidates recorded as UBGuard */
     int ub_predicted;       /* of them, not built (also counted in predicted) */
-    /* the guard's answers by candidate key (a chain asks again about the
-     * steps the chain before it held: 1736 checks for 172 candidates, 2.2 s
-     * of the poll thread in a 4.5 s run at 32 slots, before) */
-    struct red_ubmemo {
+    /* the front end's answers by candidate key (reduce_femo.c): the
+     * guard's (a chain asks again about the steps the chain before it
+     * held: 1736 checks for 172 candidates, 2.2 s of the poll thread in a
+     * 4.5 s run at 32 slots, before) and the precheck's passes */
+    struct red_femo {
         char key[65];       /* "" = free */
-        int fail;
-        char *msg;
-    } *ubm;
-    size_t ubm_cap, ubm_n;
+        signed char ub;     /* the UB guard's answer: -1 not known, 0 pass, 1 fail */
+        signed char pass;   /* 1: the precheck found no front-end error */
+        char *msg;          /* the guard's first diagnostic (ub 1) */
+    } *fem;
+    size_t fem_cap, fem_n;
     int ub_learned;         /* answers the precheck's parse gave (red_ubguard_learn) */
     int withdrawn;          /* chain steps withdrawn after a surprise (reduce_rounds.c) */
-    int ubm_hits;           /* answers taken from it */
+    int ubm_hits;           /* guard answers taken from it */
     uint64_t ub_refused;    /* the candidate the guard just kept from a slot */
     /* counters */
     int candidates, evaluated, cached, extra, cancelled, predicted;
@@ -295,6 +297,13 @@ void red_audit(wh_reduction_t *r, const red_cand_t *c, int id);
 /* The precheck's figures for the summary; *list (JSON or NULL) holds the
  * disagreements until the summary is written. */
 void red_precheck_summary(wh_reduction_t *r, wh_precheck_summary_t *p, char **list);
+
+/* reduce_femo.c: the front end's memo. The entry of key (64 hex digits);
+ * NULL when there is none, unless add: then a new one (ub -1, pass 0), or
+ * NULL when there is no room (the answer is then asked again). */
+struct red_femo *red_femo_find(wh_reduction_t *r, const char *key, int add);
+/* Forgets every answer (the front end opened with other flags). */
+void red_femo_clear(wh_reduction_t *r);
 
 /* reduce_ubguard.c: the UB guard */
 /* Opens the guard with the flags of the tree in use (nothing with

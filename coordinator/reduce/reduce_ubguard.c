@@ -19,61 +19,14 @@
 
 #include "render.h"
 
-/* The guard's answer for key: found (1), or the free entry to fill (0,
- * *e), or no room (0, *e NULL). Open addressing, at most half full. */
-static int s_memo_find(wh_reduction_t *r, const char *key, struct red_ubmemo **e)
-{
-    *e = NULL;
-    if (2 * (r->ubm_n + 1) > r->ubm_cap) {
-        size_t cap = r->ubm_cap ? 2 * r->ubm_cap : 256;
-        struct red_ubmemo *nm = calloc(cap, sizeof *nm);
-        if (!nm)
-            return 0;
-        struct red_ubmemo *old = r->ubm;
-        size_t oldcap = r->ubm_cap;
-        r->ubm = nm;
-        r->ubm_cap = cap;
-        for (size_t i = 0; i < oldcap; i++) {
-            if (!old[i].key[0])
-                continue;
-            struct red_ubmemo *slot;
-            s_memo_find(r, old[i].key, &slot);
-            *slot = old[i];
-        }
-        free(old);
-    }
-    char h16[17];
-    memcpy(h16, key, 16);
-    h16[16] = '\0';
-    size_t i = (size_t)strtoull(h16, NULL, 16) & (r->ubm_cap - 1);
-    while (r->ubm[i].key[0]) {
-        if (memcmp(r->ubm[i].key, key, 64) == 0) {
-            *e = &r->ubm[i];
-            return 1;
-        }
-        i = (i + 1) & (r->ubm_cap - 1);
-    }
-    *e = &r->ubm[i];
-    return 0;
-}
-
-static void s_memo_clear(wh_reduction_t *r)
-{
-    for (size_t i = 0; i < r->ubm_cap; i++)
-        free(r->ubm[i].msg);
-    free(r->ubm);
-    r->ubm = NULL;
-    r->ubm_cap = r->ubm_n = 0;
-}
-
 void red_ubguard_free(wh_reduction_t *r)
 {
-    s_memo_clear(r);
+    red_femo_clear(r);
 }
 
 int red_ubguard_open(wh_reduction_t *r, int async)
 {
-    s_memo_clear(r); /* the answers were of the old tree's flags */
+    red_femo_clear(r); /* the answers were of the old tree's flags */
     if (!r->job.ub_guard)
         return 0;
     wh_ubguard_destroy(&r->ub);
@@ -122,13 +75,11 @@ int red_ubguard_learn(wh_reduction_t *r, const char *key, int fail, const char *
 {
     if (!wh_ubguard_enabled(r->ub) || r->job.precheck != WH_PRECHECK_ON || fail < 0)
         return 0;
-    struct red_ubmemo *e = NULL;
-    if (s_memo_find(r, key, &e) || !e)
-        return 1; /* known already (the same text answers the same), or no room */
-    memcpy(e->key, key, 65);
-    e->fail = fail != 0;
+    struct red_femo *e = red_femo_find(r, key, 1);
+    if (!e || e->ub >= 0)
+        return 1; /* no room, or known already (the same text answers the same) */
+    e->ub = fail != 0;
     e->msg = fail && msg ? strdup(msg) : NULL;
-    r->ubm_n++;
     r->ub_learned++;
     return 1;
 }
@@ -138,14 +89,14 @@ int red_ubguard_learn(wh_reduction_t *r, const char *key, int fail, const char *
 static int s_check(wh_reduction_t *r, int i)
 {
     red_cand_t *c = &r->c[i];
-    struct red_ubmemo *e = NULL;
-    if (s_memo_find(r, c->key, &e)) {
+    struct red_femo *e = red_femo_find(r, c->key, 0);
+    if (e && e->ub >= 0) {
         r->ubm_hits++;
         char *msg = e->msg ? strdup(e->msg) : NULL;
-        c->ub = e->fail ? RED_PRE_FAIL : RED_PRE_PASS;
+        c->ub = e->ub ? RED_PRE_FAIL : RED_PRE_PASS;
         free(c->ub_msg);
         c->ub_msg = msg;
-        if (e->fail)
+        if (e->ub)
             c->v = WH_V_UB_GUARD;
         return 1;
     }
@@ -154,11 +105,11 @@ static int s_check(wh_reduction_t *r, int i)
     char *msg = NULL;
     int rc = text ? wh_ubguard_check(r->ub, text, len, &msg) : WH_ENOMEM;
     free(text);
-    if (rc >= 0 && e) { /* kept for the chains to come (no room: asked again) */
-        memcpy(e->key, c->key, 65);
-        e->fail = rc != 0;
+    if (rc >= 0 && (e = red_femo_find(r, c->key, 1)) != NULL) {
+        /* kept for the chains to come (no room: asked again) */
+        e->ub = rc != 0;
+        free(e->msg);
         e->msg = msg ? strdup(msg) : NULL;
-        r->ubm_n++;
     }
     if (rc < 0) {
         if (!r->ub_off) {
@@ -229,7 +180,7 @@ void red_ubguard_summary(wh_reduction_t *r, wh_summary_t *s, char **sanitizers)
     s->ub_predicted = r->ub_predicted;
     if (r->ubm_hits || r->ub_learned)
         wh_record_log(r->rec, "UB guard: %d answers reused from %zu kept by candidate key "
-                      "(%d from the precheck's parse)", r->ubm_hits, r->ubm_n, r->ub_learned);
+                      "(%d from the precheck's parse)", r->ubm_hits, r->fem_n, r->ub_learned);
     /* The verify run builds with the project's own command: the record
      * says which sanitizers watched it (the guard sees only what the front
      * end sees; MemorySanitizer would catch more at run time). */
