@@ -14,6 +14,7 @@
 #include <string.h>
 #include <sys/eventfd.h>
 #include <sys/stat.h>
+#include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
 
@@ -570,6 +571,23 @@ int wh_wake_signal(int fd)
     if (fd < 0 || write(fd, &one, sizeof one) == (ssize_t)sizeof one || errno == EAGAIN)
         return 0; /* EAGAIN: the counter is full, so readable already */
     return -errno;
+}
+
+int wh_timer_open(void)
+{
+    return timerfd_create(CLOCK_MONOTONIC, TFD_NONBLOCK | TFD_CLOEXEC);
+}
+
+int wh_timer_arm(int fd, uint64_t ms)
+{
+    if (fd < 0)
+        return 0;
+    if (ms == 0)
+        ms = 1; /* an it_value of 0 would disarm it */
+    struct itimerspec t = {0};
+    t.it_value.tv_sec = (time_t)(ms / 1000);
+    t.it_value.tv_nsec = (long)(ms % 1000) * 1000000L;
+    return timerfd_settime(fd, 0, &t, NULL) == 0 ? 0 : -errno;
 }
 
 void wh_wake_drain(int fd)

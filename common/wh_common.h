@@ -151,6 +151,13 @@ int wh_wake_open(void);
 int wh_wake_signal(int fd);
 /* Reads fd until it is not readable. */
 void wh_wake_drain(int fd);
+/* A timer fd (non-blocking, close-on-exec, monotonic clock) that becomes
+ * readable when armed time runs out; wh_wake_drain reads it. -1 when none
+ * can be made. */
+int wh_timer_open(void);
+/* Arms fd to become readable in ms milliseconds (at least 1), replacing
+ * any earlier arming. fd < 0: nothing. 0, or -errno. */
+int wh_timer_arm(int fd, uint64_t ms);
 
 /* ---- time ---- */
 uint64_t wh_now_ms(void);      /* monotonic */

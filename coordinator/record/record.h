@@ -116,6 +116,7 @@ typedef struct {
     int jobs;
     const wh_fp_t *fp;
     int flaky, speculated, spec_used;
+    int chain_waits; /* chains made after waiting for a due verdict */
     int repeat;                        /* > 1: written */
     const char *reference;             /* NULL: no fault check */
     int keep_fault;

@@ -62,6 +62,7 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->flaky = r->flaky;
     s->speculated = r->speculated;
     s->spec_used = r->spec_used;
+    s->chain_waits = r->deferred;
     wh_pool_warm_t w;
     if (r->pool && wh_pool_warm_stats(r->pool, r->pool_id, &w) == 0) {
         s->warm_known = 1;

@@ -254,8 +254,10 @@ int red_hold_cand(void *ctx, uint64_t id)
         if (c->rep != k || c->v != WH_V_NONE || !c->dispatched || !c->disp_ms)
             continue;
         uint64_t ran = now - c->disp_ms;
-        if (4 * ran >= 3 * r->turn_ms && ran <= 2 * r->turn_ms)
+        if (4 * ran >= 3 * r->turn_ms && ran <= 2 * r->turn_ms) {
+            red_timer_at(r, c->disp_ms + 2 * r->turn_ms + 1); /* asked again then */
             return 1;
+        }
     }
     return 0;
 }
@@ -614,7 +616,7 @@ static void s_settle(wh_reduction_t *r)
         }
         struct red_spec *sp = &r->spec[r->nspec++];
         *sp = (struct red_spec){.id = c->eval_id, .exact = c->exact, .delta = c->delta,
-                                .running = 1};
+                                .running = 1, .disp_ms = c->disp_ms};
         memcpy(sp->key, c->key, 65);
     }
 }
@@ -755,11 +757,44 @@ static void s_withdraw_doomed(wh_reduction_t *r, const wh_verdict_t *v)
     }
 }
 
+/* 1 when the next chain waits: a step the last chain left running has
+ * run for 3/4 to 2 of a step's usual time (the hold's window), so its
+ * verdict is due any moment and may change what the next chain expects.
+ * Planned without it, the next chain's first steps start on an
+ * expectation that verdict may prove wrong (8 slots, 200 ms: 114-131
+ * builds in the walk from run to run, 120 every time with the wait). The
+ * wait ends with that verdict, or at most when the step leaves the
+ * window (the timer). It changes only when the next chain is made, never
+ * what it judges: the steps that count are the walk's (chain.h). One
+ * slot never waits (nothing runs beyond a chain's surprise). */
+static int s_wait_due(wh_reduction_t *r)
+{
+    if (!r->turn_ms || !r->nspec || wh_engine_done(r->engine))
+        return r->defer_until = 0;
+    uint64_t now = wh_now_ms(), until = 0;
+    for (int k = 0; k < r->nspec; k++) {
+        const struct red_spec *sp = &r->spec[k];
+        if (!sp->running || !sp->disp_ms)
+            continue;
+        uint64_t ran = now - sp->disp_ms;
+        if (4 * ran >= 3 * r->turn_ms && ran <= 2 * r->turn_ms) {
+            uint64_t end = sp->disp_ms + 2 * r->turn_ms + 1;
+            until = until && until < end ? until : end;
+        }
+    }
+    if (!until)
+        return r->defer_until = 0;
+    r->deferred += !r->defer_until;
+    r->defer_until = until;
+    red_timer_at(r, until);
+    return 1;
+}
+
 /* Runs the walk as far as the verdicts at hand allow. */
 void red_advance(wh_reduction_t *r)
 {
     while (r->state == RED_ROUNDS) {
-        if (!r->round && !s_next_round(r))
+        if (!r->round && (s_wait_due(r) || !s_next_round(r)))
             return;
         red_ubguard_settle(r); /* no Preserved is accepted unguarded */
         wh_verdict_t *v = calloc(r->nc > 0 ? (size_t)r->nc : 1u, sizeof *v);

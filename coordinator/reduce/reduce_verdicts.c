@@ -515,14 +515,17 @@ void red_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *worke
     }
     if ((r->state == RED_VERIFY || r->state == RED_CLAIMS) && red_on_claim(r, id, m, worker))
         return; /* a check of the claims, beside the verify run or after it */
-    if (r->state == RED_CLAIMS)
-        return;
-    if (r->state != RED_ROUNDS || !r->c)
+    if (r->state != RED_ROUNDS)
         return;
     if (s_on_speculation(r, id, m, worker)) {
-        red_replan(r);
+        if (r->c)
+            red_replan(r);
+        else
+            red_advance(r); /* the next chain may have waited for it */
         return;
     }
+    if (!r->c)
+        return;
     s_on_candidate(r, id, m, worker);
     red_advance(r);
 }
