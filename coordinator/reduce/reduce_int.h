@@ -229,6 +229,7 @@ struct wh_reduction {
     uint64_t ms_ring[RED_MS_RING]; /* times of the last built candidates, for the ETA */
     uint64_t turn_ms;       /* a chain step's time from dispatch to verdict (moving mean) */
     uint64_t defer_until;   /* the next chain waits for due verdicts until then (0: no wait) */
+    uint64_t wait_from;     /* when that wait began (0: none) */
     int deferred;           /* chains that waited for a due verdict (the summary's "waits") */
     int n_ms;
     /* the ETA's plan: candidates of each round left if nothing more is

@@ -763,30 +763,34 @@ static void s_withdraw_doomed(wh_reduction_t *r, const wh_verdict_t *v)
  * Planned without it, the next chain's first steps start on an
  * expectation that verdict may prove wrong (8 slots, 200 ms: 114-131
  * builds in the walk from run to run, 120 every time with the wait). The
- * wait ends with that verdict, or at most when the step leaves the
- * window (the timer). It changes only when the next chain is made, never
- * what it judges: the steps that count are the walk's (chain.h). One
- * slot never waits (nothing runs beyond a chain's surprise). */
+ * wait ends with that verdict, when the step leaves the window, or after
+ * a quarter of a step's usual time (a slow build never keeps the freed
+ * slots idle for long), whichever comes first (the timer). It changes
+ * only when the next chain is made, never what it judges: the steps that
+ * count are the walk's (chain.h). One slot never waits (nothing runs
+ * beyond a chain's surprise). */
 static int s_wait_due(wh_reduction_t *r)
 {
-    if (!r->turn_ms || !r->nspec || wh_engine_done(r->engine))
-        return r->defer_until = 0;
     uint64_t now = wh_now_ms(), until = 0;
-    for (int k = 0; k < r->nspec; k++) {
+    for (int k = 0; r->turn_ms && !wh_engine_done(r->engine) && k < r->nspec; k++) {
         const struct red_spec *sp = &r->spec[k];
-        if (!sp->running || !sp->disp_ms)
-            continue;
         uint64_t ran = now - sp->disp_ms;
-        if (4 * ran >= 3 * r->turn_ms && ran <= 2 * r->turn_ms) {
+        if (sp->running && sp->disp_ms && 4 * ran >= 3 * r->turn_ms && ran <= 2 * r->turn_ms) {
             uint64_t end = sp->disp_ms + 2 * r->turn_ms + 1;
             until = until && until < end ? until : end;
         }
     }
-    if (!until)
-        return r->defer_until = 0;
-    r->deferred += !r->defer_until;
-    r->defer_until = until;
-    red_timer_at(r, until);
+    if (until && !r->wait_from) {
+        r->wait_from = now;
+        r->deferred++;
+    }
+    uint64_t cap = r->wait_from + r->turn_ms / 4 + 1;
+    if (!until || now >= cap) {
+        r->wait_from = r->defer_until = 0;
+        return 0;
+    }
+    r->defer_until = until < cap ? until : cap;
+    red_timer_at(r, r->defer_until);
     return 1;
 }
 
