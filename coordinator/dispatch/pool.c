@@ -197,6 +197,7 @@ wh_pool_t *wh_pool_new_auth(void *zctx, const char *bind, unsigned hb_ms, const 
     }
     p->zctx = zctx;
     p->hb_ms = hb_ms ? hb_ms : 1000;
+    p->timer_fd = -1;
     if (!(p->losses = wh_losses_new())) {
         free(p);
         *err = strdup("out of memory");
@@ -254,6 +255,8 @@ void wh_pool_destroy(wh_pool_t **pp)
         free((char *)p->nstat[i].node);
     free(p->nstat);
     free(p->watch);
+    if (p->timer_fd >= 0)
+        close(p->timer_fd);
     free(p);
     *pp = NULL;
 }
@@ -1104,6 +1107,31 @@ int wh_pool_wake_open(wh_pool_t *p)
         fd = -1;
     }
     return fd;
+}
+
+static void s_timer_fired(void *ctx)
+{
+    wh_pool_t *p = ctx;
+    wh_wake_drain(p->timer_fd);
+    p->timer_at = 0;
+}
+
+void wh_pool_wake_at(wh_pool_t *p, uint64_t when)
+{
+    if (p->timer_fd < 0) {
+        p->timer_fd = wh_timer_open();
+        if (p->timer_fd >= 0 && wh_pool_watch_fd(p, p->timer_fd, s_timer_fired, p) != 0) {
+            close(p->timer_fd);
+            p->timer_fd = -1;
+        }
+        if (p->timer_fd < 0)
+            return; /* the poll timeout takes it up */
+    }
+    uint64_t now = wh_now_ms();
+    if (p->timer_at > now && p->timer_at <= when)
+        return; /* armed for sooner already */
+    if (wh_timer_arm(p->timer_fd, when > now ? when - now : 1) == 0)
+        p->timer_at = when;
 }
 
 void wh_pool_wake_close(wh_pool_t *p, int fd)

@@ -172,6 +172,13 @@ void wh_pool_unwatch_fd(wh_pool_t *p, int fd);
 int wh_pool_wake_open(wh_pool_t *p);
 /* Unwatches and closes fd (-1: nothing); once no thread writes it. */
 void wh_pool_wake_close(wh_pool_t *p, int fd);
+/* Makes the poll return by `when` (wh_now_ms), for a wait the caller
+ * chose (a held task's hold, a job waiting for a verdict due any moment):
+ * the loop then asks the hold functions again and calls the jobs' own
+ * polls. One timer for the pool, armed for the soonest time asked; a
+ * stale wake-up only costs a turn. Without a timer fd, the poll timeout
+ * takes it up. */
+void wh_pool_wake_at(wh_pool_t *p, uint64_t when);
 
 /* Sends a message to a client (for replies to SUBMIT/STATUS_REQ). */
 int wh_pool_reply(wh_pool_t *p, const void *ident, size_t ident_len, const wh_msg_t *m);

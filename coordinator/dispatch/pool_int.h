@@ -100,6 +100,8 @@ struct wh_pool {
         void *ctx;
     } *watch;              /* fds watched for reading (wh_pool_watch_fd) */
     int nwatch, capwatch;
+    int timer_fd;          /* wh_pool_wake_at's timer, watched; -1: not made (yet) */
+    uint64_t timer_at;     /* when it is armed for (wh_now_ms), 0: not armed */
 };
 
 /* pool.c */

@@ -32,7 +32,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
 
 #include "baseline.h"
 #include "identity.h"
@@ -127,7 +126,7 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, int *status
         return NULL;
     }
     r->t0 = wh_now_ms();
-    r->wake_fd = r->timer_fd = -1;
+    r->wake_fd = -1;
     r->quiet = quiet;
     r->last_sweep = r->last_level = -1;
     /* a private copy of the job */
@@ -222,42 +221,6 @@ static void s_wake_close(wh_reduction_t *r)
 {
     wh_pool_wake_close(r->pool, r->wake_fd);
     r->wake_fd = -1;
-    if (r->timer_fd >= 0) {
-        if (r->pool)
-            wh_pool_unwatch_fd(r->pool, r->timer_fd);
-        close(r->timer_fd);
-        r->timer_fd = -1;
-    }
-}
-
-/* The pool's watcher of the timer: a wait the walk chose ran out. The
- * pool asks a held step's hold again in the same turn (its dispatch runs
- * after the watchers). */
-static void s_on_timer(void *ctx)
-{
-    wh_reduction_t *r = ctx;
-    wh_wake_drain(r->timer_fd);
-    r->timer_at = 0;
-    if (r->state == RED_ROUNDS && !r->round && r->defer_until)
-        red_advance(r);
-}
-
-void red_timer_at(wh_reduction_t *r, uint64_t when)
-{
-    uint64_t now = wh_now_ms();
-    if (r->timer_fd < 0 || (r->timer_at > now && r->timer_at <= when))
-        return; /* armed for sooner already */
-    if (wh_timer_arm(r->timer_fd, when > now ? when - now : 1) == 0)
-        r->timer_at = when;
-}
-
-static void s_timer_open(wh_reduction_t *r)
-{
-    r->timer_fd = wh_timer_open();
-    if (r->timer_fd >= 0 && wh_pool_watch_fd(r->pool, r->timer_fd, s_on_timer, r) != 0) {
-        close(r->timer_fd);
-        r->timer_fd = -1;
-    }
 }
 
 int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, char **err)
@@ -315,7 +278,6 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     r->cache = cache;
     /* -1: its setups are taken up at the poll timeout, as before */
     r->wake_fd = wh_pool_wake_open(pool);
-    s_timer_open(r);
 
     /* The fingerprint of this exact job may be known already. */
     char fpkey[80];
@@ -372,7 +334,7 @@ void wh_reduction_poll(wh_reduction_t *r)
     }
     red_precheck_take(r); /* the pool's watcher takes them first */
     if (r->state == RED_ROUNDS && !r->round && r->defer_until && wh_now_ms() >= r->defer_until)
-        red_advance(r); /* without a timer fd */
+        red_advance(r); /* the next chain's wait ran out (the pool's timer woke the loop) */
 }
 
 void wh_reduction_destroy(wh_reduction_t **rp)

@@ -195,11 +195,6 @@ struct wh_reduction {
      * next poll timeout (two of them after a baseline: 180 ms of 1.7 s on
      * the cart fixture); -1 without one (set by wh_reduction_start) */
     int wake_fd;
-    /* a timer fd the pool watches (-1: none; the poll timeout then takes
-     * its work up): it wakes the walk when a wait it chose runs out (a
-     * held step's hold, the next chain's wait for a due verdict) */
-    int timer_fd;
-    uint64_t timer_at;      /* when it is armed for (wh_now_ms), 0: not armed */
     /* the UB guard (DESIGN.md, "Trust"; reduce_ubguard.c) */
     wh_ubguard_t *ub;
     char *ub_off;           /* why the guard is off for this job, or NULL */
@@ -441,10 +436,6 @@ void red_begin_walk(wh_reduction_t *r);
 /* The on_ready of the job's setup threads (ctx: the reduction): wakes the
  * pool's poll through wake_fd. Safe on any thread. */
 void red_wake(void *ctx);
-/* Wakes the walk at `when` (wh_now_ms) through timer_fd, unless it is
- * armed for sooner already (a stale wake-up only costs a look). Pool
- * thread. */
-void red_timer_at(wh_reduction_t *r, uint64_t when);
 /* The pool's verdict and note callbacks (pool.h); ctx is the reduction. */
 void red_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *worker);
 void red_on_note(void *ctx, uint64_t id, wh_pool_note_t what, const char *worker,

@@ -255,7 +255,7 @@ int red_hold_cand(void *ctx, uint64_t id)
             continue;
         uint64_t ran = now - c->disp_ms;
         if (4 * ran >= 3 * r->turn_ms && ran <= 2 * r->turn_ms) {
-            red_timer_at(r, c->disp_ms + 2 * r->turn_ms + 1); /* asked again then */
+            wh_pool_wake_at(r->pool, c->disp_ms + 2 * r->turn_ms + 1); /* asked again then */
             return 1;
         }
     }
@@ -765,10 +765,11 @@ static void s_withdraw_doomed(wh_reduction_t *r, const wh_verdict_t *v)
  * builds in the walk from run to run, 120 every time with the wait). The
  * wait ends with that verdict, when the step leaves the window, or after
  * a quarter of a step's usual time (a slow build never keeps the freed
- * slots idle for long), whichever comes first (the timer). It changes
- * only when the next chain is made, never what it judges: the steps that
- * count are the walk's (chain.h). One slot never waits (nothing runs
- * beyond a chain's surprise). */
+ * slots idle for long), whichever comes first (the pool's timer wakes the
+ * loop, and wh_reduction_poll goes on). It changes only when the next
+ * chain is made, never what it judges: the steps that count are the
+ * walk's (chain.h). One slot never waits (nothing runs beyond a chain's
+ * surprise). */
 static int s_wait_due(wh_reduction_t *r)
 {
     uint64_t now = wh_now_ms(), until = 0;
@@ -790,7 +791,7 @@ static int s_wait_due(wh_reduction_t *r)
         return 0;
     }
     r->defer_until = until < cap ? until : cap;
-    red_timer_at(r, r->defer_until);
+    wh_pool_wake_at(r->pool, r->defer_until); /* wh_reduction_poll goes on then */
     return 1;
 }
 

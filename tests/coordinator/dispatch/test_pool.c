@@ -923,8 +923,40 @@ static void test_lazy_hold_flips(void)
     zmq_ctx_term(zctx);
 }
 
+/* wh_pool_wake_at: the poll returns when the time asked for comes, long
+ * before its own timeout; the soonest of two times wins; a time already
+ * past wakes the next poll at once. */
+static void test_wake_at(void)
+{
+    void *zctx = zmq_ctx_new();
+    char *err = NULL;
+    wh_pool_t *p = wh_pool_new(zctx, "inproc://pool-wake-at", 1000, &err);
+    CHECK(p != NULL);
+    if (!p) {
+        free(err);
+        zmq_ctx_term(zctx);
+        return;
+    }
+    uint64_t t0 = wh_now_ms();
+    wh_pool_wake_at(p, t0 + 60000);
+    wh_pool_wake_at(p, t0 + 40); /* sooner: re-armed */
+    wh_pool_wake_at(p, t0 + 50000); /* later: the sooner one stays */
+    while (wh_now_ms() - t0 < 30000 && wh_now_ms() < t0 + 40)
+        wh_pool_poll(p, 30000); /* a deadline, not a sleep */
+    uint64_t took = wh_now_ms() - t0;
+    CHECK(took >= 40);
+    CHECK(took < 30000); /* woken by the timer, not the poll timeout */
+    t0 = wh_now_ms();
+    wh_pool_wake_at(p, t0 - 5); /* past: at once */
+    wh_pool_poll(p, 30000);
+    CHECK(wh_now_ms() - t0 < 30000);
+    wh_pool_destroy(&p);
+    zmq_ctx_term(zctx);
+}
+
 int main(void)
 {
+    RUN_TEST(test_wake_at);
     RUN_TEST(test_dead_slot_requeue_and_return);
     RUN_TEST(test_lazy_hold);
     RUN_TEST(test_lazy_hold_flips);
