@@ -62,13 +62,18 @@ args=(--project "$P" --file tests/test_request.c --test test_should_read_headers
 REF=$(run_dir "$T/ref")
 
 port=$(free_port); EP="tcp://127.0.0.1:$port"
+# Heartbeats every 4 s (a slot is dead after 12 s of silence): the claim on
+# a dead node's routing id below must reach the coordinator before n1's
+# slot expires, and under load (a CI run beside other tests) starting the
+# claiming peer and its CURVE handshake outlasted the 3 s of the default.
+HB=(--heartbeat 4000)
 "$COORD" --runs "$T" --bind "$EP" --cache memory: -v --secret-key "$K/coord.secret" --nodes "$K/nodes" \
-    --clients "$K/clients" > "$T/coord.log" 2>&1 &
+    --clients "$K/clients" "${HB[@]}" > "$T/coord.log" 2>&1 &
 PIDS+=($!)
 wait_listening "$T/coord.log"
 SK=(--server-key "$K/coord.public")
 node() { # name key-file
-    "$NODE" --connect "$EP" --slots 1 --workdir "$T/w-$1" --id "$1" --secret-key "$2" "${SK[@]}" -v > "$T/node-$1.log" 2>&1 &
+    "$NODE" --connect "$EP" --slots 1 --workdir "$T/w-$1" --id "$1" --secret-key "$2" "${SK[@]}" "${HB[@]}" -v > "$T/node-$1.log" 2>&1 &
     PIDS+=($!)
 }
 node n1 "$K/nodes/n1.secret"
