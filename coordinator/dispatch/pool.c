@@ -1128,8 +1128,12 @@ void wh_pool_wake_at(wh_pool_t *p, uint64_t when)
             return; /* the poll timeout takes it up */
     }
     uint64_t now = wh_now_ms();
-    if (p->timer_at > now && p->timer_at <= when)
-        return; /* armed for sooner already */
+    /* Armed for sooner already, or run out and not drained yet: this poll
+     * returns at once, and whoever asked asks again in that turn (holds
+     * at dispatch, a job's wait in its poll). Arming it now would undo
+     * that wake-up. */
+    if (p->timer_at && (p->timer_at <= now || p->timer_at <= when))
+        return;
     if (wh_timer_arm(p->timer_fd, when > now ? when - now : 1) == 0)
         p->timer_at = when;
 }

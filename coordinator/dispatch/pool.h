@@ -175,9 +175,10 @@ void wh_pool_wake_close(wh_pool_t *p, int fd);
 /* Makes the poll return by `when` (wh_now_ms), for a wait the caller
  * chose (a held task's hold, a job waiting for a verdict due any moment):
  * the loop then asks the hold functions again and calls the jobs' own
- * polls. One timer for the pool, armed for the soonest time asked; a
- * stale wake-up only costs a turn. Without a timer fd, the poll timeout
- * takes it up. */
+ * polls. One timer for the pool, armed for the soonest time asked, so a
+ * later time asked meanwhile may be forgotten when it fires: a caller
+ * asks again every turn while it waits (the pool asks the holds at every
+ * dispatch). Without a timer fd, the poll timeout takes it up. */
 void wh_pool_wake_at(wh_pool_t *p, uint64_t when);
 
 /* Sends a message to a client (for replies to SUBMIT/STATUS_REQ). */

@@ -333,8 +333,12 @@ void wh_reduction_poll(wh_reduction_t *r)
         }
     }
     red_precheck_take(r); /* the pool's watcher takes them first */
-    if (r->state == RED_ROUNDS && !r->round && r->defer_until && wh_now_ms() >= r->defer_until)
-        red_advance(r); /* the next chain's wait ran out (the pool's timer woke the loop) */
+    if (r->state == RED_ROUNDS && !r->round && r->defer_until) {
+        if (wh_now_ms() >= r->defer_until)
+            red_advance(r); /* the next chain's wait ran out */
+        else
+            wh_pool_wake_at(r->pool, r->defer_until); /* asked again: the pool keeps one time */
+    }
 }
 
 void wh_reduction_destroy(wh_reduction_t **rp)

@@ -97,6 +97,7 @@ struct wh_reduction {
         uint64_t exact, delta; /* memo keys; 0/0 for --speculate's own */
         int running;        /* left running by a decided chain: never cancelled */
         uint64_t disp_ms;   /* when a slot took it (wh_now_ms; 0: unknown) */
+        int waited;         /* a chain waited for it once (s_wait_due): never again */
     } *spec;
     int nspec, capspec;
     /* speculations judged before the walk came to their round: the slot

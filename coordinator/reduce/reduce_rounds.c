@@ -205,6 +205,7 @@ static int s_adopt_spec(wh_reduction_t *r, red_cand_t *c)
             c->checking = r->spec[k].checking;
             c->submitted = !c->checking;
             c->dispatched = r->spec[k].running;
+            c->disp_ms = r->spec[k].running ? r->spec[k].disp_ms : 0;
             r->spec[k] = r->spec[--r->nspec];
             r->spec_used++;
             return 1;
@@ -774,11 +775,13 @@ static int s_wait_due(wh_reduction_t *r)
 {
     uint64_t now = wh_now_ms(), until = 0;
     for (int k = 0; r->turn_ms && !wh_engine_done(r->engine) && k < r->nspec; k++) {
-        const struct red_spec *sp = &r->spec[k];
+        struct red_spec *sp = &r->spec[k];
         uint64_t ran = now - sp->disp_ms;
-        if (sp->running && sp->disp_ms && 4 * ran >= 3 * r->turn_ms && ran <= 2 * r->turn_ms) {
+        if (sp->running && sp->disp_ms && (!sp->waited || r->wait_from) &&
+            4 * ran >= 3 * r->turn_ms && ran <= 2 * r->turn_ms) {
             uint64_t end = sp->disp_ms + 2 * r->turn_ms + 1;
             until = until && until < end ? until : end;
+            sp->waited = 1; /* the chains after this wait do not wait for it again */
         }
     }
     if (until && !r->wait_from) {

@@ -950,6 +950,15 @@ static void test_wake_at(void)
     wh_pool_wake_at(p, t0 - 5); /* past: at once */
     wh_pool_poll(p, 30000);
     CHECK(wh_now_ms() - t0 < 30000);
+    /* Run out but not drained yet: a later time asked then does not undo
+     * the wake-up (the poll returns at once; the asker asks again). */
+    t0 = wh_now_ms();
+    wh_pool_wake_at(p, t0 + 20);
+    while (wh_now_ms() < t0 + 25)
+        ; /* until it has run out: a condition, not a sleep */
+    wh_pool_wake_at(p, t0 + 60000);
+    wh_pool_poll(p, 30000);
+    CHECK(wh_now_ms() - t0 < 30000);
     wh_pool_destroy(&p);
     zmq_ctx_term(zctx);
 }
