@@ -165,8 +165,9 @@ void red_spec_done_clear(wh_reduction_t *r)
     r->ndone = 0;
 }
 
-/* A verdict a speculation of this run brought in is this round's own
- * evaluation, not a cache hit: count it once, where it belongs. */
+/* A verdict a speculation of this run brought in (or a step judged
+ * beyond an earlier chain's surprise) is this round's own evaluation, not
+ * a cache hit: count it once, where it belongs. */
 static void s_claim_spec_done(wh_reduction_t *r)
 {
     for (int i = 0; i < r->nc && r->ndone; i++) {
@@ -192,7 +193,10 @@ static void s_claim_spec_done(wh_reduction_t *r)
             }
         }
     }
-    red_spec_done_clear(r); /* the rest were judged for nothing (they stay "extra") */
+    /* The rest stay "extra" until a later chain asks for one of them (a
+     * chain after the next reached a candidate judged ahead: 16 slots, 1 of
+     * 147 builds counted as a cache hit, its judging slot's work lost to
+     * the count). */
 }
 
 /* Already running as a speculation (or waiting for its front-end check):
@@ -434,14 +438,39 @@ static void s_note_ms(wh_reduction_t *r, uint64_t ms)
 
 /* A candidate after the steps that count, judged for nothing (its verdict
  * stays in the cache and the memo). */
+/* A candidate a slot judged for a chain that does not count it (a step
+ * after the surprise, or of a chain being replaced): kept like a verdict
+ * judged ahead, so a later chain that asks for it claims it as its own. */
+static void s_keep_judged(wh_reduction_t *r, red_cand_t *c)
+{
+    if (r->ndone == r->capdone) {
+        int cap = r->capdone ? 2 * r->capdone : 16;
+        struct red_spec_done *nd = realloc(r->spec_done, (size_t)cap * sizeof *nd);
+        if (!nd)
+            return; /* it stays a cache hit: counted as cached, never lost */
+        r->spec_done = nd;
+        r->capdone = cap;
+    }
+    struct red_spec_done *d = &r->spec_done[r->ndone++];
+    memcpy(d->key, c->key, 65);
+    d->node = c->node;
+    d->report = c->report;
+    c->node = c->report = NULL;
+    d->ms = c->ms;
+    d->build_ms = c->build_ms;
+    d->test_ms = c->test_ms;
+    d->end_ms = c->end_ms;
+    r->extra++;
+    r->evaluated++;
+}
+
 static void s_record_extra(wh_reduction_t *r, red_cand_t *c)
 {
     red_audit(r, c, 0);
-    r->extra++;
-    r->evaluated++;
     s_note_ms(r, c->ms);
     wh_record_log(r->rec, "           extra: a candidate after the chain's first surprise was "
                   "judged in parallel: %s (cached for later)", wh_verdict_name(c->v));
+    s_keep_judged(r, c);
 }
 
 /* 1 when step i, a repeat, is its candidate's first step in its engine
@@ -639,31 +668,6 @@ void red_start_refcheck(wh_reduction_t *r)
     red_out(r, "Checking the reduced test on the reference %s\n", r->job.reference);
 }
 
-
-/* A candidate of a chain being replaced that a slot already judged: kept
- * like a verdict judged ahead, so the next chain claims it as its own. */
-static void s_keep_judged(wh_reduction_t *r, red_cand_t *c)
-{
-    if (r->ndone == r->capdone) {
-        int cap = r->capdone ? 2 * r->capdone : 16;
-        struct red_spec_done *nd = realloc(r->spec_done, (size_t)cap * sizeof *nd);
-        if (!nd)
-            return; /* it stays a cache hit: counted as cached, never lost */
-        r->spec_done = nd;
-        r->capdone = cap;
-    }
-    struct red_spec_done *d = &r->spec_done[r->ndone++];
-    memcpy(d->key, c->key, 65);
-    d->node = c->node;
-    d->report = c->report;
-    c->node = c->report = NULL;
-    d->ms = c->ms;
-    d->build_ms = c->build_ms;
-    d->test_ms = c->test_ms;
-    d->end_ms = c->end_ms;
-    r->extra++;
-    r->evaluated++;
-}
 
 void red_replan(wh_reduction_t *r)
 {

@@ -12,20 +12,26 @@ J="$T/judge"
 cc -std=c11 -O2 -o "$J" "$SYN/judge.c" "$SYN/marks.c" || { fail "judge: compile"; exit 1; }
 P="$T/synth"; cp -r "$SYN" "$P"
 
-for slots in 1 4; do
+for slots in 1 4 16; do
     "$WHITTLE" reduce --project "$P" --file tests/test_synth.c --test test_synth \
         --setup true --build "$J build 0.2" --run "$J run" --framework junit \
         --cache memory: --jobs "$slots" --out "$T/j$slots" > "$T/j$slots.log" 2>&1 ||
         { cat "$T/j$slots.log"; fail "j$slots: run"; }
 done
-R1=$(run_dir "$T/j1") R4=$(run_dir "$T/j4")
-[ -f "$R1/summary.json" ] && [ -f "$R4/summary.json" ] || { fail "no summaries"; finish; }
+R1=$(run_dir "$T/j1") R4=$(run_dir "$T/j4") R16=$(run_dir "$T/j16")
+[ -f "$R1/summary.json" ] && [ -f "$R4/summary.json" ] && [ -f "$R16/summary.json" ] ||
+    { fail "no summaries"; finish; }
 check_eq "1 slot: chains that waited" "$(json "$R1/summary.json" .chain_waits)" 0
 w4=$(json "$R4/summary.json" .chain_waits)
 [ "$w4" -ge 1 ] && pass "4 slots: $w4 chains waited for a due verdict" ||
     fail "4 slots: no chain waited for a due verdict ($w4)"
-cmp -s "$R1/reduced.c" "$R4/reduced.c" && pass "the same reduced test" || fail "reduced tests differ"
-e1=$(json "$R1/summary.json" .evaluated) e4=$(json "$R4/summary.json" .evaluated)
-x4=$(json "$R4/summary.json" .extra)
-check_eq "4 slots: judged beyond the extras = 1 slot's" "$((e4 - x4))" "$e1"
+e1=$(json "$R1/summary.json" .evaluated)
+for n in 4 16; do
+    R=$(run_dir "$T/j$n")
+    cmp -s "$R1/reduced.c" "$R/reduced.c" && pass "$n slots: the same reduced test" ||
+        fail "$n slots: the reduced test differs from 1 slot's"
+    e=$(json "$R/summary.json" .evaluated) x=$(json "$R/summary.json" .extra)
+    check_eq "$n slots: judged beyond the extras = 1 slot's" "$((e - x))" "$e1"
+    check_eq "$n slots: cache hits (a fresh cache)" "$(json "$R/summary.json" .cached)" 0
+done
 finish
