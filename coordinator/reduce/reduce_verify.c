@@ -177,6 +177,7 @@ void red_resume_walk(wh_reduction_t *r, int good)
      * found wrong should not steer anything). */
     r->chain_start = 0;
     wh_memo_clear(r->memo);
+    red_spec_done_clear(r); /* no step judged before is claimed under its slot's name */
     r->state = RED_ROUNDS;
     red_advance(r);
 }
