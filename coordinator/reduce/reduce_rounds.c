@@ -436,8 +436,6 @@ static void s_note_ms(wh_reduction_t *r, uint64_t ms)
     r->ms_ring[r->n_ms++ % RED_MS_RING] = ms;
 }
 
-/* A candidate after the steps that count, judged for nothing (its verdict
- * stays in the cache and the memo). */
 /* A candidate a slot judged for a chain that does not count it (a step
  * after the surprise, or of a chain being replaced): kept like a verdict
  * judged ahead, so a later chain that asks for it claims it as its own. */
@@ -464,6 +462,9 @@ static void s_keep_judged(wh_reduction_t *r, red_cand_t *c)
     r->evaluated++;
 }
 
+/* A candidate after the steps that count, judged for nothing by this
+ * chain (its verdict stays in the cache and the memo, and a later chain
+ * may claim it). */
 static void s_record_extra(wh_reduction_t *r, red_cand_t *c)
 {
     red_audit(r, c, 0);
