@@ -43,6 +43,7 @@ typedef struct {
     int predicted;      /* the verdict is a prediction: 1 now, 2 from the prediction cache */
     int checking;       /* its front-end check (tag eval_id) has not answered yet */
     int ready;          /* checked, to be queued once no earlier check is out */
+    int waiting_check;  /* on: its check waits for room in the window (red_precheck_window) */
     int ub;             /* RED_PRE_*: what the UB guard said (FAIL: v is WH_V_UB_GUARD) */
     char *ub_msg;       /* its first new diagnostic */
     int dispatched;     /* a slot took it (the pool rendered it) */
@@ -279,6 +280,14 @@ int red_precheck_begin(wh_reduction_t *r);
  * queued on the pool when the answer comes, unless it is then predicted
  * BuildFailed (on). 0 or WH_ENOMEM. */
 int red_precheck_submit(wh_reduction_t *r, red_cand_t *c, int i);
+/* on: puts the round's candidates that wait for a check to the front end,
+ * in canonical order, while fewer than the window (twice the live slots,
+ * at least 2) are open: checked or being checked and not yet answered by
+ * a slot. A chain holds up to 64 steps, and one slot builds few of them
+ * before a surprise replaces the chain: checking them all cost 984 checks
+ * for the 102 candidates of the synthetic walk at 1 slot. Checks left
+ * waiting when the front end goes off are queued unchecked. 0 or WH_ENOMEM. */
+int red_precheck_window(wh_reduction_t *r);
 /* on: puts speculated candidate id (text taken) to the front end; 1 when
  * taken (it is queued, or not, when the answer comes), 0 when it is to be
  * queued now (prediction off; txt kept). */

@@ -276,12 +276,56 @@ static void s_release(wh_reduction_t *r)
 {
     for (int i = 0; i < r->nc; i++) {
         red_cand_t *c = &r->c[i];
-        if (c->checking)
+        if (c->checking || c->waiting_check)
             return;
         if (c->ready && !c->submitted && !c->withdrawn && c->v == WH_V_NONE)
             s_queue(r, c, i, NULL, 0);
         c->ready = 0;
     }
+}
+
+/* How many of a round's candidates may be open at the front end and on
+ * the slots at once: a wave on every live slot and the next one checked. */
+static int s_window(const wh_reduction_t *r)
+{
+    wh_pool_stats_t ps = {0};
+    wh_pool_stats(r->pool, &ps);
+    return ps.slots > 1 ? 2 * ps.slots : 2;
+}
+
+int red_precheck_window(wh_reduction_t *r)
+{
+    int open = 0, room = -1, active = -1;
+    for (int i = 0; i < r->nc; i++) {
+        red_cand_t *c = &r->c[i];
+        if (c->rep != i || c->v != WH_V_NONE || c->withdrawn)
+            continue;
+        if (!c->waiting_check) {
+            open++;
+            continue;
+        }
+        if (active < 0)
+            active = r->pcj && !r->pc_off;
+        if (!active) {
+            /* The front end went off: built unchecked, in order. */
+            c->waiting_check = 0;
+            r->pc_unchecked++;
+            c->ready = 1;
+            continue;
+        }
+        if (room < 0)
+            room = s_window(r);
+        if (open >= room)
+            break;
+        c->waiting_check = 0;
+        int rc = red_precheck_submit(r, c, i);
+        if (rc)
+            return rc;
+        open++;
+    }
+    if (active == 0)
+        s_release(r);
+    return 0;
 }
 
 /* An answer for round candidate c: a prediction, or ready to be queued. */
@@ -385,6 +429,8 @@ void red_precheck_take(wh_reduction_t *r)
         s_release(r);
     if (changed)
         red_advance(r);
+    else if (r->c && red_precheck_window(r))
+        red_fail(r, 4, NULL); /* out of memory */
 }
 
 void red_precheck_close(wh_reduction_t *r, int all)
@@ -400,8 +446,8 @@ void red_precheck_close(wh_reduction_t *r, int all)
         wh_precheck_job_destroy(&r->pcj);
     }
     for (int i = 0; i < r->nc && r->state == RED_ROUNDS && !all; i++)
-        if (r->c[i].checking) {
-            r->c[i].checking = 0;
+        if (r->c[i].checking || r->c[i].waiting_check) {
+            r->c[i].checking = r->c[i].waiting_check = 0;
             if (!r->c[i].submitted && r->c[i].v == WH_V_NONE) {
                 r->pc_unchecked++;
                 s_queue(r, &r->c[i], i, NULL, 0);

@@ -308,7 +308,9 @@ static int s_prepare_round(wh_reduction_t *r)
         }
         c->eval_id = ++r->next_eval;
         r->evidx[r->nev++] = i;
-        if (check) {
+        if (check && !audit) {
+            c->waiting_check = 1; /* red_precheck_window below */
+        } else if (check) {
             rc = red_precheck_submit(r, c, i);
         } else {
             c->submitted = 1;
@@ -317,7 +319,7 @@ static int s_prepare_round(wh_reduction_t *r)
         if (rc)
             return rc;
     }
-    return 0;
+    return check && !audit ? red_precheck_window(r) : 0;
 }
 
 /* on: 1 when a speculated candidate is known to be predicted BuildFailed
@@ -757,7 +759,7 @@ static void s_withdraw_doomed(wh_reduction_t *r, const wh_verdict_t *v)
             red_precheck_cancel(r, c->eval_id);
         if (c->submitted)
             wh_pool_cancel(r->pool, r->pool_id, c->eval_id);
-        c->checking = c->ready = c->submitted = 0;
+        c->checking = c->ready = c->submitted = c->waiting_check = 0;
         c->withdrawn = 1;
         r->withdrawn++;
     }
@@ -821,8 +823,11 @@ void red_advance(wh_reduction_t *r)
         wh_chain_plan_t pl;
         int ready = wh_chain_decide(r->chain, v, &pl);
         free(v);
-        if (!ready || red_precheck_waits(r, pl.n_steps - 1))
+        if (!ready || red_precheck_waits(r, pl.n_steps - 1)) {
+            if (red_precheck_window(r))
+                red_fail(r, 4, NULL); /* out of memory */
             return;
+        }
         s_settle(r);
         if (s_record_chain(r, &pl) < 0)
             return;

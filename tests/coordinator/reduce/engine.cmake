@@ -5,3 +5,5 @@ wh_add_test(test_render SOURCES test_render.c LIBS wh_engine)
 wh_add_test(test_trail SOURCES test_trail.c LIBS wh_engine)
 # The walk through chains on real slots: the next chain waits for due verdicts.
 wh_add_e2e(chain_wait)
+# The precheck checks a window of a chain's steps, not all of them.
+wh_add_e2e(precheck_window)

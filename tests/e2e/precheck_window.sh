@@ -1,0 +1,44 @@
+#!/bin/bash
+# The precheck's window (issue 17): a chain holds up to 64 steps and few of
+# them are built before a surprise replaces it, so the front end checks a
+# round's candidates in canonical order only while fewer than twice the
+# live slots (at least 2) are open, checked or building. Checking every
+# step cost the synthetic walk 984 checks for its 102 candidates at 1 slot.
+# The window changes what is checked ahead, never what the walk judges:
+# with 1 and 4 slots the reduced test, the candidates and their verdicts
+# are those of --precheck off, nothing goes unchecked, and 1 slot checks
+# at most twice the walk's candidates.
+. "$(dirname "$0")/lib.sh"
+SYN="$WH_SOURCE_DIR/bench/synthetic"
+J="$T/judge"
+cc -std=c11 -O2 -o "$J" "$SYN/judge.c" "$SYN/marks.c" || { fail "judge: compile"; exit 1; }
+P="$T/synth"; cp -r "$SYN" "$P"
+
+run() { # name precheck jobs
+    "$WHITTLE" reduce --project "$P" --file tests/test_synth.c --test test_synth \
+        --setup true --build "$J build 0.02" --run "$J run" --framework junit \
+        --cache memory: --precheck "$2" --jobs "$3" --out "$T/$1" > "$T/$1.log" 2>&1 ||
+        { cat "$T/$1.log"; fail "$1: run"; }
+}
+run off off 1
+run on1 on 1
+run on4 on 4
+OFF=$(run_dir "$T/off")
+[ -f "$OFF/summary.json" ] || { fail "no summary for --precheck off"; finish; }
+for n in 1 4; do
+    R=$(run_dir "$T/on$n")
+    [ -f "$R/summary.json" ] || { fail "$n slots: no summary"; continue; }
+    cmp -s "$OFF/reduced.c" "$R/reduced.c" && pass "$n slots: the reduced test of --precheck off" ||
+        fail "$n slots: the reduced test differs from --precheck off's"
+    check_eq "$n slots: candidates and verdicts = --precheck off" \
+        "$(cut -d, -f1-6 "$R/candidates.csv")" "$(cut -d, -f1-6 "$OFF/candidates.csv")"
+    check_eq "$n slots: candidates left unchecked" "$(json "$R/summary.json" .precheck.unchecked)" 0
+    p=$(json "$R/summary.json" .predicted)
+    [ "$p" -ge 1 ] && pass "$n slots: $p candidates predicted BuildFailed" ||
+        fail "$n slots: nothing predicted ($p)"
+done
+R1=$(run_dir "$T/on1")
+c=$(json "$R1/summary.json" .candidates) k=$(json "$R1/summary.json" .precheck.checks)
+[ "$k" -le $((2 * c)) ] && pass "1 slot: $k checks for $c candidates (at most twice)" ||
+    fail "1 slot: $k checks for $c candidates (more than twice: the whole chain checked)"
+finish
