@@ -477,7 +477,8 @@ static void s_note_judged(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, con
               : id == r->verify_id   ? "verify"
               : red_is_claim(r, id)  ? "claim"  : ahead               ? "ahead"
                                                                         : "candidate",
-        .verdict = m->code ? "InfraError"
+        /* A failed build's code (WH_EBUILD) goes with its verdict. */
+        .verdict = m->code && m->code != WH_EBUILD ? "InfraError"
                    : m->verdict >= 1 && m->verdict < WH_V_COUNT
                        ? wh_verdict_name((wh_verdict_t)m->verdict)
                        : "fingerprinted", /* the original's run gives no verdict */

@@ -7,7 +7,8 @@
 # The window changes what is checked ahead, never what the walk judges:
 # with 1 and 4 slots the reduced test, the candidates and their verdicts
 # are those of --precheck off, nothing goes unchecked, and 1 slot checks
-# at most twice the walk's candidates.
+# at most twice the walk's candidates. Also judged.csv: a build that failed
+# is BuildFailed there, as in candidates.csv (it said InfraError).
 . "$(dirname "$0")/lib.sh"
 SYN="$WH_SOURCE_DIR/bench/synthetic"
 J="$T/judge"
@@ -37,6 +38,13 @@ for n in 1 4; do
     [ "$p" -ge 1 ] && pass "$n slots: $p candidates predicted BuildFailed" ||
         fail "$n slots: nothing predicted ($p)"
 done
+# judged.csv names a failed build BuildFailed (not InfraError: its code,
+# WH_EBUILD, goes with the verdict): --precheck off builds every one.
+check_eq "--precheck off: judged.csv rows InfraError" \
+    "$(awk -F, 'NR > 1 && $4 == "InfraError"' "$OFF/judged.csv" | wc -l)" 0
+check_eq "--precheck off: judged.csv candidates BuildFailed = candidates.csv's built ones" \
+    "$(awk -F, 'NR > 1 && $2 == "candidate" && $4 == "BuildFailed"' "$OFF/judged.csv" | wc -l)" \
+    "$(awk -F, 'NR > 1 && $6 == "BuildFailed" && $7 == 0' "$OFF/candidates.csv" | wc -l)"
 R1=$(run_dir "$T/on1")
 c=$(json "$R1/summary.json" .candidates) k=$(json "$R1/summary.json" .precheck.checks)
 [ "$k" -le $((2 * c)) ] && pass "1 slot: $k checks for $c candidates (at most twice)" ||
