@@ -320,10 +320,10 @@ check_eq "reduced test" "$(awk '/^static void test_added_item_is_in_cart/,/^}/' 
 check_eq "verified" "$(json "$R/summary.json" .verified)" true
 check_eq "run folder owner" "$(stat -c %u "$R")" 10001
 # Which pods built: slots are named KEY/N (one key for the node pool), so
-# count each pod's workspaces of the job.
+# count each pod's workspaces of the job (slot-N, not its slot-N.scratch).
 slots_used=$(tail -n +2 "$R/judged.csv" | cut -d, -f3 | sort -u | tr '\n' ' ')
 per_pod=$(for n in 0 1; do printf '%s-node-pod-%s: %s  ' "$P" "$n" \
-    "$(podman exec "$P-node-pod-$n-node" sh -c 'ls -d /var/lib/whittle/ws/*/slot-*/ 2>/dev/null | wc -l')"; done)
+    "$(podman exec "$P-node-pod-$n-node" sh -c 'ls -d /var/lib/whittle/ws/*/slot-*/ 2>/dev/null | grep -vc "[.]scratch/$"')"; done)
 echo "slots that judged: $slots_used; workspaces: $per_pod; $(json "$R/summary.json" '"evaluated \(.evaluated), cached \(.cached)"')" >&2
 printf 'time: reduction %.1f s (client wall), the run says %s ms\n' "$(echo "$t2 - $t1" | bc)" \
     "$(json "$R/summary.json" .wall_ms)" >&2
