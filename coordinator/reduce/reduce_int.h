@@ -187,6 +187,7 @@ struct wh_reduction {
     int pc_said_off;        /* the console was told it is off (and not yet that it is back) */
     const char *pc_flags;   /* where its compile arguments came from */
     int audit_built, audit_bf, audit_bf_predicted, audit_pred_built;
+    int pc_room;            /* this round's precheck window (reduce_predict.c), 0: not yet known */
     int pc_unchecked;       /* candidates built unchecked while prediction was on
                                (the front end failed on them) */
     json_t *disagreements;  /* audit: [{candidate, kind, verdict, error}] */

@@ -285,12 +285,18 @@ static void s_release(wh_reduction_t *r)
 }
 
 /* How many of a round's candidates may be open at the front end and on
- * the slots at once: a wave on every live slot and the next one checked. */
-static int s_window(const wh_reduction_t *r)
+ * the slots at once: a wave on every live slot and the next one checked.
+ * Once per round (wh_pool_stats walks the slots: 200 jobs asking it on
+ * every answer kept the loop from the heartbeats, and 32 slots were
+ * declared dead in bench/farm_scale.sh). */
+static int s_window(wh_reduction_t *r)
 {
-    wh_pool_stats_t ps = {0};
-    wh_pool_stats(r->pool, &ps);
-    return ps.slots > 1 ? 2 * ps.slots : 2;
+    if (!r->pc_room) {
+        wh_pool_stats_t ps = {0};
+        wh_pool_stats(r->pool, &ps);
+        r->pc_room = ps.slots > 1 ? 2 * ps.slots : 2;
+    }
+    return r->pc_room;
 }
 
 int red_precheck_window(wh_reduction_t *r)
@@ -418,8 +424,9 @@ static int s_answer(wh_reduction_t *r, wh_precheck_answer_t *a)
 void red_precheck_take(wh_reduction_t *r)
 {
     wh_precheck_answer_t a;
-    int changed = 0;
+    int changed = 0, took = 0;
     while (r->pcj && wh_precheck_job_take(r->pcj, &a)) {
+        took = 1;
         changed |= s_answer(r, &a);
         free(a.text);
         free(a.first);
@@ -429,7 +436,7 @@ void red_precheck_take(wh_reduction_t *r)
         s_release(r);
     if (changed)
         red_advance(r);
-    else if (r->c && red_precheck_window(r))
+    else if (took && r->c && red_precheck_window(r))
         red_fail(r, 4, NULL); /* out of memory */
 }
 

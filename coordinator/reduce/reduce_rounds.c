@@ -319,6 +319,7 @@ static int s_prepare_round(wh_reduction_t *r)
         if (rc)
             return rc;
     }
+    r->pc_room = 0; /* the live slots now, once per round */
     return check && !audit ? red_precheck_window(r) : 0;
 }
 
