@@ -286,9 +286,8 @@ static void s_release(wh_reduction_t *r)
 
 /* How many of a round's candidates may be open at the front end and on
  * the slots at once: a wave on every live slot and the next one checked.
- * Once per round (wh_pool_stats walks the slots: 200 jobs asking it on
- * every answer kept the loop from the heartbeats, and 32 slots were
- * declared dead in bench/farm_scale.sh). */
+ * Asked once per round: wh_pool_stats walks every pair of slots, and a
+ * farm's jobs would otherwise ask on every answer. */
 static int s_window(wh_reduction_t *r)
 {
     if (!r->pc_room) {
