@@ -350,6 +350,9 @@ void red_ubguard_summary(wh_reduction_t *r, wh_summary_t *s, char **sanitizers);
 /* reduce_rounds.c: the rounds, and the reference check after them */
 /* Frees the current round's candidates. */
 void red_clear_round(wh_reduction_t *r);
+/* A new entry at the end of spec_done (its fields to fill), or NULL when
+ * out of memory (the verdict then stays a plain cache hit). */
+struct red_spec_done *red_spec_done_new(wh_reduction_t *r);
 /* Forgets the speculations judged ahead that no round claimed. */
 void red_spec_done_clear(wh_reduction_t *r);
 /* The pool's render function (ctx: the reduction): the text of a queued

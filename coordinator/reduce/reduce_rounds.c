@@ -165,6 +165,19 @@ void red_spec_done_clear(wh_reduction_t *r)
     r->ndone = 0;
 }
 
+struct red_spec_done *red_spec_done_new(wh_reduction_t *r)
+{
+    if (r->ndone == r->capdone) {
+        int cap = r->capdone ? 2 * r->capdone : 16;
+        struct red_spec_done *nd = realloc(r->spec_done, (size_t)cap * sizeof *nd);
+        if (!nd)
+            return NULL;
+        r->spec_done = nd;
+        r->capdone = cap;
+    }
+    return &r->spec_done[r->ndone++];
+}
+
 /* A verdict a speculation of this run brought in (or a step judged
  * beyond an earlier chain's surprise) is this round's own evaluation, not
  * a cache hit: count it once, where it belongs. */
@@ -444,15 +457,9 @@ static void s_note_ms(wh_reduction_t *r, uint64_t ms)
  * judged ahead, so a later chain that asks for it claims it as its own. */
 static void s_keep_judged(wh_reduction_t *r, red_cand_t *c)
 {
-    if (r->ndone == r->capdone) {
-        int cap = r->capdone ? 2 * r->capdone : 16;
-        struct red_spec_done *nd = realloc(r->spec_done, (size_t)cap * sizeof *nd);
-        if (!nd)
-            return; /* it stays a cache hit: counted as cached, never lost */
-        r->spec_done = nd;
-        r->capdone = cap;
-    }
-    struct red_spec_done *d = &r->spec_done[r->ndone++];
+    struct red_spec_done *d = red_spec_done_new(r);
+    if (!d)
+        return; /* it stays a cache hit: counted as cached, never lost */
     memcpy(d->key, c->key, 65);
     d->node = c->node;
     d->report = c->report;

@@ -383,16 +383,8 @@ static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m,
     }
     r->extra++;
     r->evaluated++;
-    if (r->ndone == r->capdone) {
-        int cap = r->capdone ? 2 * r->capdone : 16;
-        struct red_spec_done *nd = realloc(r->spec_done, (size_t)cap * sizeof *nd);
-        if (nd) {
-            r->spec_done = nd;
-            r->capdone = cap;
-        }
-    }
-    if (r->ndone < r->capdone) {
-        struct red_spec_done *d = &r->spec_done[r->ndone++];
+    struct red_spec_done *d = red_spec_done_new(r);
+    if (d) {
         memcpy(d->key, r->spec[k].key, 65);
         d->node = strdup(worker ? worker : "-");
         d->ms = (uint64_t)m->build_ms + m->test_ms;
