@@ -166,7 +166,7 @@ int wh_tree_load(const char *file, const char *test, const wh_tree_opts_t *opts,
     if (hide && !(t->diag = strdup(hide->msg)))
         goto oom;
     rc = tr_add_block(&u, body, 0, -1);
-    if (rc < 0)
+    if (rc < 0 || tr_flow(&p.c, body, u.v, u.n, bb, be, &t->flow) < 0)
         goto oom;
     t->path = strdup(file);
     t->test = strdup(p.fns.v[found].full);
@@ -192,6 +192,7 @@ int wh_tree_load(const char *file, const char *test, const wh_tree_opts_t *opts,
 oom:
     free(u.v);
     if (t) {
+        wh_flow_destroy(&t->flow);
         free(t->path);
         free(t->test);
         free(t->diag);
@@ -270,6 +271,7 @@ void wh_tree_destroy(wh_tree_t **tp)
     free(t->test);
     free(t->units);
     free(t->diag);
+    wh_flow_destroy(&t->flow);
     for (int i = 0; i < t->cc_nargs; i++)
         free(t->cc_args[i]);
     free(t->cc_args);

@@ -55,6 +55,23 @@ typedef struct {
     unsigned line;       /* 1-based line of begin */
 } wh_unit_t;
 
+/* The data flow of the test body (tree_flow.c), for the walk's
+ * expectations only (reduce/prior.h), never its answer: each unit's
+ * references to the body's local variables (ids 0 .. nvars-1) in its own
+ * part (its extent less its child units'), each a WH_REF_* set, and the
+ * jumps its own part holds. Approximate: no aliases, no globals. */
+enum { WH_REF_READ = 1, WH_REF_WRITE = 2, WH_REF_DECL = 4 };
+enum { WH_JUMP_LOOP = 1, /* break, continue */ WH_JUMP_FN = 2 /* return, goto, throw */ };
+typedef struct {
+    int nvars;
+    int *first;          /* n + 1: unit u's refs are var[first[u] .. first[u+1]) */
+    int *var;
+    unsigned char *how;  /* WH_REF_* bits, per ref */
+    unsigned char *jump; /* n: WH_JUMP_* bits, per unit */
+} wh_flow_t;
+
+void wh_flow_destroy(wh_flow_t **f);
+
 /* The statement tree of one test function. Units are in pre-order: a parent
  * comes before its children, siblings in source order. Owned by the caller;
  * free with wh_tree_destroy. */
@@ -79,6 +96,8 @@ typedef struct {
     char **cc_args;
     int cc_nargs;
     int cc_exact, cc_clang;
+    /* The body's data flow; NULL for a tree not made by wh_tree_load. */
+    wh_flow_t *flow;
 } wh_tree_t;
 
 typedef struct {

@@ -7,6 +7,7 @@
  *   tree_fns.c     its macro invocations and test functions;
  *   tree_units.c   the units of the chosen test function, and their lines;
  *   tree_cursor.c  libclang cursor helpers: locations, kinds, owned blocks;
+ *   tree_flow.c    the body's data flow (wh_flow_t);
  *   tree_lex.c     a tiny lexer over the pristine text.
  * Private to coordinator/tree/tree*.c: nothing else includes it. The tr_
  * helpers keep no state of their own; each is documented at its
@@ -130,6 +131,11 @@ void tr_owned_blocks(tr_blocks_t *bl, CXCursor cur);
 int tr_lines_build(tr_ctx_t *c);
 size_t tr_stmt_end(const tr_ctx_t *c, CXSourceRange r);
 int tr_add_block(tr_units_t *u, CXCursor block, int level, int parent);
+
+/* ---- tree_flow.c: the body's data flow -------------------------------- */
+
+int tr_flow(const tr_ctx_t *c, CXCursor body, const wh_unit_t *units, int n, size_t bb,
+            size_t be, wh_flow_t **out);
 
 /* ---- tree_fns.c: finding test functions -------------------------------- */
 
