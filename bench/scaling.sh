@@ -49,6 +49,9 @@
 #   --jobs ""  skips the embedded runs
 #   --speculate  idle slots also judge the predicted next round (whittle's
 #              default; without this flag the runs pass --no-speculate)
+#   --prior MODE  passed to each run (slice, none; default: whittle's,
+#              slice): what the walk expects of a removal no verdict speaks
+#              for yet, so how far the slots run ahead (never the answer)
 #   --precheck MODE  passed to each run (on, off, audit; default: whittle's);
 #              each run's front-end figures (checks, unchecked, predicted,
 #              check ms) are logged
@@ -64,6 +67,7 @@ TEST=test_synth
 SPEC=
 SPEC_ARG=--no-speculate
 PRECHECK_ARG=()
+PRIOR_ARG=()
 while [ $# -gt 0 ]; do
     case $1 in
     --quick) LAT_MS=50; SLOTS="1 2 4"; JOBS=""; TEST=test_synth_small ;;
@@ -77,6 +81,7 @@ while [ $# -gt 0 ]; do
     --keep) BENCH_KEEP=1 ;;
     --speculate) SPEC=--speculate; SPEC_ARG=--speculate ;;
     --precheck) PRECHECK_ARG=(--precheck "${2:?}"); shift ;;
+    --prior) PRIOR_ARG=(--prior "${2:?}"); shift ;;
     -h|--help) sed -n '2,/^source/p' "$0" | sed '$d; s/^# \{0,1\}//'; exit 0 ;;
     *) bench_die "unknown argument '$1'" ;;
     esac
@@ -98,7 +103,8 @@ run_one() {
     local mode=$1 n=$2 name="$1-$2" out="$BENCH_TMP/out-$1-$2" procs=1 layout
     local args=(reduce --project "$BENCH_FIX" --file tests/test_synth.c --test "$TEST"
         --setup true --build "$JUDGE build $LAT_S" --run "$JUDGE run" --framework junit
-        --out "$out" --cache memory: $SPEC_ARG "${PRECHECK_ARG[@]+"${PRECHECK_ARG[@]}"}")
+        --out "$out" --cache memory: $SPEC_ARG "${PRECHECK_ARG[@]+"${PRECHECK_ARG[@]}"}"
+        "${PRIOR_ARG[@]+"${PRIOR_ARG[@]}"}")
     if [ "$mode" = cluster ]; then
         procs=$((n < PROCS ? n : PROCS))
         bench_cluster_start "$name" "$n" "$procs"

@@ -397,7 +397,7 @@ static wh_chain_t *s_perfect_chain(const shape_t *s, const wh_engine_t *e, int s
                                    wh_memo_t *memo)
 {
     for (int tries = 0; tries < 4 * WH_ENGINE_WINDOW; tries++) {
-        wh_chain_t *ch = wh_chain_new(e, start, memo, WH_ENGINE_WINDOW);
+        wh_chain_t *ch = wh_chain_new(e, start, memo, NULL, WH_ENGINE_WINDOW);
         int k = ch ? wh_chain_steps(ch) : 0, wrong = 0;
         for (int i = 0; i < k && !wrong; i++) {
             const wh_step_t *st = wh_chain_step(ch, i);
@@ -411,7 +411,7 @@ static wh_chain_t *s_perfect_chain(const shape_t *s, const wh_engine_t *e, int s
             return ch;
         wh_chain_destroy(&ch);
     }
-    return wh_chain_new(e, start, memo, WH_ENGINE_WINDOW);
+    return wh_chain_new(e, start, memo, NULL, WH_ENGINE_WINDOW);
 }
 
 static result_t s_run_chain(const shape_t *s, int slots, int perfect)
@@ -429,7 +429,7 @@ static result_t s_run_chain(const shape_t *s, int slots, int perfect)
     long units = 0;
     while (wh_engine_round(e) != NULL) {
         wh_chain_t *ch = perfect ? s_perfect_chain(s, e, start, memo)
-                                 : wh_chain_new(e, start, memo, WH_ENGINE_WINDOW);
+                                 : wh_chain_new(e, start, memo, NULL, WH_ENGINE_WINDOW);
         if (!ch) {
             fprintf(stderr, "whittle-bench-walk: chain: out of memory\n");
             exit(1);

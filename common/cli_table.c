@@ -182,6 +182,11 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "-Wuninitialized, -Wsometimes-uninitialized, -Wconditional-uninitialized or -Wreturn-type "
      "warning the original does not is not Preserved: it reads an indeterminate value and "
      "fails the same way only by accident (verdict UBGuard, not built). on (default) or off."},
+    {WH_CLI_REDUCE, "prior", 0, "slice|none",
+     "What the parallel walk expects of a removal no verdict speaks for yet: slice (default) "
+     "expects one that keeps the failing statement's backward slice (over the test body's "
+     "data flow) Preserved; none expects every removal not Preserved. Decides how far idle "
+     "slots run ahead, never the answer."},
     {WH_CLI_REDUCE, "from-junit", 0, "REPORT",
      "Reduces every failing test (failure or error) of a JUnit XML report, one job each on one "
      "pool and cache, each with its own run folder; --test is not needed and --file may be a "

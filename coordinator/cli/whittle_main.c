@@ -308,7 +308,7 @@ static int s_reduce_string(const wh_cli_t *c, wh_job_t *j)
 }
 
 /* The options that choose among names (--algorithm, --ddmin, --match,
- * --precheck, --ub-guard): 1 taken, 0 not one of them, -1 a bad name (printed). */
+ * --precheck, --ub-guard, --prior): 1 taken, 0 not one of them, -1 a bad name (printed). */
 static int s_reduce_choice(const wh_cli_t *c, wh_job_t *j)
 {
     const char *v = c->arg;
@@ -336,6 +336,10 @@ static int s_reduce_choice(const wh_cli_t *c, wh_job_t *j)
         if (strcmp(v, "on") != 0 && strcmp(v, "off") != 0)
             return -s_die(1, "unknown ub-guard mode '%s' (known: on, off)", v);
         j->ub_guard = strcmp(v, "on") == 0;
+    } else if (wh_cli_is(c, "prior")) {
+        if (strcmp(v, "slice") != 0 && strcmp(v, "none") != 0)
+            return -s_die(1, "unknown prior '%s' (known: slice, none)", v);
+        j->prior = strcmp(v, "slice") == 0;
     } else {
         return 0;
     }

@@ -362,6 +362,14 @@ static void s_json_sizes(json_t *o, const wh_summary_t *s)
     json_object_set_new(o, "sweeps", json_integer(s->sweeps));
     json_object_set_new(o, "rounds", json_integer(s->rounds));
     json_object_set_new(o, "building_rounds", json_integer(s->building_rounds));
+    if (s->prior) {
+        json_t *pj = json_object();
+        json_object_set_new(pj, "mode", json_string(s->prior));
+        json_object_set_new(pj, "slice", s->slice >= 0 ? json_integer(s->slice) : json_null());
+        json_object_set_new(pj, "surprised_preserved", json_integer(s->surprises[1]));
+        json_object_set_new(pj, "surprised_not", json_integer(s->surprises[0]));
+        json_object_set_new(o, "expectations", pj);
+    }
     json_object_set_new(o, "candidates", json_integer(s->candidates));
     json_object_set_new(o, "evaluated", json_integer(s->evaluated));
     json_object_set_new(o, "predicted", json_integer(s->predicted));

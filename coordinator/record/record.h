@@ -101,6 +101,11 @@ typedef struct {
     int tree_before, tree_after, nontree_before, nontree_after;
     int sweeps, rounds, candidates, evaluated, cached, extra, cancelled;
     int building_rounds; /* rounds that judged a canonical candidate (not cached or predicted) */
+    /* The walk's expectations (reduce/prior.h): the prior ("slice", "none";
+     * NULL: not written), its slice's statements (-1: no prior was made),
+     * and the chains a step ended against them, [1] Preserved, [0] not. */
+    const char *prior;
+    int slice, surprises[2];
     int predicted;                     /* BuildFailed by the front end, or UBGuard, not built */
     /* The UB guard (DESIGN.md, "Trust"): candidates recorded as UBGuard
      * (ub_predicted of them not built, within predicted), and how it ran;

@@ -122,12 +122,12 @@ int wh_memo_put(wh_memo_t *m, uint64_t exact, uint64_t delta, wh_verdict_t v)
     return 0;
 }
 
-int wh_memo_expect(const wh_memo_t *m, uint64_t exact, uint64_t delta)
+int wh_memo_expect(const wh_memo_t *m, uint64_t exact, uint64_t delta, int prior)
 {
     int x = s_get(m, exact | S_EXACT_BIT);
-    if (x >= 0)
-        return x;
-    return s_get(m, delta & ~S_EXACT_BIT) == 1;
+    if (x < 0)
+        x = s_get(m, delta & ~S_EXACT_BIT);
+    return x >= 0 ? x : prior != 0;
 }
 
 /* ---- the chain ---- */
@@ -220,7 +220,7 @@ static int s_add_seg(wh_chain_t *c, s_seg_t sg)
  * first step expected Preserved (its index in *winner, else -1) or until
  * the chain is full (only when !first). */
 static int s_add_round(wh_chain_t *c, wh_engine_t *e, int from, const wh_memo_t *m,
-                       int max_steps, int first, int *winner)
+                       const wh_prior_t *prior, int max_steps, int first, int *winner)
 {
     const wh_round_t *rd = wh_engine_round(e);
     const uint8_t *base = wh_engine_removed(e);
@@ -240,7 +240,8 @@ static int s_add_round(wh_chain_t *c, wh_engine_t *e, int from, const wh_memo_t 
         s_keys(row, base, c->units, &st->exact, &st->delta);
         st->seg = c->nseg;
         st->idx = i;
-        st->expect = wh_memo_expect(m, st->exact, st->delta);
+        st->prior = prior && wh_prior_expect(prior, row, base);
+        st->expect = wh_memo_expect(m, st->exact, st->delta, st->prior);
         st->kind = rd->kind;
         st->sweep = rd->sweep;
         st->level = rd->level;
@@ -258,7 +259,8 @@ static int s_add_round(wh_chain_t *c, wh_engine_t *e, int from, const wh_memo_t 
     return s_add_seg(c, sg) < 0 ? WH_ENOMEM : 0;
 }
 
-wh_chain_t *wh_chain_new(const wh_engine_t *e, int start, const wh_memo_t *m, int max_steps)
+wh_chain_t *wh_chain_new(const wh_engine_t *e, int start, const wh_memo_t *m,
+                         const wh_prior_t *prior, int max_steps)
 {
     wh_chain_t *c = calloc(1, sizeof *c);
     wh_engine_t *cl = e ? wh_engine_clone(e) : NULL;
@@ -269,7 +271,7 @@ wh_chain_t *wh_chain_new(const wh_engine_t *e, int start, const wh_memo_t *m, in
     for (int first = 1; wh_engine_round(cl); first = 0) {
         if (!first && c->nsteps >= max_steps)
             break;
-        int w, rc = s_add_round(c, cl, first ? start : 0, m, max_steps, first, &w);
+        int w, rc = s_add_round(c, cl, first ? start : 0, m, prior, max_steps, first, &w);
         if (rc < 0)
             goto fail;
         if (rc == 1 || !c->segs[c->nseg - 1].whole)

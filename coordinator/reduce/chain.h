@@ -9,7 +9,8 @@
  * engine with *expected* verdicts: step by step, each candidate of the
  * engine's round is expected Preserved or not (wh_memo_expect: the verdict
  * of the same candidate if one is known, else the verdict last seen for the
- * same removal against an earlier configuration, else "not Preserved");
+ * same removal against an earlier configuration, else the prior's guess
+ * (prior.h), else "not Preserved");
  * where one is expected Preserved, the copy resolves there and the chain
  * goes on with the candidates of the round that follows. A chain is every
  * step from the engine's current round on, at most max_steps (but always
@@ -46,6 +47,7 @@
 #include <stdint.h>
 
 #include "engine.h"
+#include "prior.h"
 
 typedef struct wh_memo wh_memo_t;
 
@@ -57,8 +59,10 @@ void wh_memo_clear(wh_memo_t *m);
  * (wh_chain_step's). WH_V_NONE and InfraError are not remembered. Returns
  * 0 or WH_ENOMEM (then the memo is unchanged). */
 int wh_memo_put(wh_memo_t *m, uint64_t exact, uint64_t delta, wh_verdict_t v);
-/* 1 when a candidate with these keys is expected Preserved. */
-int wh_memo_expect(const wh_memo_t *m, uint64_t exact, uint64_t delta);
+/* 1 when a candidate with these keys is expected Preserved: the verdict of
+ * the candidate, else of the same removal, else `prior` (the prior's
+ * expectation of it, wh_step_t.prior; 0 without one). */
+int wh_memo_expect(const wh_memo_t *m, uint64_t exact, uint64_t delta, int prior);
 
 /* One step of a chain. */
 typedef struct {
@@ -66,6 +70,7 @@ typedef struct {
     int seg;                /* its engine round within the chain, 0-based */
     int idx;                /* its index in that engine round */
     int expect;             /* 1: expected Preserved */
+    int prior;              /* 1: the prior expects it Preserved */
     wh_round_kind_t kind;
     int sweep, level, total, kept;
     uint64_t exact, delta;  /* memo keys: the candidate; what it removes beyond its base */
@@ -75,9 +80,11 @@ typedef struct wh_chain wh_chain_t;
 
 /* The chain from engine e's current round, starting at its candidate
  * `start` (the ones before it were judged not Preserved by an earlier
- * chain), with expectations from m (NULL: none, every step expected not
- * Preserved). e is not changed. NULL on ENOMEM, or when e is done. */
-wh_chain_t *wh_chain_new(const wh_engine_t *e, int start, const wh_memo_t *m, int max_steps);
+ * chain), with expectations from m and then prior (prior.h; either may be
+ * NULL: without both, every step is expected not Preserved). e is not
+ * changed. NULL on ENOMEM, or when e is done. */
+wh_chain_t *wh_chain_new(const wh_engine_t *e, int start, const wh_memo_t *m,
+                         const wh_prior_t *prior, int max_steps);
 void wh_chain_destroy(wh_chain_t **c);
 
 int wh_chain_steps(const wh_chain_t *c);

@@ -34,6 +34,7 @@ void wh_job_init(wh_job_t *j)
     j->setup_timeout_ms = 1800000;
     j->precheck = WH_PRECHECK_ON;
     j->ub_guard = 1;
+    j->prior = 1;
 }
 
 void wh_job_clear(wh_job_t *j)
@@ -535,7 +536,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         "compdb", "jobs", "cache", "failure_regex", "pass_regex", "message_continuation",
         "pass_on_exit0", "repeat", "flaky_ok",
         "reference", "keep_fault", "no_keep_fault", "speculate", "allow_parse_errors", "precheck",
-        "ub_guard", "ignore", "git", "reference_picked", "reference_why", NULL};
+        "ub_guard", "prior", "ignore", "git", "reference_picked", "reference_why", NULL};
     json_object_foreach(o, k, v) {
         int ok = 0;
         for (int i = 0; known[i]; i++)
@@ -640,6 +641,15 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         }
         j->ub_guard = strcmp(s, "on") == 0;
     }
+    json_t *pr = json_object_get(o, "prior");
+    if (rc == 0 && pr) {
+        const char *s = json_string_value(pr);
+        if (!s || (strcmp(s, "slice") != 0 && strcmp(s, "none") != 0)) {
+            *err = strdup("field 'prior' must be \"slice\" or \"none\"");
+            return WH_EINVAL;
+        }
+        j->prior = strcmp(s, "slice") == 0;
+    }
     return rc;
 }
 
@@ -716,6 +726,7 @@ char *wh_job_to_json(const wh_job_t *j)
     json_object_set_new(o, "precheck",
                         json_string(wh_precheck_mode_name((wh_precheck_mode_t)j->precheck)));
     json_object_set_new(o, "ub_guard", json_string(j->ub_guard ? "on" : "off"));
+    json_object_set_new(o, "prior", json_string(j->prior ? "slice" : "none"));
     json_object_set_new(o, "algorithm", json_string(wh_algo_name(j->algo)));
     json_object_set_new(o, "ddmin", json_string(wh_walk_name(j->walk)));
     static const char *const modes[] = {"full", "message", "type"};

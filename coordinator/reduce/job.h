@@ -54,6 +54,9 @@ typedef struct {
     int ub_guard;         /* --ub-guard on|off (default on): a candidate with a new
                              -Wuninitialized/-Wreturn-type diagnostic is not Preserved
                              (ubguard.h); not in the identity (it is never cached) */
+    int prior;            /* --prior slice|none (default slice): expect removals outside the
+                             failing statement's slice Preserved (prior.h); shapes how far
+                             the slots run ahead, never the answer; not in the identity */
     char **ignore;        /* --ignore GLOB (repeatable): left out of the job identity */
     int nignore;
     int verbose;          /* -v: the per-candidate [cand_NNN] lines */

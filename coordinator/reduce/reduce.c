@@ -379,6 +379,7 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     free(r->refuter);
     free(r->spec);
     wh_memo_destroy(&r->memo);
+    wh_prior_destroy(&r->prior);
     red_spec_done_clear(r);
     free(r->spec_done);
     for (int i = 0; i < r->n_out; i++)

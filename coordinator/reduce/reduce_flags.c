@@ -48,6 +48,7 @@ static int s_use_tree(wh_reduction_t *r, wh_tree_t *t, const char *how)
     r->trail = trail;
     r->tree = t;
     wh_memo_clear(r->memo); /* its keys name units of the old tree */
+    wh_prior_destroy(&r->prior); /* so do its slice's */
     r->chain_start = 0;
     return 0;
 }

@@ -166,7 +166,12 @@ struct wh_reduction {
     /* current round: a chain of the walk's expected steps (chain.h) */
     wh_chain_t *chain;
     int chain_start;        /* where the next chain starts in the engine's round */
+    int rec_steps, rec_segs; /* the chain's steps recorded and engine rounds resolved so
+                               far (counted before the chain is decided) */
+    int rec_built;          /* one of them was built */
     wh_memo_t *memo;        /* every verdict of this run, for the expectations */
+    wh_prior_t *prior;      /* the failing statement's slice, expectations' fallback */
+    int surprises[2];       /* chains ended by a step [1] Preserved, [0] not, unexpectedly */
     int chains;             /* chains decided */
     int replans;            /* chains replaced by better expectations */
     const wh_round_t *round; /* the chain's steps as a round */

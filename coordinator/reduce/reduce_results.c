@@ -54,6 +54,10 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->cached = r->cached;
     s->extra = r->extra;
     s->building_rounds = r->building_rounds;
+    s->prior = r->job.prior ? "slice" : "none";
+    s->slice = r->prior ? wh_prior_size(r->prior) : -1;
+    s->surprises[0] = r->surprises[0];
+    s->surprises[1] = r->surprises[1];
     s->cancelled = r->cancelled;
     s->verdicts = r->verdicts;
     s->wall_ms = r->wall_ms;

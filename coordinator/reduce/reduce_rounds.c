@@ -32,6 +32,7 @@ void red_clear_round(wh_reduction_t *r)
     r->evidx = NULL;
     r->nev = 0;
     r->round = NULL;
+    r->rec_steps = r->rec_segs = r->rec_built = 0;
     wh_chain_destroy(&r->chain);
 }
 
@@ -383,9 +384,16 @@ static int s_spec_room(wh_reduction_t *r)
  * the current round's, so that slots the round leaves idle judge them. Their
  * verdicts go to the cache and, if the walk comes to that round, the
  * running evaluations are adopted; they never decide anything by
- * themselves, so the answer is unchanged. */
+ * themselves, so the answer is unchanged. Not when the chain expects a
+ * winner in the current round: the next round it expects is in the chain
+ * already, and this one is the walk it does not expect (at 1 slot such a
+ * candidate took the slot for a whole build while the chain's next step
+ * was being checked: 2 extra builds on the synthetic test). */
 static void s_speculate(wh_reduction_t *r)
 {
+    for (int i = 0; i < wh_chain_steps(r->chain) && wh_chain_step(r->chain, i)->seg == 0; i++)
+        if (wh_chain_step(r->chain, i)->expect)
+            return;
     wh_engine_t *next = wh_engine_clone(r->engine);
     if (!next)
         return;
@@ -585,21 +593,46 @@ static int s_record_step(wh_reduction_t *r, int i, uint64_t now)
     return built;
 }
 
-/* Records the decided chain's counted steps in order, resolving the
- * engine after each engine round's last one (so every accepted
- * configuration reaches the trail in order), then the extras. 0, or -1
- * when the job failed. */
-static int s_record_chain(wh_reduction_t *r, const wh_chain_plan_t *pl)
+/* How a decided chain ended: its last counted step as expected (the walk
+ * is over, or the chain ran out of steps) or a surprise, and who expected
+ * what (the memo, else the prior): the figures a better prior must move. */
+static void s_log_chain_end(wh_reduction_t *r, const wh_chain_plan_t *pl, int n)
 {
-    int built = 0, seg = 0, n = wh_chain_steps(r->chain);
+    if (pl->n_steps < 1)
+        return;
+    const wh_step_t *st = wh_chain_step(r->chain, pl->n_steps - 1);
+    int pres = r->c[r->c[pl->n_steps - 1].rep].v == WH_V_PRESERVED;
+    if (pres == (st->expect != 0)) {
+        wh_record_log(r->rec, "           chain %d: %d of %d steps counted, as expected",
+                      r->chains, pl->n_steps, n);
+        return;
+    }
+    r->surprises[pres]++;
+    wh_record_log(r->rec, "           chain %d: %d of %d steps counted; the last %s Preserved, "
+                  "expected %s (%s)", r->chains, pl->n_steps, n, pres ? "was" : "was not",
+                  pres ? "not" : "so", st->expect == st->prior ? "as the prior guessed"
+                                                             : "the memo against the prior");
+}
+
+/* Records the counted steps not recorded yet (from r->rec_steps to
+ * pl->n_steps) in order, resolving the engine after each engine round's
+ * last one (so every accepted configuration reaches the trail in order).
+ * Called for a decided chain and, before that, for the steps a chain has
+ * already counted (every step before them answered as expected): at 1
+ * slot with good expectations a chain runs for dozens of builds, and the
+ * run's record and console would say nothing until it ends. 0, or -1
+ * when the job failed. */
+static int s_record_counted(wh_reduction_t *r, const wh_chain_plan_t *pl)
+{
     uint64_t now = wh_now_ms() - r->t0;
-    for (int i = 0; i < pl->n_steps; i++) {
+    for (int i = r->rec_steps; i < pl->n_steps; i++) {
         const wh_step_t *st = wh_chain_step(r->chain, i);
-        built |= s_record_step(r, i, now);
+        r->rec_built |= s_record_step(r, i, now);
+        r->rec_steps = i + 1;
         int last = i + 1 == pl->n_steps || wh_chain_step(r->chain, i + 1)->seg != st->seg;
         if (!last || st->seg >= pl->n_res)
             continue;
-        int w = wh_chain_winner(r->chain, seg++);
+        int w = wh_chain_winner(r->chain, r->rec_segs++);
         if (wh_engine_resolve(r->engine, w) < 0) {
             red_fail(r, 4, NULL); /* out of memory */
             return -1;
@@ -616,6 +649,16 @@ static int s_record_chain(wh_reduction_t *r, const wh_chain_plan_t *pl)
             return -1;
         }
     }
+    return 0;
+}
+
+/* The decided chain: its counted steps (s_record_counted), then the
+ * extras. 0, or -1 when the job failed. */
+static int s_record_chain(wh_reduction_t *r, const wh_chain_plan_t *pl)
+{
+    int n = wh_chain_steps(r->chain);
+    if (s_record_counted(r, pl) < 0)
+        return -1;
     for (int i = pl->n_steps; i < n; i++) {
         red_cand_t *c = &r->c[i];
         if (c->rep == i && c->evaluated)
@@ -623,8 +666,9 @@ static int s_record_chain(wh_reduction_t *r, const wh_chain_plan_t *pl)
         else if (c->rep == i && c->submitted && c->v == WH_V_NONE && !c->dispatched)
             r->cancelled++;
     }
-    r->building_rounds += built;
+    r->building_rounds += r->rec_built;
     r->chains++;
+    s_log_chain_end(r, pl, n);
     /* For the ETA: the waves of builds this chain took on the slots. */
     int builds = 0;
     for (int i = 0; i < n; i++)
@@ -695,14 +739,16 @@ void red_replan(wh_reduction_t *r)
         const red_cand_t *c = &r->c[i];
         const wh_step_t *st = wh_chain_step(r->chain, i);
         stale = c->rep == i && !c->dispatched && c->v == WH_V_NONE &&
-                wh_memo_expect(r->memo, st->exact, st->delta) != st->expect;
+                wh_memo_expect(r->memo, st->exact, st->delta, st->prior) != st->expect;
     }
     if (!stale)
         return;
-    /* Nothing of this chain counted yet: what it judged goes on to the
-     * next chain through the cache, what runs goes on running. */
+    /* What of this chain counted is recorded (s_record_counted): the new
+     * chain starts after it. What else it judged goes on to the next
+     * chain through the cache, what runs goes on running. */
     s_settle(r);
-    for (int i = 0; i < r->nc; i++)
+    r->chain_start = wh_chain_step(r->chain, r->rec_steps)->idx;
+    for (int i = r->rec_steps; i < r->nc; i++)
         if (r->c[i].rep == i && r->c[i].evaluated)
             s_keep_judged(r, &r->c[i]);
     red_clear_round(r);
@@ -726,7 +772,7 @@ static int s_next_round(wh_reduction_t *r)
     }
     if (!r->eta_t0)
         r->eta_t0 = wh_now_ms();
-    r->chain = wh_chain_new(r->engine, r->chain_start, r->memo, S_CHAIN_STEPS);
+    r->chain = wh_chain_new(r->engine, r->chain_start, r->memo, r->prior, S_CHAIN_STEPS);
     if (!r->chain) {
         red_fail(r, 4, wh_strdup_printf("cannot prepare a round: %s", wh_strerror(WH_ENOMEM)));
         return 0;
@@ -832,6 +878,8 @@ void red_advance(wh_reduction_t *r)
         int ready = wh_chain_decide(r->chain, v, &pl);
         free(v);
         if (!ready || red_precheck_waits(r, pl.n_steps - 1)) {
+            if (!ready && !red_precheck_waits(r, pl.n_steps - 1) && s_record_counted(r, &pl) < 0)
+                return;
             if (red_precheck_window(r))
                 red_fail(r, 4, NULL); /* out of memory */
             return;

@@ -234,6 +234,27 @@ char *red_fp_line(const wh_fp_t *fp)
     return b.buf ? wh_buf_detach(&b) : strdup("");
 }
 
+/* The walk's prior (prior.h) from the fingerprint's location; without one
+ * (no location in the test body) the walk expects what the memo says. */
+static void s_make_prior(wh_reduction_t *r)
+{
+    wh_prior_destroy(&r->prior);
+    if (!r->job.prior) {
+        wh_record_log(r->rec, "prior: none (--prior none): every removal no verdict speaks for "
+                      "is expected not Preserved");
+        return;
+    }
+    int seed = wh_prior_seed(r->tree, r->fp.location);
+    r->prior = wh_prior_new(r->tree, seed);
+    if (r->prior)
+        wh_record_log(r->rec, "prior: the slice of the failing statement (unit %d, line %u) "
+                      "holds %d of %d statements", seed, r->tree->units[seed].line,
+                      wh_prior_size(r->prior), r->tree->n);
+    else
+        wh_record_log(r->rec, "prior: none (the failure's location %s is not a statement of "
+                      "the test)", r->fp.location && *r->fp.location ? r->fp.location : "-");
+}
+
 /* Records the fingerprint (cache, run folder, pool) and starts the walk. */
 void red_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed)
 {
@@ -248,6 +269,7 @@ void red_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed)
     free(line);
     free(js);
     wh_pool_set_ref(r->pool, r->pool_id, &r->fp);
+    s_make_prior(r);
     red_begin_walk(r);
 }
 

@@ -7,3 +7,5 @@ wh_add_test(test_trail SOURCES test_trail.c LIBS wh_engine)
 wh_add_e2e(chain_wait)
 # The precheck checks a window of a chain's steps, not all of them.
 wh_add_e2e(precheck_window)
+# The body's data flow (libclang) and the walk's prior on it.
+wh_add_test(test_prior SOURCES test_prior.c LIBS wh_engine wh_tree)
