@@ -70,6 +70,7 @@ typedef struct {
     const wh_tree_t *t;
     const wh_flow_t *f;
     uint8_t *slice, *vars;
+    int *before;  /* n + 1: units of the slice before each, as a pass began */
     int changed;
 } s_walk_t;
 
@@ -103,12 +104,11 @@ static int s_writes_slice(const s_walk_t *w, int u)
     return 0;
 }
 
+/* 1 when a unit in [from, to) was in the slice as the pass began (units
+ * joining during a pass are seen by the next one). */
 static int s_any_in(const s_walk_t *w, int from, int to)
 {
-    for (int v = from; v < to; v++)
-        if (w->slice[v])
-            return 1;
-    return 0;
+    return w->before[to] > w->before[from];
 }
 
 static int s_is_loop(wh_stmt_kind_t k)
@@ -134,12 +134,14 @@ static int s_jump_steers(const s_walk_t *w, int u)
     return s_any_in(w, l + 1, s_subtree_end(t, l));
 }
 
-static void s_slice(const wh_tree_t *t, int seed, uint8_t *slice, uint8_t *vars)
+static void s_slice(const wh_tree_t *t, int seed, uint8_t *slice, uint8_t *vars, int *before)
 {
-    s_walk_t w = {.t = t, .f = t->flow, .slice = slice, .vars = vars};
+    s_walk_t w = {.t = t, .f = t->flow, .slice = slice, .vars = vars, .before = before};
     s_join(&w, seed);
     while (w.changed) {
         w.changed = 0;
+        for (int u = 0; u < t->n; u++)
+            before[u + 1] = before[u] + slice[u];
         for (int u = 0; u < t->n; u++)
             if (!slice[u] && (s_writes_slice(&w, u) || (w.f->jump[u] && s_jump_steers(&w, u))))
                 s_join(&w, u);
@@ -190,32 +192,21 @@ static int s_unused_fails(const wh_tree_t *t)
     return werror && warn;
 }
 
-/* 1 when variable v, named by a unit the candidate removes, is still
- * declared but named by no other unit it keeps (an unused variable: a
- * compiler counts a store as a use, `p = &x;` keeps p used). */
-static int s_left_unused(const wh_prior_t *p, int v, const uint8_t *removed)
-{
-    int d = p->decl[v];
-    if (d < 0 || removed[d])
-        return 0;
-    for (int j = p->uses_at[v]; j < p->uses_at[v + 1]; j++)
-        if (p->uses[j] != d && !removed[p->uses[j]])
-            return 0;
-    return 1;
-}
-
 wh_prior_t *wh_prior_new(const wh_tree_t *t, int seed)
 {
     if (!t || !t->flow || seed < 0 || seed >= t->n)
         return NULL;
     wh_prior_t *p = calloc(1, sizeof *p);
     uint8_t *vars = calloc((size_t)t->flow->nvars + 1, 1);
-    if (!p || !vars || !(p->slice = calloc((size_t)t->n, 1)))
+    int *before = calloc((size_t)t->n + 1, sizeof *before);
+    if (!p || !vars || !before || !(p->slice = calloc((size_t)t->n, 1)))
         goto fail;
     p->n = t->n;
     p->nvars = t->flow->nvars;
     p->flow = t->flow;
-    s_slice(t, seed, p->slice, vars);
+    s_slice(t, seed, p->slice, vars, before);
+    free(before);
+    before = NULL;
     if (s_uses(p, t->flow, t->n) < 0)
         goto fail;
     for (int u = 0; u < t->n; u++)
@@ -225,6 +216,7 @@ wh_prior_t *wh_prior_new(const wh_tree_t *t, int seed)
     return p;
 fail:
     free(vars);
+    free(before);
     wh_prior_destroy(&p);
     return NULL;
 }
@@ -246,23 +238,32 @@ int wh_prior_expect(const wh_prior_t *p, const uint8_t *removed, const uint8_t *
     if (!p)
         return 0;
     const wh_flow_t *f = p->flow;
-    for (int u = 0; u < p->n; u++) {
+    for (int u = 0; u < p->n; u++)
+        if (removed[u] && !base[u] && p->slice[u])
+            return 0;
+    /* Each variable the removal names is looked at once: its uses kept. */
+    uint8_t *seen = calloc((size_t)p->nvars + 1, 1);
+    if (!seen)
+        return 0; /* no memory: the default expectation */
+    int ok = 1;
+    for (int u = 0; u < p->n && ok; u++) {
         if (!removed[u] || base[u])
             continue;
-        if (p->slice[u])
-            return 0;
-        for (int k = f->first[u]; k < f->first[u + 1]; k++) {
-            int v = f->var[k];
-            if (p->unused_fails && s_left_unused(p, v, removed))
-                return 0;
-            if (!(f->how[k] & WH_REF_DECL))
+        for (int k = f->first[u]; k < f->first[u + 1] && ok; k++) {
+            int v = f->var[k], d = p->decl[v], kept = 0;
+            if (seen[v])
                 continue;
-            for (int j = p->uses_at[v]; j < p->uses_at[v + 1]; j++)
-                if (!removed[p->uses[j]])
-                    return 0; /* a kept use of what it no longer declares */
+            seen[v] = 1;
+            for (int j = p->uses_at[v]; j < p->uses_at[v + 1] && !kept; j++)
+                kept = p->uses[j] != d && !removed[p->uses[j]];
+            if (d >= 0 && removed[d] && kept)
+                ok = 0; /* a kept use of what it no longer declares */
+            else if (d >= 0 && !removed[d] && !kept && p->unused_fails)
+                ok = 0; /* a kept declaration no kept unit names */
         }
     }
-    return 1;
+    free(seen);
+    return ok;
 }
 
 int wh_prior_in_slice(const wh_prior_t *p, int u)
