@@ -148,6 +148,7 @@ struct wh_chain {
     int nseg;
     s_seg_t *segs;
     int *res;       /* winners of the last decision, per segment */
+    uint8_t *final; /* the answer when every step comes out as expected, or NULL */
     wh_round_t round;
 };
 
@@ -279,6 +280,12 @@ wh_chain_t *wh_chain_new(const wh_engine_t *e, int start, const wh_memo_t *m,
         if (wh_engine_resolve(cl, w) < 0)
             goto fail;
     }
+    if (!wh_engine_round(cl)) {
+        /* The walk ends with this chain if every step is as expected. */
+        if (!(c->final = malloc(c->units > 0 ? (size_t)c->units : 1u)))
+            goto fail;
+        memcpy(c->final, wh_engine_removed(cl), (size_t)c->units);
+    }
     wh_engine_destroy(&cl);
     size_t row = c->units > 0 ? (size_t)c->units : 1;
     for (int i = 0; i < c->nsteps; i++) {
@@ -309,6 +316,7 @@ void wh_chain_destroy(wh_chain_t **pc)
     free(c->rowp);
     free(c->segs);
     free(c->res);
+    free(c->final);
     free(c);
     *pc = NULL;
 }
@@ -326,6 +334,11 @@ const wh_step_t *wh_chain_step(const wh_chain_t *c, int i)
 const wh_round_t *wh_chain_round(const wh_chain_t *c)
 {
     return &c->round;
+}
+
+const uint8_t *wh_chain_final(const wh_chain_t *c)
+{
+    return c->final;
 }
 
 int wh_chain_decide(wh_chain_t *c, const wh_verdict_t *v, wh_chain_plan_t *p)

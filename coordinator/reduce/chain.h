@@ -94,6 +94,11 @@ const wh_step_t *wh_chain_step(const wh_chain_t *c, int i);
  * round's candidates. Valid for the chain's lifetime. */
 const wh_round_t *wh_chain_round(const wh_chain_t *c);
 
+/* The walk's answer (removed units) when every step of the chain comes
+ * out as expected and the walk then ends; NULL when the chain stops before
+ * the walk's end. */
+const uint8_t *wh_chain_final(const wh_chain_t *c);
+
 /* What the verdicts of a chain decide (wh_chain_decide). */
 typedef struct {
     int n_steps;    /* steps that count: 0 .. n_steps-1, in order */

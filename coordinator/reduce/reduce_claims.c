@@ -17,7 +17,10 @@
  * for nothing (asked again), and an answer it verified is verified again
  * on another node. Verdicts the
  * coordinator made itself (predicted by the front end, UBGuard) are not
- * claims of a node and are not judged again. Part of the reduce module
+ * claims of a node and are not judged again. While the chain that is
+ * expected to end the walk runs, the checks of the answer it expects go
+ * out early on slots it leaves idle (red_early_claims); the walk's real
+ * answer keeps those that are its own. Part of the reduce module
  * (reduce_int.h).
  */
 #define _GNU_SOURCE
@@ -78,19 +81,24 @@ static const struct red_seen *s_seen(const wh_reduction_t *r, const char *key)
     return NULL;
 }
 
+static void s_check_free(struct red_check *k)
+{
+    free(k->judge);
+    free(k->worker);
+    free(k->refuter);
+    free(k->confirmer);
+    free(k->base);
+}
+
 /* Forgets the checks (not the notes of what was seen). */
 static void s_checks_free(wh_reduction_t *r)
 {
-    for (int i = 0; i < r->nchecks; i++) {
-        free(r->checks[i].judge);
-        free(r->checks[i].worker);
-        free(r->checks[i].refuter);
-        free(r->checks[i].confirmer);
-    }
+    for (int i = 0; i < r->nchecks; i++)
+        s_check_free(&r->checks[i]);
     free(r->checks);
     r->checks = NULL;
     r->nchecks = r->checks_left = 0;
-    r->claims_queued = 0;
+    r->claims_queued = r->claims_early = 0;
 }
 
 void red_claims_free(wh_reduction_t *r)
@@ -132,7 +140,7 @@ static int s_ask(wh_reduction_t *r, struct red_check *k)
     if (k->stage == 2)
         memcpy(conf, wh_trail_removed(r->trail, 0), (size_t)r->tree->n);
     else
-        s_remove_unit(r->tree, wh_engine_removed(r->engine), k->unit, conf);
+        s_remove_unit(r->tree, k->base ? k->base : wh_engine_removed(r->engine), k->unit, conf);
     size_t len = 0;
     char *txt = wh_render(r->tree, conf, &len);
     free(conf);
@@ -158,8 +166,43 @@ static int s_out(const wh_reduction_t *r, const char *slot)
     return wh_pool_node_excluded(r->pool, r->pool_id, s_node(r, slot));
 }
 
+/* The check of the removal whose text has key, or NULL. */
+static struct red_check *s_check_of(wh_reduction_t *r, const char *key)
+{
+    for (int i = 0; i < r->nchecks; i++)
+        if (memcmp(r->checks[i].key, key, 64) == 0)
+            return &r->checks[i];
+    return NULL;
+}
+
+/* Adds and asks the check of removing unit u (txt, key) against judge's
+ * verdict; 0, or a WH_E* code. */
+static int s_add_with(wh_reduction_t *r, int u, const char *txt, size_t len, const char *key,
+                      const char *judge, int unjudged)
+{
+    struct red_check *nk = realloc(r->checks, (size_t)(r->nchecks + 1) * sizeof *nk);
+    if (!nk)
+        return WH_ENOMEM;
+    r->checks = nk;
+    struct red_check *k = &r->checks[r->nchecks];
+    memset(k, 0, sizeof *k);
+    memcpy(k->key, key, 65);
+    k->unit = u;
+    k->unjudged = unjudged;
+    k->wanted = 1;
+    if (judge && !(k->judge = strdup(judge)))
+        return WH_ENOMEM;
+    r->nchecks++;
+    int rc = s_submit(r, k, txt, len);
+    if (rc == 0)
+        r->checks_left++;
+    return rc;
+}
+
 /* Adds the check of removing kept unit u (conf: the answer without it)
- * when a node's negative verdict stands behind it; 0, or a WH_E* code. */
+ * when a node's negative verdict stands behind it, unless it is out
+ * already (judged early, or the text of another unit's removal); 0, or a
+ * WH_E* code. */
 static int s_add_check(wh_reduction_t *r, int u, const uint8_t *conf)
 {
     size_t len = 0;
@@ -168,33 +211,41 @@ static int s_add_check(wh_reduction_t *r, int u, const uint8_t *conf)
         return WH_ENOMEM;
     char key[65];
     wh_cache_key(r->verdict_id, r->job.file, txt, len, key);
-    const struct red_seen *s = s_seen(r, key);
-    int again = 0;
-    for (int i = 0; s && i < r->nchecks && !again; i++)
-        again = memcmp(r->checks[i].key, key, 64) == 0; /* the text of another unit's removal */
     /* !s: the coordinator's own verdict (front end, UB guard), or none */
-    struct red_check *nk = s && !again ? realloc(r->checks, (size_t)(r->nchecks + 1) * sizeof *nk)
-                                       : NULL;
-    if (!nk) {
-        free(txt);
-        return s && !again ? WH_ENOMEM : 0;
-    }
-    r->checks = nk;
-    struct red_check *k = &r->checks[r->nchecks];
-    memset(k, 0, sizeof *k);
-    memcpy(k->key, key, 65);
-    k->unit = u;
-    k->unjudged = s->unjudged;
-    if (s->judge && !(k->judge = strdup(s->judge))) {
-        free(txt);
-        return WH_ENOMEM;
-    }
-    r->nchecks++;
-    int rc = s_submit(r, k, txt, len);
+    const struct red_seen *s = s_seen(r, key);
+    struct red_check *k = s ? s_check_of(r, key) : NULL;
+    int rc = 0;
+    if (k)
+        k->wanted = 1;
+    else if (s)
+        rc = s_add_with(r, u, txt, len, key, s->judge, s->unjudged);
     free(txt);
-    if (rc == 0)
-        r->checks_left++;
     return rc;
+}
+
+/* Drops the checks no longer wanted (judged early for an answer the walk
+ * did not reach, or that got no verdict), saying why. */
+static void s_drop_unwanted(wh_reduction_t *r, const char *why)
+{
+    int n = 0, early = 0;
+    for (int i = 0; i < r->nchecks; i++) {
+        struct red_check *k = &r->checks[i];
+        if (!k->wanted) {
+            if (!k->done) {
+                wh_pool_cancel(r->pool, r->pool_id, k->id);
+                r->checks_left--;
+            }
+            s_check_free(k);
+            continue;
+        }
+        early += k->base != NULL;
+        r->checks[n++] = *k;
+    }
+    if (n < r->nchecks)
+        wh_record_log(r->rec, "claims: %d check%s judged early dropped (%s)", r->nchecks - n,
+                      r->nchecks - n == 1 ? "" : "s", why);
+    r->nchecks = n;
+    r->claims_early = early;
 }
 
 /* Why beside the verify run and not after it: the checks are builds of
@@ -218,7 +269,8 @@ int red_queue_claims(wh_reduction_t *r)
         return -1;
     }
     int rc = 0;
-    s_checks_free(r);
+    for (int i = 0; i < r->nchecks; i++)
+        r->checks[i].wanted = 0; /* judged early: kept if the answer has them */
     r->claims_queued = 1;
     for (int u = 0; u < r->tree->n && rc == 0; u++) {
         if (removed[u])
@@ -227,15 +279,80 @@ int red_queue_claims(wh_reduction_t *r)
         rc = s_add_check(r, u, conf);
     }
     free(conf);
+    s_drop_unwanted(r, "the walk's answer is another");
     if (rc) {
         red_fail(r, 4, wh_strdup_printf("cannot queue the claims check: %s", wh_strerror(rc)));
         return -1;
     }
-    if (r->checks_left)
+    if (r->nchecks)
         wh_record_log(r->rec, "claims: judging again afresh the %d removal%s of a kept unit "
                       "that a node judged not Preserved (or gave no verdict), beside the "
-                      "verify run", r->checks_left, r->checks_left == 1 ? "" : "s");
+                      "verify run (%d started early, beside the walk's last chain)",
+                      r->nchecks, r->nchecks == 1 ? "" : "s", r->claims_early);
     return 0;
+}
+
+/* The kept unit whose removal from fin step row is, or -1. */
+static int s_unit_removed_from(const wh_tree_t *t, const uint8_t *fin, const uint8_t *row,
+                               uint8_t *conf)
+{
+    int u = -1;
+    for (int x = 0; x < t->n && u < 0; x++)
+        if (row[x] && !fin[x])
+            u = x;
+    if (u < 0)
+        return -1;
+    s_remove_unit(t, fin, u, conf);
+    return memcmp(conf, row, (size_t)t->n) == 0 ? u : -1;
+}
+
+/* Early checks: while the chain that is expected to end the walk runs,
+ * every step it has sent out, none of its verdicts has surprised, and
+ * slots are idle, the claims of the answer it expects are judged on those
+ * slots as its steps' negative verdicts arrive (a step that removes one
+ * kept unit from that answer is that claim's very text). When the walk
+ * ends elsewhere, they are dropped (red_queue_claims). Only idle slots:
+ * a check queued in front of the next chain's steps would hold the walk
+ * up a whole build. */
+void red_early_claims(wh_reduction_t *r)
+{
+    const uint8_t *fin = r->chain ? wh_chain_final(r->chain) : NULL;
+    if (!fin || r->claims_queued || r->seen_lost)
+        return;
+    for (int i = 0; i < r->nc; i++) {
+        const red_cand_t *c = &r->c[r->c[i].rep];
+        if (c->v == WH_V_NONE ? !c->submitted
+                              : (c->v == WH_V_PRESERVED) != (wh_chain_step(r->chain, i)->expect != 0))
+            return; /* a step still to send, or a surprise: not the walk's end */
+    }
+    wh_pool_stats_t ps;
+    wh_pool_stats(r->pool, &ps);
+    int idle = ps.slots - ps.busy - ps.queued;
+    uint8_t *conf = idle > 0 ? malloc(r->tree->n ? (size_t)r->tree->n : 1u) : NULL;
+    for (int i = 0; conf && i < r->nc && idle > 0; i++) {
+        const red_cand_t *c = &r->c[i];
+        if (c->rep != i || c->predicted || !red_negative(c->v) || s_check_of(r, c->key))
+            continue;
+        const char *judge = c->from_cache ? red_cached_judge(r, c->key) : c->node;
+        int u = s_unit_removed_from(r->tree, fin, wh_chain_step(r->chain, i)->removed, conf);
+        if (u < 0 || !judge)
+            continue;
+        size_t len = 0;
+        char *txt = wh_render(r->tree, conf, &len);
+        int rc = txt ? s_add_with(r, u, txt, len, c->key, judge, 0) : WH_ENOMEM;
+        free(txt);
+        struct red_check *k = rc == 0 ? s_check_of(r, c->key) : NULL;
+        if (!k || !(k->base = malloc(r->tree->n ? (size_t)r->tree->n : 1u))) {
+            red_fail(r, 4, wh_strdup_printf("cannot check the claims early: %s",
+                                            wh_strerror(rc ? rc : WH_ENOMEM)));
+            break;
+        }
+        memcpy(k->base, fin, (size_t)r->tree->n);
+        idle--;
+        wh_record_log(r->rec, "claims: removing unit %d, judged by %s: checked early, on an idle "
+                      "slot beside the walk's last chain", u, judge);
+    }
+    free(conf);
 }
 
 void red_drop_claims(wh_reduction_t *r)
@@ -495,6 +612,13 @@ int red_on_claim(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *
     if ((m->code && m->code != WH_EBUILD) || m->verdict == WH_V_INFRA_ERROR ||
         m->verdict == WH_V_NONE || m->verdict >= WH_V_COUNT) {
         wh_record_log(r->rec, "claims: no verdict from %s: %s", worker, d);
+        if (!r->claims_queued) {
+            /* Judged early, for an answer the walk may not reach: not
+             * worth failing the run; asked at the walk's end if it is. */
+            k->wanted = 0;
+            s_drop_unwanted(r, "no verdict");
+            return 1;
+        }
         int rc = ++k->tries < S_TRIES ? s_ask(r, k) : WH_EINVAL;
         if (rc)
             red_fail(r, 4, wh_strdup_printf("cannot check the claims: %s", d));

@@ -149,9 +149,13 @@ struct wh_reduction {
         int confirm_v;      /* its verdict */
         int blame_refuter;  /* whose node goes besides the judge's (S_BLAME_* in
                                reduce_claims.c): the refuter's, or the confirmer's */
+        uint8_t *base;      /* judged early: the answer it removes the unit from (the
+                               chain's expected one); NULL: the engine's */
+        int wanted;         /* a removal of the answer being verified */
     } *checks;
     int nchecks, checks_left;
     int claims_queued;      /* the checks of the answer being verified are out */
+    int claims_early;       /* of them, started beside the walk's last chain */
     int claims_checked, claims_refuted, claims_refuted_now;
     int claims_news_now;    /* of claims_refuted_now: removals kept unjudged (InfraError) */
     /* The sample audit of cached negative verdicts (reduce_audit.c). */
@@ -418,6 +422,9 @@ const char *red_cached_judge(wh_reduction_t *r, const char *key);
  * removals (their answers are held until it is verified). 0, or -1 when
  * the job failed. */
 int red_queue_claims(wh_reduction_t *r);
+/* While the chain expected to end the walk runs and slots are idle: the
+ * expected answer's checks whose steps have answered go out on them. */
+void red_early_claims(wh_reduction_t *r);
 /* The answer was verified: acts on the answers held and goes on when every
  * check has answered (the fault check, or the walk resumed). */
 void red_start_claims(wh_reduction_t *r);

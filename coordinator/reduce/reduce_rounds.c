@@ -882,6 +882,8 @@ void red_advance(wh_reduction_t *r)
                 return;
             if (red_precheck_window(r))
                 red_fail(r, 4, NULL); /* out of memory */
+            else
+                red_early_claims(r);
             return;
         }
         s_settle(r);

@@ -528,8 +528,9 @@ void red_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *worke
         red_on_verify(r, m, worker);
         return;
     }
-    if ((r->state == RED_VERIFY || r->state == RED_CLAIMS) && red_on_claim(r, id, m, worker))
-        return; /* a check of the claims, beside the verify run or after it */
+    if ((r->state == RED_VERIFY || r->state == RED_CLAIMS || r->state == RED_ROUNDS) &&
+        red_on_claim(r, id, m, worker))
+        return; /* a check of the claims: early, beside the verify run, or after it */
     if (r->state != RED_ROUNDS)
         return;
     if (s_on_speculation(r, id, m, worker)) {

@@ -9,3 +9,5 @@ wh_add_e2e(chain_wait)
 wh_add_e2e(precheck_window)
 # The body's data flow (libclang) and the walk's prior on it.
 wh_add_test(test_prior SOURCES test_prior.c LIBS wh_engine wh_tree)
+# The walk's prior end to end: same answer, fewer surprises, early claims.
+wh_add_e2e(prior)
