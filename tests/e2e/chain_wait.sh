@@ -7,10 +7,7 @@
 # judges: the 1- and 4-slot runs give the same reduced test, and the
 # 4-slot run judges the 1-slot run's candidates plus its extras.
 . "$(dirname "$0")/lib.sh"
-SYN="$WH_SOURCE_DIR/bench/synthetic"
-J="$T/judge"
-cc -std=c11 -O2 -o "$J" "$SYN/judge.c" "$SYN/marks.c" || { fail "judge: compile"; exit 1; }
-P="$T/synth"; cp -r "$SYN" "$P"
+synth_fixture
 
 for slots in 1 4 16; do
     "$WHITTLE" reduce --project "$P" --file tests/test_synth.c --test test_synth \

@@ -10,10 +10,7 @@
 # said 6s where 3.5s were left, in a CI run beside a compiling test). The
 # build with 4 slots sleeps longer so that its walk has lines to take.
 . "$(dirname "$0")/lib.sh"
-SYN="$WH_SOURCE_DIR/bench/synthetic"
-J="$T/judge"
-cc -std=c11 -O2 -o "$J" "$SYN/judge.c" "$SYN/marks.c" || { fail "judge: compile"; exit 1; }
-P="$T/synth"; cp -r "$SYN" "$P"
+synth_fixture
 
 # ETA text ("45s", "1m05s", "2h03m") -> ms
 eta_ms() {

@@ -44,6 +44,15 @@ tree_digest() {
     done) | sha256sum | cut -c1-64
 }
 # The single run folder under an --out folder.
+# synth_fixture: the synthetic benchmark fixture (bench/synthetic) copied
+# to P=$T/synth, and its judge (build and run in one program) compiled to
+# J=$T/judge.
+synth_fixture() {
+    local syn="$WH_SOURCE_DIR/bench/synthetic"
+    J="$T/judge"
+    cc -std=c11 -O2 -o "$J" "$syn/judge.c" "$syn/marks.c" || { fail "judge: compile"; exit 1; }
+    P="$T/synth"; cp -r "$syn" "$P"
+}
 run_dir() { ls -d "$1"/*/ | grep -v "/references/$" | grep -v "/latest/$" | head -n1 | sed "s:/$::"; }
 finish() {
     if [ "$FAILS" -ne 0 ]; then echo "$FAILS check(s) failed" >&2; exit 1; fi

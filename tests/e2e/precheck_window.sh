@@ -10,10 +10,7 @@
 # at most twice the walk's candidates. Also judged.csv: a build that failed
 # is BuildFailed there, as in candidates.csv (it said InfraError).
 . "$(dirname "$0")/lib.sh"
-SYN="$WH_SOURCE_DIR/bench/synthetic"
-J="$T/judge"
-cc -std=c11 -O2 -o "$J" "$SYN/judge.c" "$SYN/marks.c" || { fail "judge: compile"; exit 1; }
-P="$T/synth"; cp -r "$SYN" "$P"
+synth_fixture
 
 run() { # name precheck jobs
     "$WHITTLE" reduce --project "$P" --file tests/test_synth.c --test test_synth \

@@ -10,10 +10,7 @@
 # claims the walk's last chain makes are judged early on idle slots and
 # the answer's claims are still all confirmed.
 . "$(dirname "$0")/lib.sh"
-SYN="$WH_SOURCE_DIR/bench/synthetic"
-J="$T/judge"
-cc -std=c11 -O2 -o "$J" "$SYN/judge.c" "$SYN/marks.c" || { fail "judge: compile"; exit 1; }
-P="$T/synth"; cp -r "$SYN" "$P"
+synth_fixture
 
 run() { # name prior jobs
     "$WHITTLE" reduce --project "$P" --file tests/test_synth.c --test test_synth \
