@@ -35,12 +35,16 @@ int wh_prior_seed(const wh_tree_t *t, const char *location)
 {
     if (!t || !location || !t->path)
         return -1;
-    const char *colon = strrchr(location, ':');
+    /* "line N": a console harness's line without a file (fw_console.c),
+     * its assert macro's __LINE__ in the test file */
+    int bare = strncmp(location, "line ", 5) == 0;
+    const char *colon = bare ? location + 4 : strrchr(location, ':');
     if (!colon || colon == location)
         return -1;
     char *end = NULL;
     long line = strtol(colon + 1, &end, 10);
-    if (end == colon + 1 || *end || line < 1 || !s_same_file(location, (size_t)(colon - location), t->path))
+    if (end == colon + 1 || *end || line < 1 ||
+        (!bare && !s_same_file(location, (size_t)(colon - location), t->path)))
         return -1;
     size_t ls = 0;
     for (long l = 1; l < line && ls < t->text_len; ls++)

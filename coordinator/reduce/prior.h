@@ -31,7 +31,8 @@ typedef struct wh_prior wh_prior_t;
 
 /* The unit that location ("file:line", the fingerprint's) points at: the
  * last unit in pre-order on that line of t's file (the same file name,
- * whatever the folder), or -1 (another file, a line outside the body, no
+ * whatever the folder; "line N", a line without a file, is taken as the
+ * test file's), or -1 (another file, a line outside the body, no
  * location). */
 int wh_prior_seed(const wh_tree_t *t, const char *location);
 

@@ -94,6 +94,9 @@ static void test_seed(void)
     CHECK_EQ_INT(wh_prior_seed(t, "flow.c:54"), U_EXPECT);
     CHECK_EQ_INT(wh_prior_seed(t, "tests/data/tree/flow.c:54"), U_EXPECT);
     CHECK_EQ_INT(wh_prior_seed(t, "/elsewhere/tree/flow.c:42"), U_UNUSED_INC);
+    CHECK_EQ_INT(wh_prior_seed(t, "line 54"), U_EXPECT); /* a console harness's */
+    CHECK_EQ_INT(wh_prior_seed(t, "line x"), -1);
+    CHECK_EQ_INT(wh_prior_seed(t, "line "), -1);
     /* Another file, a line outside the body, no line, nothing. */
     CHECK_EQ_INT(wh_prior_seed(t, "xflow.c:54"), -1);
     CHECK_EQ_INT(wh_prior_seed(t, "lib.c:54"), -1);
