@@ -6,14 +6,16 @@
 # run.log size per walk. Target: 5k statements under 100 MB resident.
 #
 #   bench/memory.sh [--statements N] [--walks "chunked classic"] [--jobs N]
-#                   [--build-dir DIR] [--keep]
+#                   [--prior MODE] [--build-dir DIR] [--keep]
+# --prior MODE goes to each run (slice, none; default whittle's, slice).
 . "$(dirname "$0")/lib.sh"
-BUILD= N=5000 WALKS="chunked" JOBS=2
+BUILD= N=5000 WALKS="chunked" JOBS=2 PRIOR=()
 while [ $# -gt 0 ]; do
     case "$1" in
     --statements) N=$2; shift 2 ;;
     --walks) WALKS=$2; shift 2 ;;
     --jobs) JOBS=$2; shift 2 ;;
+    --prior) PRIOR=(--prior "$2"); shift 2 ;;
     --build-dir) BUILD=$2; shift 2 ;;
     --keep) BENCH_KEEP=1; shift ;;
     *) bench_die "unknown argument '$1'" ;;
@@ -60,7 +62,7 @@ for w in $WALKS; do
     /usr/bin/time -v -o "$BENCH_TMP/time-$w" "$BUILD/coordinator/whittle" reduce --project "$P" \
         --file tests/test_synth.c --test test_big --setup true --build "$JUDGE build 0" \
         --run "$JUDGE run" --framework junit --jobs "$JOBS" --cache memory: --out "$out" \
-        --ddmin "$w" > "$BENCH_TMP/out-$w" 2>&1 || { tail -20 "$BENCH_TMP/out-$w" >&2; bench_die "$w run failed"; }
+        --ddmin "$w" "${PRIOR[@]+"${PRIOR[@]}"}" > "$BENCH_TMP/out-$w" 2>&1 || { tail -20 "$BENCH_TMP/out-$w" >&2; bench_die "$w run failed"; }
     R=$(ls -d "$out"/*/ | head -n1)
     rss=$(awk -F': ' '/Maximum resident set size/ {print $2}' "$BENCH_TMP/time-$w")
     wall=$(awk -F': ' '/Elapsed \(wall clock\)/ {print $2}' "$BENCH_TMP/time-$w")
