@@ -748,6 +748,10 @@ void red_replan(wh_reduction_t *r)
      * chain through the cache, what runs goes on running. */
     s_settle(r);
     r->chain_start = wh_chain_step(r->chain, r->rec_steps)->idx;
+    if (r->rec_steps) { /* a chain that counted something, as when decided */
+        r->building_rounds += r->rec_built;
+        r->chains++;
+    }
     for (int i = r->rec_steps; i < r->nc; i++)
         if (r->c[i].rep == i && r->c[i].evaluated)
             s_keep_judged(r, &r->c[i]);

@@ -250,9 +250,11 @@ static void s_make_prior(wh_reduction_t *r)
         wh_record_log(r->rec, "prior: the slice of the failing statement (unit %d, line %u) "
                       "holds %d of %d statements", seed, r->tree->units[seed].line,
                       wh_prior_size(r->prior), r->tree->n);
-    else
+    else if (seed < 0)
         wh_record_log(r->rec, "prior: none (the failure's location %s is not a statement of "
                       "the test)", r->fp.location && *r->fp.location ? r->fp.location : "-");
+    else
+        wh_record_log(r->rec, "prior: none (%s)", wh_strerror(WH_ENOMEM));
 }
 
 /* Records the fingerprint (cache, run folder, pool) and starts the walk. */
@@ -269,7 +271,6 @@ void red_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed)
     free(line);
     free(js);
     wh_pool_set_ref(r->pool, r->pool_id, &r->fp);
-    s_make_prior(r);
     red_begin_walk(r);
 }
 
@@ -278,6 +279,7 @@ void red_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed)
  * fault, and the run goes on without it. */
 void red_begin_walk(wh_reduction_t *r)
 {
+    s_make_prior(r); /* the fingerprint is known: observed, or from the cache */
     if (r->job.ref_picked && r->job.reference && !r->refprobe_id) {
         r->refprobe_id = ++r->next_eval;
         r->state = RED_REFPROBE;

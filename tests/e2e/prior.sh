@@ -12,10 +12,10 @@
 . "$(dirname "$0")/lib.sh"
 synth_fixture
 
-run() { # name prior jobs
+run() { # name prior jobs [cache]
     "$WHITTLE" reduce --project "$P" --file tests/test_synth.c --test test_synth \
         --setup true --build "$J build 0.05" --run "$J run" --framework junit \
-        --cache memory: --prior "$2" --jobs "$3" --out "$T/$1" > "$T/$1.log" 2>&1 ||
+        --cache "${4:-memory:}" --prior "$2" --jobs "$3" --out "$T/$1" > "$T/$1.log" 2>&1 ||
         { cat "$T/$1.log"; fail "$1: run"; }
 }
 run none1 none 1
@@ -52,6 +52,14 @@ s=$(json "$S4/summary.json" .expectations.surprised_preserved)
 o=$(json "$N4/summary.json" .expectations.surprised_preserved)
 [ "$s" -lt "$o" ] && pass "4 slots: $s chains ended by an unexpected Preserved, $o without the prior" ||
     fail "4 slots: $s chains ended by an unexpected Preserved with the slice, $o without"
+# A fingerprint from the cache (a second run of the same job) makes the
+# same slice.
+run cold slice 2 "dir:$T/cache"
+run warm slice 2 "dir:$T/cache"
+W=$(run_dir "$T/warm")
+grep -q "^fingerprint from the cache" "$W/run.log" && pass "warm: the fingerprint from the cache" ||
+    fail "warm: the fingerprint was not taken from the cache"
+check_eq "warm: the slice with a cached fingerprint" "$(json "$W/summary.json" .expectations.slice)" "$n"
 e=$(grep -c "checked early, on an idle slot" "$S4/run.log")
 [ "$e" -ge 1 ] && pass "4 slots: $e claims judged early on idle slots" ||
     fail "4 slots: no claim judged early"
