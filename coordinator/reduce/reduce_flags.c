@@ -93,16 +93,21 @@ static int s_start_treejob(wh_reduction_t *r, const wh_compile_cmd_t *cmd)
  * copy or the set-up copy of the same key: a slot cloned from another keeps
  * the build folder's paths into it) to the project's path when the project
  * has it; a new string, or NULL when s names none, the project lacks it,
- * or out of memory. */
+ * or out of memory. Not what s names inside ws itself: wh_compile_cmd_rebase
+ * kept those on purpose (a folder the project has too, the workspace's copy
+ * holding what the setup generated: libarchive tracks build/, its
+ * config.h is generated there, and moving the workspace's -I to the
+ * project's lost it). */
 static char *s_unsibling(const char *s, const char *ws, const char *project)
 {
     const char *slash = strrchr(ws, '/');
     if (!slash || slash == ws)
         return NULL;
-    size_t kl = (size_t)(slash - ws) + 1; /* the key's folder, with its '/' */
-    const char *at = strstr(s, ws);
+    size_t kl = (size_t)(slash - ws) + 1, wl = strlen(ws); /* kl: the key's folder, with its '/' */
+    const char *at = NULL;
     for (const char *p = strchr(s, '/'); p && !at; p = strchr(p + 1, '/'))
-        if (strncmp(p, ws, kl) == 0 && p[kl] && p[kl] != '/')
+        if (strncmp(p, ws, kl) == 0 && p[kl] && p[kl] != '/' &&
+            !(strncmp(p, ws, wl) == 0 && (p[wl] == '\0' || p[wl] == '/')))
             at = p;
     if (!at)
         return NULL;

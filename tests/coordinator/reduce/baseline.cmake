@@ -4,3 +4,6 @@ wh_add_test(test_job SOURCES test_job.c LIBS wh_coord)
 wh_add_test(test_fw_detect SOURCES test_fw_detect.c LIBS wh_coord)
 # --ignore globs and the snapshot ids of a folder and of a git project.
 wh_add_test(test_identity SOURCES test_identity.c LIBS wh_coord)
+# The exact compile command keeps the workspace's copy of a folder the
+# project tracks too, where the setup generated a header.
+wh_add_e2e(gen_header)
