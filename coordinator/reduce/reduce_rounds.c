@@ -391,6 +391,10 @@ static int s_spec_room(wh_reduction_t *r)
  * was being checked: 2 extra builds on the synthetic test). */
 static void s_speculate(wh_reduction_t *r)
 {
+    wh_pool_stats_t ps = {0};
+    wh_pool_stats(r->pool, &ps);
+    if (ps.slots / (ps.jobs > 1 ? ps.jobs : 1) < 2)
+        return; /* one slot: a speculation holds it up while the chain's next step is checked */
     for (int i = 0; i < wh_chain_steps(r->chain) && wh_chain_step(r->chain, i)->seg == 0; i++)
         if (wh_chain_step(r->chain, i)->expect)
             return;
