@@ -9,6 +9,7 @@
 #define _GNU_SOURCE
 #include "reduce_int.h"
 
+#include <dirent.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -89,15 +90,34 @@ static int s_start_treejob(wh_reduction_t *r, const wh_compile_cmd_t *cmd)
     return r->treejob ? 0 : WH_ENOMEM;
 }
 
-/* Moves what s names inside a sibling of the workspace ws (another slot's
- * copy or the set-up copy of the same key: a slot cloned from another keeps
+/* 1 when folder a holds an entry folder b lacks (names only, one level):
+ * what a setup generated into its copy of a folder the project has too. */
+static int s_holds_more(const char *a, const char *b)
+{
+    DIR *d = opendir(a);
+    if (!d)
+        return 0;
+    int more = 0;
+    for (struct dirent *e; !more && (e = readdir(d)) != NULL;) {
+        if (strcmp(e->d_name, ".") == 0 || strcmp(e->d_name, "..") == 0)
+            continue;
+        char *in_b = wh_path_join(b, e->d_name);
+        more = !in_b || access(in_b, F_OK) != 0;
+        free(in_b);
+    }
+    closedir(d);
+    return more;
+}
+
+/* Moves what s names inside a copy of the workspace's key (ws itself,
+ * another slot's copy or the set-up copy: a slot cloned from another keeps
  * the build folder's paths into it) to the project's path when the project
  * has it; a new string, or NULL when s names none, the project lacks it,
- * or out of memory. Not what s names inside ws itself: wh_compile_cmd_rebase
- * kept those on purpose (a folder the project has too, the workspace's copy
- * holding what the setup generated: libarchive tracks build/, its
- * config.h is generated there, and moving the workspace's -I to the
- * project's lost it). */
+ * or out of memory. A folder of ws itself whose copy holds more than the
+ * project's stays: wh_compile_cmd_rebase gave both, and the workspace's
+ * holds what the setup generated (libarchive tracks build/ and generates
+ * config.h there: moved, the parse stopped with "'config.h' file not
+ * found"). */
 static char *s_unsibling(const char *s, const char *ws, const char *project)
 {
     const char *slash = strrchr(ws, '/');
@@ -106,8 +126,7 @@ static char *s_unsibling(const char *s, const char *ws, const char *project)
     size_t kl = (size_t)(slash - ws) + 1, wl = strlen(ws); /* kl: the key's folder, with its '/' */
     const char *at = NULL;
     for (const char *p = strchr(s, '/'); p && !at; p = strchr(p + 1, '/'))
-        if (strncmp(p, ws, kl) == 0 && p[kl] && p[kl] != '/' &&
-            !(strncmp(p, ws, wl) == 0 && (p[wl] == '\0' || p[wl] == '/')))
+        if (strncmp(p, ws, kl) == 0 && p[kl] && p[kl] != '/')
             at = p;
     if (!at)
         return NULL;
@@ -117,6 +136,8 @@ static char *s_unsibling(const char *s, const char *ws, const char *project)
      * it there (as wh_compile_cmd_rebase keeps such paths). */
     char *moved = wh_strdup_printf("%s%s", project, end);
     int there = moved && access(moved, F_OK) == 0;
+    if (there && strncmp(at, ws, wl) == 0 && (at[wl] == '\0' || at[wl] == '/'))
+        there = !s_holds_more(at, moved);
     free(moved);
     return there ? wh_strdup_printf("%.*s%s%s", (int)(at - s), s, project, end) : NULL;
 }
