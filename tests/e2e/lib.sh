@@ -44,6 +44,14 @@ tree_digest() {
     done) | sha256sum | cut -c1-64
 }
 # The single run folder under an --out folder.
+# same_walk NAME REF RUN: run folder RUN gave run folder REF's reduced test,
+# candidates and verdicts (candidates.csv's first six columns).
+same_walk() {
+    cmp -s "$2/reduced.c" "$3/reduced.c" && pass "$1: the same reduced test" ||
+        fail "$1: the reduced test differs"
+    check_eq "$1: the same candidates and verdicts" \
+        "$(cut -d, -f1-6 "$3/candidates.csv")" "$(cut -d, -f1-6 "$2/candidates.csv")"
+}
 # synth_fixture: the synthetic benchmark fixture (bench/synthetic) copied
 # to P=$T/synth, and its judge (build and run in one program) compiled to
 # J=$T/judge.

@@ -27,10 +27,7 @@ N1=$(run_dir "$T/none1")
 for r in slice1 none4 slice4; do
     R=$(run_dir "$T/$r")
     [ -f "$R/summary.json" ] || { fail "$r: no summary"; continue; }
-    cmp -s "$N1/reduced.c" "$R/reduced.c" && pass "$r: the reduced test of --prior none" ||
-        fail "$r: the reduced test differs from --prior none's"
-    check_eq "$r: candidates and verdicts = --prior none's" \
-        "$(cut -d, -f1-6 "$R/candidates.csv")" "$(cut -d, -f1-6 "$N1/candidates.csv")"
+    same_walk "$r against --prior none at 1 slot" "$N1" "$R"
     grep -q "^Claims: all [0-9]* confirmed afresh" "$T/$r.log" && pass "$r: claims confirmed" ||
         fail "$r: the claims were not all confirmed"
 done
