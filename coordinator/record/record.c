@@ -432,6 +432,8 @@ static void s_json_run(json_t *o, const wh_summary_t *s)
     json_t *cl = json_object();
     json_object_set_new(cl, "checked", json_integer(s->claims_checked));
     json_object_set_new(cl, "refuted", json_integer(s->claims_refuted));
+    json_object_set_new(cl, "early", json_integer(s->claims_early));
+    json_object_set_new(cl, "early_dropped", json_integer(s->claims_early_dropped));
     json_object_set_new(o, "claims", cl);
     json_t *au = json_object();
     json_object_set_new(au, "audited", json_integer(s->audits));

@@ -146,6 +146,7 @@ typedef struct {
     const char *verified_by;           /* the slot whose run verified it, or NULL */
     int second_opinion;                /* 0: that slot's node judged every verdict judged */
     int claims_checked, claims_refuted; /* negative verdicts judged again afresh (claims check) */
+    int claims_early, claims_early_dropped; /* checks started early, and of them dropped */
     int audits, audits_refuted;         /* cached negative verdicts judged afresh on the way */
     const uint8_t *removed;            /* per unit of the tree: 1 = removed (n = before) */
 } wh_summary_t;

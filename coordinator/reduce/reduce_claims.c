@@ -231,6 +231,7 @@ static void s_drop_unwanted(wh_reduction_t *r, const char *why)
     for (int i = 0; i < r->nchecks; i++) {
         struct red_check *k = &r->checks[i];
         if (!k->wanted) {
+            r->early_dropped += k->base != NULL;
             if (!k->done) {
                 wh_pool_cancel(r->pool, r->pool_id, k->id);
                 r->checks_left--;
@@ -349,6 +350,7 @@ void red_early_claims(wh_reduction_t *r)
         }
         memcpy(k->base, fin, (size_t)r->tree->n);
         idle--;
+        r->early_sent++;
         wh_record_log(r->rec, "claims: removing unit %d, judged by %s: checked early, on an idle "
                       "slot beside the walk's last chain", u, judge);
     }

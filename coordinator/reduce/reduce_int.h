@@ -156,6 +156,8 @@ struct wh_reduction {
     int nchecks, checks_left;
     int claims_queued;      /* the checks of the answer being verified are out */
     int claims_early;       /* of them, started beside the walk's last chain */
+    int early_sent, early_dropped; /* checks started early in this run, and of them
+                                      dropped (for another answer, or no verdict) */
     int claims_checked, claims_refuted, claims_refuted_now;
     int claims_news_now;    /* of claims_refuted_now: removals kept unjudged (InfraError) */
     /* The sample audit of cached negative verdicts (reduce_audit.c). */

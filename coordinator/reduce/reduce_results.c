@@ -96,6 +96,8 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->second_opinion = r->second_opinion;
     s->claims_checked = r->claims_checked;
     s->claims_refuted = r->claims_refuted;
+    s->claims_early = r->early_sent;
+    s->claims_early_dropped = r->early_dropped;
     s->audits = r->audits;
     s->audits_refuted = r->audits_refuted;
 }
