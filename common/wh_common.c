@@ -119,6 +119,14 @@ int wh_buf_printf(wh_buf_t *b, const char *fmt, ...)
     return rc;
 }
 
+int wh_buf_sh_quote(wh_buf_t *b, const char *s)
+{
+    int rc = wh_buf_puts(b, "'");
+    for (const char *p = s ? s : ""; *p && !rc; p++)
+        rc = *p == '\'' ? wh_buf_puts(b, "'\\''") : wh_buf_append(b, p, 1);
+    return rc ? rc : wh_buf_puts(b, "'");
+}
+
 int wh_buf_json_str(wh_buf_t *b, const char *s)
 {
     int rc = wh_buf_puts(b, "\"");

@@ -80,6 +80,8 @@ int wh_buf_puts(wh_buf_t *b, const char *s);
 int wh_buf_printf(wh_buf_t *b, const char *fmt, ...)
     __attribute__((format(printf, 2, 3)));
 int wh_buf_vprintf(wh_buf_t *b, const char *fmt, va_list ap);
+/* Appends s in single quotes for sh ("it's" as 'it'\''s'). */
+int wh_buf_sh_quote(wh_buf_t *b, const char *s);
 /* Appends s as a JSON string literal, quotes included. */
 int wh_buf_json_str(wh_buf_t *b, const char *s);
 void wh_buf_reset(wh_buf_t *b);

@@ -11,11 +11,14 @@
  */
 #define _GNU_SOURCE
 #include "oracle.h"
+#include "fw_segment.h"
+#include "whole.h"
 
 #include <ctype.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
+#include <regex.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -104,6 +107,7 @@ void wh_eval_result_clear(wh_eval_result_t *r)
         return;
     wh_test_result_clear(&r->result);
     free(r->detail);
+    free(r->whole_fail);
     memset(r, 0, sizeof *r);
     r->result.status = WH_TR_MISSING;
 }
@@ -469,8 +473,13 @@ static int s_testrun_make(const wh_eval_spec_t *s, s_testrun_t *t)
     while (rl > 1 && s->root[rl - 1] == '/')
         rl--;
     t->san = wh_strdup_printf("%.*s.san", (int)rl, s->root);
+    /* A whole CTest test runs as CTest runs it: the harness's console
+     * output, not its report, and ASan's leak checker on. */
+    const char *const *fw_env = s->fw->env;
+    if (s->whole && wh_fw_console_env(s->fw))
+        fw_env = wh_fw_console_env(s->fw);
     size_t n_fw = 0;
-    for (const char *const *e = s->fw->env; e && *e; e++)
+    for (const char *const *e = fw_env; e && *e; e++)
         n_fw++;
     t->n_env = 4 + n_fw;
     t->env = calloc(t->n_env + 1, sizeof *t->env);
@@ -479,13 +488,15 @@ static int s_testrun_make(const wh_eval_spec_t *s, s_testrun_t *t)
     t->env[0] = wh_strdup_printf("WHITTLE_TEST=%s", s->test);
     t->env[1] = wh_strdup_printf("WHITTLE_REPORT=%s", s->report_path);
     t->env[2] = s_san_env("ASAN_OPTIONS",
-                          "halt_on_error=1:abort_on_error=0:symbolize=1:detect_leaks=0", t->san);
+                          s->whole ? "halt_on_error=1:abort_on_error=0:symbolize=1:detect_leaks=1"
+                                   : "halt_on_error=1:abort_on_error=0:symbolize=1:detect_leaks=0",
+                          t->san);
     t->env[3] = s_san_env("UBSAN_OPTIONS",
                           "halt_on_error=1:abort_on_error=0:symbolize=1:print_stacktrace=1:"
                           "report_error_type=1",
                           t->san);
     for (size_t i = 0; i < n_fw; i++)
-        t->env[4 + i] = wh_expand(s->fw->env[i], s->test, s->report_path);
+        t->env[4 + i] = wh_expand(fw_env[i], s->test, s->report_path);
     for (size_t i = 0; i < t->n_env; i++)
         if (!t->env[i])
             return WH_ENOMEM;
@@ -513,14 +524,98 @@ static int s_set_passed(wh_test_result_t *r, const char *test)
     return r->fp.test ? 0 : WH_ENOMEM;
 }
 
-/* Step 5b: how the test died, when it died. A sanitizer report overrides
- * the framework's (an aborting runtime usually kills the report anyway); a
- * signal without any report is a crash, not an infrastructure error; a
- * console reader that saw no failure text while the process died reports
- * the crash. *rd is the reader's code, set to 0 when the crash replaces a
- * missing report. 0 or WH_ENOMEM. */
+/* The console of a second run of the test with the preset's console
+ * output (wh_fw_console_env): cmocka writes its XML report when the group
+ * ends, so a program that died wrote none and printed nothing. Appended
+ * to the log after a header line; its sanitizer logs are removed. NULL
+ * when the preset has no console output or the run did not end on its
+ * own. */
+static char *s_console_rerun(const wh_eval_spec_t *s, const s_testrun_t *t, size_t *len)
+{
+    const char *const *cenv = wh_fw_console_env(s->fw);
+    *len = 0;
+    if (!cenv)
+        return NULL;
+    const char *env[16];
+    size_t k = 0;
+    for (size_t i = 0; i < 4 && i < t->n_env; i++)
+        env[k++] = t->env[i];
+    for (size_t i = 0; cenv[i] && k < 15; i++)
+        env[k++] = cenv[i];
+    env[k] = NULL;
+    static const char head[] = "\n[whittle: the test died before its report was written; run "
+                               "again with the harness's console output]\n";
+    s_log_append(s->log_path, head, sizeof head - 1);
+    off_t from = s_file_size(s->log_path);
+    wh_run_opts_t to = {t->cmd,       s->root, env,         s->test_timeout_ms,
+                        s->log_path, s->tick, s->tick_arg, s->mount_at,
+                        s->runas,    s->scratch_env};
+    wh_run_result_t rr;
+    int rc = wh_run(&to, &rr);
+    wh_san_remove(t->san);
+    if (rc || rr.cancelled || rr.timed_out || rr.group_lingered)
+        return NULL;
+    return s_read_console(s->log_path, from, len);
+}
+
+/* A death (a sanitizer report, a signal) belongs to the function running
+ * when it came (fw_segment.h). When that is another function than s->test,
+ * res becomes what s->test's own part of the console says (failed, passed,
+ * skipped, or missing when it never started), *rd 0, and 1 is returned;
+ * 0 when the death is s->test's own or no function can be told. Negative
+ * on allocation failure. */
+static int s_blame_other(const wh_eval_spec_t *s, const s_testrun_t *t, const char *console,
+                         size_t console_len, const char *kind, int *rd, wh_test_result_t *res)
+{
+    char *again = NULL;
+    const char *text = console;
+    size_t len = console_len;
+    if (!wh_seg_any(console, console_len) && *rd == WH_EREPORT) {
+        again = s_console_rerun(s, t, &len);
+        text = again;
+    }
+    char *open = text ? wh_seg_open(text, len) : NULL;
+    int rc = 0;
+    if (open && !wh_seg_name_is(open, s->test)) {
+        char note[512];
+        int n = snprintf(note, sizeof note,
+                         "\n[whittle: %s came while %s ran: that function's failure, not %s's]\n",
+                         kind, open, s->test);
+        s_log_append(s->log_path, note, n > 0 && (size_t)n < sizeof note ? (size_t)n : 0);
+        if (*rd == WH_EREPORT || res->status != WH_TR_FAILED) {
+            wh_seg_t g;
+            wh_seg_find(text, len, s->test, &g);
+            if (g.state == WH_SEG_FAILED)
+                rc = wh_fw_segment_result(text + g.start, g.end - g.start, s->test, res);
+            else if (g.state == WH_SEG_PASSED)
+                rc = s_set_passed(res, s->test);
+            else if (g.state == WH_SEG_SKIPPED) {
+                wh_test_result_clear(res);
+                res->status = WH_TR_SKIPPED;
+            } else
+                wh_test_result_clear(res); /* never started: missing */
+        }
+        *rd = 0;
+        rc = rc ? rc : 1;
+    }
+    free(open);
+    free(again);
+    return rc;
+}
+
+/* Step 5b: how the test died, when it died. The death belongs to the
+ * function running when it came (s_blame_other); when that is the test, a
+ * sanitizer report overrides the framework's result (an aborting runtime
+ * usually kills the report anyway); a signal without any report is a
+ * crash, not an infrastructure error; a console reader that saw no failure
+ * text while the process died reports the crash. A leak report at exit,
+ * after the report was read and with no function running, is the whole
+ * program's (whole.h), not the test's. *rd is the reader's code, set to 0
+ * when the crash replaces a missing report; *san the first sanitizer
+ * report's kind (malloc'ed), or NULL. 0 or WH_ENOMEM. */
 static int s_apply_crash(const wh_eval_spec_t *s, const s_testrun_t *t, const wh_run_result_t *rr,
-                         const char *console, size_t console_len, int *rd, wh_test_result_t *res)
+                         const char *console, size_t console_len, int *rd, wh_test_result_t *res,
+                         char **san)
 {
     wh_buf_t san_raw = WH_BUF_INIT;
     wh_fp_t san_fp = {0};
@@ -535,6 +630,29 @@ static int s_apply_crash(const wh_eval_spec_t *s, const s_testrun_t *t, const wh
     }
     int sig = s_crash_signal(rr);
     int rc = 0;
+    if (sf > 0 && san_fp.kind && !(*san = strdup(san_fp.kind))) {
+        wh_fp_clear(&san_fp);
+        return WH_ENOMEM;
+    }
+    if (sf > 0 && !sig && !*rd && san_fp.kind && !strncmp(san_fp.kind, "sanitizer(lsan", 14)) {
+        char *open = wh_seg_open(console, console_len);
+        int at_exit = !open;
+        free(open);
+        if (at_exit) {
+            wh_fp_clear(&san_fp);
+            return 0;
+        }
+    }
+    if (sf > 0 || sig) {
+        char *kind = sf > 0 ? strdup(san_fp.kind ? san_fp.kind : "a sanitizer report")
+                            : wh_crash_kind(sig);
+        rc = kind ? s_blame_other(s, t, console, console_len, kind, rd, res) : WH_ENOMEM;
+        free(kind);
+        if (rc) {
+            wh_fp_clear(&san_fp);
+            return rc < 0 ? rc : 0;
+        }
+    }
     if (sf > 0) {
         rc = s_set_failed(res, s->test, san_fp.kind, san_fp.location, san_fp.message);
         *rd = 0;
@@ -555,7 +673,7 @@ static int s_run_and_read(const wh_eval_spec_t *s, wh_eval_result_t *out)
 {
     s_testrun_t t;
     int rc = s_testrun_make(s, &t);
-    char *console = NULL, *err = NULL;
+    char *console = NULL, *err = NULL, *san = NULL;
     if (rc)
         goto out;
     wh_san_remove(t.san); /* best effort: a leftover is only misread if it stays */
@@ -579,9 +697,25 @@ static int s_run_and_read(const wh_eval_spec_t *s, wh_eval_result_t *out)
     size_t console_len = 0;
     console = s_read_console(s->log_path, log_from, &console_len);
     wh_fw_opts_t fo = {s->failure_regex, s->pass_regex, s_seen(s), s->message_continuation};
-    int rd = s->fw->read(s->report_path, console, console_len, s->test, &fo, &out->result, &err);
-    if ((rc = s_apply_crash(s, &t, &rr, console, console_len, &rd, &out->result)) != 0)
+    /* A whole CTest test ran with the harness's console output: the test's
+     * own result is its part of it. */
+    int rd = s->whole && wh_fw_console_env(s->fw)
+                 ? wh_whole_read(console, console_len, s->test, &out->result)
+                 : s->fw->read(s->report_path, console, console_len, s->test, &fo, &out->result,
+                               &err);
+    if ((rc = s_apply_crash(s, &t, &rr, console, console_len, &rd, &out->result, &san)) != 0)
         goto out;
+    if (s->whole && !rd) {
+        int oom = 0;
+        out->whole_fail = wh_whole_judge(s->whole, &rr, console, console_len, san, &oom);
+        if (oom) {
+            rc = WH_ENOMEM;
+            goto out;
+        }
+        if (out->whole_fail && out->result.status != WH_TR_FAILED &&
+            (rc = s_set_failed(&out->result, s->test, "whole-test", "", out->whole_fail)) != 0)
+            goto out;
+    }
     if (rd) {
         char how[64];
         s_how(&rr, how, sizeof how);
@@ -609,6 +743,7 @@ static int s_run_and_read(const wh_eval_spec_t *s, wh_eval_result_t *out)
 out:
     free(err);
     free(console);
+    free(san);
     s_testrun_free(&t);
     return rc;
 }

@@ -28,6 +28,19 @@ int wh_fp_match(const wh_fp_t *ref, const wh_fp_t *obs, wh_match_t m);
 /* Verdict of a test result against the reference fingerprint. */
 wh_verdict_t wh_oracle_judge(const wh_test_result_t *r, const wh_fp_t *ref, wh_match_t m);
 
+/* A whole CTest test, judged as CTest judges it (cmCTestRunTest): a run
+ * killed by a signal fails; else it passes when it exited 0 (or, with
+ * PASS_REGULAR_EXPRESSION, whatever its exit status, when one of them
+ * matches its output) and no FAIL_REGULAR_EXPRESSION matches; WILL_FAIL
+ * turns that around. The run sees what CTest's would: the sanitizers'
+ * leak checker on (ASan's default), the harness's console output instead
+ * of its report (wh_fw_console_env), the test's own result read from its
+ * part of that output (fw_segment.h). */
+typedef struct {
+    int will_fail;
+    const char *pass_rx, *fail_rx; /* POSIX EREs, one per line; NULL: none */
+} wh_whole_t;
+
 /* What one evaluation needs; all strings borrowed. */
 typedef struct {
     const char *root;          /* workspace root (absolute) */
@@ -51,6 +64,7 @@ typedef struct {
     const wh_runas_t *runas;   /* NULL, or the user and sandbox of the build and test (runas.h) */
     const char *const *scratch_env; /* NULL, or the workspace's private TMPDIR and HOME
                                        (scratch.h) for the build and the test */
+    const wh_whole_t *whole;   /* NULL, or judge the whole CTest test too (a reference run) */
 } wh_eval_spec_t;
 
 typedef struct {
@@ -69,6 +83,11 @@ typedef struct {
     wh_run_result_t build_run, test_run;
     int build_ran, test_ran;
     long long test_log_from;
+    /* With spec->whole: why the whole CTest test fails ("exit status 23
+     * (sanitizer(lsan,...))"), NULL when it passes. A test that passed
+     * while its whole test failed is FAILED, kind "whole-test", this its
+     * message. */
+    char *whole_fail;
 } wh_eval_result_t;
 
 void wh_eval_result_clear(wh_eval_result_t *r);

@@ -279,6 +279,10 @@ static int s_run_set(wk_slot_t *s, const wh_job_spec_t *j, const wh_framework_t 
     es.pass_regex = j->pass_regex;
     es.message_continuation = j->message_continuation;
     es.pass_on_exit0 = j->pass_on_exit0;
+    /* On the reference, a whole CTest test must pass as CTest judges it. */
+    wh_whole_t whole = {j->will_fail, j->ctest_pass_regex, j->ctest_fail_regex};
+    if (j->whole_test && j->reference && project && !strcmp(project, j->reference))
+        es.whole = &whole;
     es.tick = wk_tick;
     es.tick_arg = s;
     char *at = wh_warmup_mount_at(s->node->warm, x->root);
@@ -524,6 +528,10 @@ static void s_check_reference(wk_slot_t *s, const wh_msg_t *m, const wh_framewor
     } else if (xr->r[0].verdict == WH_V_INFRA_ERROR) {
         v->verdict = WH_V_INFRA_ERROR;
         wh_buf_printf(why, "; reference run: %s", xr->r[0].detail ? xr->r[0].detail : "failed");
+    } else if (xr->r[0].result.status == WH_TR_FAILED && xr->r[0].whole_fail) {
+        v->verdict = WH_V_DIFFERENT_FAILURE;
+        wh_buf_printf(why, "; preserved, but on the reference its whole CTest test fails (%s): "
+                           "the fault is lost", xr->r[0].whole_fail);
     } else if (xr->r[0].result.status == WH_TR_FAILED) {
         v->verdict = WH_V_DIFFERENT_FAILURE;
         wh_buf_puts(why, "; preserved, but it fails on the reference too: the fault is lost");

@@ -43,6 +43,8 @@ void wh_job_spec_clear(wh_job_spec_t *j)
     free(j->failure_regex);
     free(j->pass_regex);
     free(j->message_continuation);
+    free(j->ctest_pass_regex);
+    free(j->ctest_fail_regex);
     free(j->reference);
     free(j->git_url);
     free(j->git_rev);
@@ -100,6 +102,8 @@ int wh_job_spec_copy(wh_job_spec_t *dst, const wh_job_spec_t *src)
     t.failure_regex = s_dup(src->failure_regex, &bad);
     t.pass_regex = s_dup(src->pass_regex, &bad);
     t.message_continuation = s_dup(src->message_continuation, &bad);
+    t.ctest_pass_regex = s_dup(src->ctest_pass_regex, &bad);
+    t.ctest_fail_regex = s_dup(src->ctest_fail_regex, &bad);
     t.reference = s_dup(src->reference, &bad);
     t.git_url = s_dup(src->git_url, &bad);
     t.git_rev = s_dup(src->git_rev, &bad);
@@ -175,6 +179,7 @@ static int s_job_out(Whittle__JobSpec *o, const wh_job_spec_t *j)
         !s_str_ok(j->failure_regex) || !s_str_ok(j->pass_regex) || !s_str_ok(j->reference) ||
         !s_str_ok(j->message_continuation) || !s_str_ok(j->git_url) || !s_str_ok(j->git_rev) ||
         !s_str_ok(j->git_subdir) || !s_str_ok(j->git_reference) ||
+        !s_str_ok(j->ctest_pass_regex) || !s_str_ok(j->ctest_fail_regex) ||
         j->git_patch_len > WH_WIRE_MAX_PATCH)
         return WH_ETOOBIG;
     if (j->n_exclude < 0 || (j->n_exclude > 0 && !j->exclude))
@@ -213,6 +218,11 @@ static int s_job_out(Whittle__JobSpec *o, const wh_job_spec_t *j)
     o->message_continuation = S_W(j->message_continuation);
     o->has_pass_on_exit0 = 1;
     o->pass_on_exit0 = j->pass_on_exit0 != 0;
+    o->has_whole_test = o->has_will_fail = 1;
+    o->whole_test = j->whole_test != 0;
+    o->will_fail = j->will_fail != 0;
+    o->ctest_pass_regex = S_W(j->ctest_pass_regex);
+    o->ctest_fail_regex = S_W(j->ctest_fail_regex);
     o->git_url = S_W(j->git_url);
     o->git_rev = S_W(j->git_rev);
     o->git_subdir = S_W(j->git_subdir);
@@ -740,6 +750,10 @@ static void s_job_in(s_dec_t *d, wh_job_spec_t *j, const Whittle__JobSpec *o)
     j->keep_fault = o->keep_fault != 0;
     j->message_continuation = s_str_in(d, o->message_continuation, "job.message_continuation");
     j->pass_on_exit0 = o->pass_on_exit0 != 0;
+    j->whole_test = o->whole_test != 0;
+    j->will_fail = o->will_fail != 0;
+    j->ctest_pass_regex = s_str_in(d, o->ctest_pass_regex, "job.ctest_pass_regex");
+    j->ctest_fail_regex = s_str_in(d, o->ctest_fail_regex, "job.ctest_fail_regex");
     j->git_url = s_str_in(d, o->git_url, "job.git_url");
     j->git_rev = s_str_in(d, o->git_rev, "job.git_rev");
     j->git_subdir = s_str_in(d, o->git_subdir, "job.git_subdir");

@@ -65,6 +65,8 @@ typedef struct {
     int keep_fault;        /* Preserved also requires passing on the reference */
     char *message_continuation; /* console preset */
     int pass_on_exit0;     /* console readers: exit 0 without a failure is a pass */
+    int whole_test, will_fail; /* the run is a whole CTest test (job.h) */
+    char *ctest_pass_regex, *ctest_fail_regex;
     /* A project that travels as a git snapshot (common/wh_snapshot.h): the
      * node checks out git_rev of git_url, applies git_patch, and uses
      * git_subdir of it as the project (and git_reference, exported, as the

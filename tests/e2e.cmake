@@ -18,3 +18,4 @@ wh_add_e2e(slot_tmp)
 wh_add_e2e(bear_broken)
 # Say who verified; reduce --cluster --verify-local, the client's own second opinion (issue 18).
 wh_add_e2e(verify_local)
+wh_add_e2e(ctest_deaths)

@@ -10,6 +10,7 @@
 #include <glob.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Caps on what a build folder may make us read. */
 #define S_FILE_CAP ((size_t)16 << 20)
@@ -22,6 +23,7 @@ typedef struct {
     char **argv; /* NULL-terminated */
     char *dir;   /* WORKING_DIRECTORY, else the folder of its CTestTestfile */
     char *env;   /* ENVIRONMENT ("A=1;B=2"), or NULL */
+    char *will_fail, *pass_rx, *fail_rx; /* WILL_FAIL, PASS_/FAIL_REGULAR_EXPRESSION, or NULL */
 } s_test_t;
 
 struct wh_ctest {
@@ -48,6 +50,7 @@ void wh_ctest_close(wh_ctest_t **cp)
     wh_ctest_t *c = *cp;
     for (size_t i = 0; i < c->n; i++) {
         free(c->tests[i].name), free(c->tests[i].dir), free(c->tests[i].env);
+        free(c->tests[i].will_fail), free(c->tests[i].pass_rx), free(c->tests[i].fail_rx);
         s_strv_free(c->tests[i].argv);
     }
     free(c->tests);
@@ -60,10 +63,7 @@ void wh_ctest_close(wh_ctest_t **cp)
 /* Appends s to b in single quotes (sh). */
 static void s_sq(wh_buf_t *b, const char *s)
 {
-    wh_buf_puts(b, "'");
-    for (const char *p = s; *p; p++)
-        wh_buf_puts(b, *p == '\'' ? "'\\''" : (char[]){*p, 0});
-    wh_buf_puts(b, "'");
+    wh_buf_sh_quote(b, s);
 }
 
 /* ---- CMakeCache.txt ---- */
@@ -269,6 +269,7 @@ static void s_add_test(wh_ctest_t *c, char **a, const char *dir)
     t->name = strdup(a[0]);
     t->dir = strdup(dir);
     t->env = NULL;
+    t->will_fail = t->pass_rx = t->fail_rx = NULL;
 }
 
 /* set_tests_properties(names... PROPERTIES key value ...). */
@@ -278,10 +279,18 @@ static void s_props(wh_ctest_t *c, char **a)
     while (a[p] && strcmp(a[p], "PROPERTIES"))
         p++;
     for (size_t k = p + 1; a[p] && a[k] && a[k + 1]; k += 2) {
-        int wd = !strcmp(a[k], "WORKING_DIRECTORY"), env = !strcmp(a[k], "ENVIRONMENT");
-        for (size_t i = 0; (wd || env) && i < p; i++) {
+        static const char *const keys[] = {"WORKING_DIRECTORY", "ENVIRONMENT", "WILL_FAIL",
+                                           "PASS_REGULAR_EXPRESSION",
+                                           "FAIL_REGULAR_EXPRESSION"};
+        size_t key = 0;
+        while (key < 5 && strcmp(a[k], keys[key]))
+            key++;
+        for (size_t i = 0; key < 5 && i < p; i++) {
             s_test_t *t = s_test(c, a[i]);
-            char **field = t ? (wd ? &t->dir : &t->env) : NULL;
+            char **fields[] = {t ? &t->dir : NULL, t ? &t->env : NULL,
+                               t ? &t->will_fail : NULL, t ? &t->pass_rx : NULL,
+                               t ? &t->fail_rx : NULL};
+            char **field = fields[key];
             if (field) {
                 free(*field);
                 *field = strdup(a[k + 1]);
@@ -471,27 +480,30 @@ int wh_ctest_commands(const wh_ctest_t *c, const char *project, const char *test
         s_sq(&b, c->generator);
     }
     wh_buf_puts(&b, c->dopts.buf ? c->dopts.buf : "");
-    wh_buf_puts(&b, " && cmake --build ");
-    s_sq(&b, w.build);
-    *setup = wh_buf_detach(&b);
     char **files = NULL;
     size_t nf = 0;
     char *target = s_target(c, t);
     /* --target only for a target the build files know (a typo'd one fails
-     * every build). */
+     * every build). The set-up builds that target too (and what it
+     * depends on), never all: a project's other targets, slow or not, are
+     * not the test's. */
     if (target)
         s_build_sources(c, project, target, &files, &nf);
     for (size_t i = 0; i < nf; i++)
         free(files[i]);
     free(files);
-    wh_buf_puts(&b, "cmake --build ");
-    s_sq(&b, w.build);
+    wh_buf_t tb = WH_BUF_INIT;
+    wh_buf_puts(&tb, "cmake --build ");
+    s_sq(&tb, w.build);
     if (target && nf) {
-        wh_buf_puts(&b, " --target ");
-        s_sq(&b, target);
+        wh_buf_puts(&tb, " --target ");
+        s_sq(&tb, target);
     }
     free(target);
-    *build = wh_buf_detach(&b);
+    wh_buf_puts(&b, " && ");
+    wh_buf_puts(&b, tb.buf ? tb.buf : "");
+    *setup = wh_buf_detach(&b);
+    *build = wh_buf_detach(&tb);
     if (!own) {
         wh_buf_puts(&b, "ctest --test-dir ");
         s_sq(&b, w.build);
@@ -666,4 +678,52 @@ char *wh_ctest_output(const wh_ctest_t *c, const char *test)
     free(want);
     free(text);
     return out;
+}
+
+/* A CMake boolean: 1, ON, YES, TRUE, Y or a non-zero number. */
+static int s_cmake_true(const char *v)
+{
+    static const char *const yes[] = {"1", "ON", "YES", "TRUE", "Y"};
+    if (!v)
+        return 0;
+    for (size_t i = 0; i < sizeof yes / sizeof yes[0]; i++)
+        if (!strcasecmp(v, yes[i]))
+            return 1;
+    char *end = NULL;
+    long n = strtol(v, &end, 10);
+    return end != v && !*end && n != 0;
+}
+
+/* A CMake list "a;b" as lines "a\nb"; NULL for NULL or "". */
+static char *s_list_lines(const char *v)
+{
+    if (!v || !*v)
+        return NULL;
+    char *s = strdup(v);
+    for (char *p = s; p && *p; p++)
+        if (*p == ';')
+            *p = '\n';
+    return s;
+}
+
+int wh_ctest_judge(const wh_ctest_t *c, const char *test, int *will_fail, char **pass_rx,
+                   char **fail_rx)
+{
+    *will_fail = 0;
+    *pass_rx = *fail_rx = NULL;
+    for (size_t i = 0; i < c->n; i++) {
+        const s_test_t *t = &c->tests[i];
+        if (strcmp(t->name, test))
+            continue;
+        *will_fail = s_cmake_true(t->will_fail);
+        *pass_rx = s_list_lines(t->pass_rx);
+        *fail_rx = s_list_lines(t->fail_rx);
+        if ((t->pass_rx && *t->pass_rx && !*pass_rx) || (t->fail_rx && *t->fail_rx && !*fail_rx)) {
+            free(*pass_rx), free(*fail_rx);
+            *pass_rx = *fail_rx = NULL;
+            return WH_ENOMEM;
+        }
+        return 0;
+    }
+    return WH_ENOTFOUND;
 }

@@ -53,6 +53,12 @@ int wh_ctest_commands(const wh_ctest_t *c, const char *project, const char *test
 int wh_ctest_sources(const wh_ctest_t *c, const char *project, const char *test, char ***files,
                      size_t *n);
 
+/* How CTest judges test (whole.h): its WILL_FAIL, and its PASS_ and
+ * FAIL_REGULAR_EXPRESSION lists one regex per line (malloc'ed, NULL when
+ * not set). 0, WH_ENOTFOUND (no such test) or WH_ENOMEM. */
+int wh_ctest_judge(const wh_ctest_t *c, const char *test, int *will_fail, char **pass_rx,
+                   char **fail_rx);
+
 /* The output test printed in the last ctest run (LastTest.log, between
  * "Output:" and "<end of output>"); malloc'ed, NULL when not there. */
 char *wh_ctest_output(const wh_ctest_t *c, const char *test);

@@ -13,6 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include <jansson.h>
+
 typedef struct {
     const wh_job_t *jobs;
     size_t n;
@@ -20,7 +22,116 @@ typedef struct {
     size_t ndirs;
     int worst;
     uint64_t *shown; /* per job: when its last progress line was printed */
+    char **end;      /* per job: its line of the closing summary */
+    char **diff;     /* per job: its reduced test's diff, NULL when none */
 } s_state_t;
+
+/* The command that reduces job j by hand (its own flags, quoted for sh). */
+static void s_by_hand(const wh_job_t *j, wh_buf_t *b)
+{
+    wh_buf_puts(b, "whittle reduce --project ");
+    wh_buf_sh_quote(b, j->project);
+    wh_buf_puts(b, " --file ");
+    wh_buf_sh_quote(b, j->file);
+    wh_buf_puts(b, " --test ");
+    wh_buf_sh_quote(b, j->test);
+    const char *const flags[] = {"--setup", "--build", "--run", "--framework"};
+    const char *const vals[] = {j->setup, j->build, j->run, j->framework};
+    for (size_t k = 0; k < 4; k++) {
+        if (!vals[k])
+            continue;
+        wh_buf_printf(b, " %s ", flags[k]);
+        wh_buf_sh_quote(b, vals[k]);
+    }
+}
+
+/* Job i's closing line: it failed with status code and msg. */
+static void s_end_failed(s_state_t *st, size_t i, int code, const char *msg, const char *dir)
+{
+    wh_buf_t b = WH_BUF_INIT;
+    wh_buf_printf(&b, "not reduced (exit %d): %s", code, msg ? msg : "reduction failed");
+    if (dir)
+        wh_buf_printf(&b, " (record: %s)", dir);
+    if (code != 130) {
+        wh_buf_puts(&b, "; by hand: ");
+        s_by_hand(&st->jobs[i], &b);
+    }
+    if (st->end) {
+        free(st->end[i]);
+        st->end[i] = wh_buf_detach(&b);
+    }
+    wh_buf_free(&b);
+}
+
+/* Job i's closing line when it was reduced: sizes from its summary.json,
+ * the fault check from its closing lines. */
+static void s_end_reduced(s_state_t *st, size_t i, wh_reduction_t *r)
+{
+    if (!st->end)
+        return;
+    char *path = wh_path_join(wh_reduction_dir(r), "summary.json");
+    json_t *sum = path ? json_load_file(path, 0, NULL) : NULL;
+    free(path);
+    const char *closing = wh_reduction_closing(r);
+    const char *fault = strstr(closing, "Fault check: ");
+    const char *nl = fault ? strchr(fault, '\n') : NULL;
+    int flen = fault ? (int)(nl ? nl - fault - 13 : (long)strlen(fault + 13)) : 0;
+    wh_buf_t b = WH_BUF_INIT;
+    wh_buf_printf(&b, "reduced %lld -> %lld statements, verified; %.*s",
+                  (long long)json_integer_value(json_object_get(sum, "statements_before")),
+                  (long long)json_integer_value(json_object_get(sum, "statements_after")),
+                  fault ? flen : 17, fault ? fault + 13 : "fault not checked");
+    json_decref(sum);
+    free(st->end[i]);
+    st->end[i] = wh_buf_detach(&b);
+    const char *d = wh_reduction_diff(r);
+    st->diff[i] = d && *d ? strdup(d) : NULL;
+}
+
+/* What an exit status of `reduce --from-*` means. */
+static const char *s_status_meaning(int code)
+{
+    switch (code) {
+    case 0:
+        return "every failing test was reduced";
+    case 1:
+        return "a failing test was skipped (named above, with why)";
+    case 2:
+        return "bad input";
+    case 3:
+        return "a failing test could not be reduced (its original does not fail the same way, "
+               "does not build, or its failure could not be identified)";
+    case 4:
+        return "infrastructure trouble (no slot could judge, a folder could not be written)";
+    case 130:
+        return "interrupted";
+    default:
+        return "see whittle reduce --help";
+    }
+}
+
+/* The closing summary: a line per failing test (reduced, not reduced,
+ * skipped), the diff of each reduced test, what the exit status means. */
+static void s_closing(const s_state_t *st, const wh_buf_t *missing, int code)
+{
+    size_t skipped = 0;
+    for (const char *p = missing->buf; p && *p; p++)
+        skipped += *p == '\n';
+    printf("Summary: %zu failing test%s\n", st->n + skipped, st->n + skipped == 1 ? "" : "s");
+    for (size_t i = 0; i < st->n; i++)
+        printf("  %s (%s): %s\n", st->jobs[i].test, st->jobs[i].file,
+               st->end && st->end[i] ? st->end[i] : "not finished");
+    for (const char *p = missing->buf; p && *p;) {
+        const char *e = strchr(p, '\n');
+        int len = e ? (int)(e - p) : (int)strlen(p);
+        printf("  skipped: %.*s\n", len, p);
+        p = e ? e + 1 : p + len;
+    }
+    for (size_t i = 0; st->diff && i < st->n; i++)
+        if (st->diff[i])
+            printf("Diff of %s (patch -p1 in the project):\n%s", st->jobs[i].test, st->diff[i]);
+    printf("Exit status %d: %s\n", code, s_status_meaning(code));
+}
 
 /* A job's progress, one line every S_PROGRESS_MS while it runs. */
 #define S_PROGRESS_MS 10000
@@ -58,6 +169,7 @@ static void s_failed(void *arg, size_t i, int status, const char *err)
     fflush(stdout);
     fprintf(stderr, "whittle: error: %s: %s\n", st->jobs[i].test, err);
     s_worse(st, status);
+    s_end_failed(st, i, status, err, NULL);
 }
 
 static void s_finished(void *arg, size_t i, wh_reduction_t *r)
@@ -70,8 +182,10 @@ static void s_finished(void *arg, size_t i, wh_reduction_t *r)
         fprintf(stderr, "whittle: error: %s: %s (record: %s)\n", st->jobs[i].test,
                 msg ? msg : "reduction failed", wh_reduction_dir(r));
         s_worse(st, code);
+        s_end_failed(st, i, code, msg, wh_reduction_dir(r));
         return;
     }
+    s_end_reduced(st, i, r);
     printf("[%zu/%zu] %s: reduced test (%s/reduced%s):\n%s", i + 1, st->n, st->jobs[i].test,
            wh_reduction_dir(r), wh_job_ext(&st->jobs[i]),
            wh_reduction_result_text(r) ? wh_reduction_result_text(r) : "");
@@ -82,10 +196,13 @@ static void s_finished(void *arg, size_t i, wh_reduction_t *r)
         st->dirs = nd;
 }
 
-static int s_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o)
+static int s_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
+                      const wh_buf_t *missing)
 {
-    s_state_t st = {jobs, n, NULL, 0, 0, NULL};
+    s_state_t st = {jobs, n, NULL, 0, 0, NULL, NULL, NULL};
     st.shown = calloc(n, sizeof *st.shown);
+    st.end = calloc(n, sizeof *st.end);
+    st.diff = calloc(n, sizeof *st.diff);
     for (size_t i = 0; st.shown && i < n; i++)
         st.shown[i] = wh_now_ms();
     /* Per-candidate lines of several jobs would interleave: only with -v. */
@@ -99,11 +216,21 @@ static int s_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o)
     free(err);
     if (st.ndirs)
         wh_group_print_dirs((const char *const *)st.dirs, st.ndirs, stdout);
+    code = code ? code : st.worst;
+    if (!code && missing->len)
+        code = 1;
+    s_closing(&st, missing, code);
     for (size_t i = 0; i < st.ndirs; i++)
         free(st.dirs[i]);
+    for (size_t i = 0; i < n; i++) {
+        free(st.end ? st.end[i] : NULL);
+        free(st.diff ? st.diff[i] : NULL);
+    }
+    free(st.end);
+    free(st.diff);
     free(st.dirs);
     free(st.shown);
-    return code ? code : st.worst;
+    return code;
 }
 
 /* out: --out as typed (a cluster places it under its --runs folder). */
@@ -228,13 +355,17 @@ int wh_from_cmd(const wh_job_t *tmpl, const wh_from_opts_t *o)
         return 2;
     }
     fflush(stdout);
-    for (char *save = NULL, *l = missing.buf ? strtok_r(missing.buf, "\n", &save) : NULL; l;
-         l = strtok_r(NULL, "\n", &save))
-        fprintf(stderr, "whittle: error: %s\n", l);
+    for (const char *l = missing.buf; l && *l;) {
+        const char *e = strchr(l, '\n');
+        int len = e ? (int)(e - l) : (int)strlen(l);
+        fprintf(stderr, "whittle: error: %.*s\n", len, l);
+        l += len + (e != NULL);
+    }
     if (nj)
         code = s_refauto(tmpl, jobs, nj, o->cluster_run != NULL);
     if (nj && !code)
-        code = o->cluster_run ? s_cluster(jobs, nj, tmpl->out, o) : s_embedded(jobs, nj, o);
+        code = o->cluster_run ? s_cluster(jobs, nj, tmpl->out, o)
+                              : s_embedded(jobs, nj, o, &missing);
     if (!code && missing.len)
         code = 1;
     for (size_t i = 0; i < nj; i++)

@@ -120,11 +120,15 @@ static int s_seen(const wh_job_t *jobs, size_t n, const char *file, const char *
 typedef struct {
     char *setup, *build, *run;
     const char *framework; /* NULL: the template's, or from the includes */
+    /* The run is the CTest test's own command: how CTest judges it. */
+    int whole_test, will_fail;
+    char *pass_rx, *fail_rx;
 } s_cmds_t;
 
 static void s_cmds_clear(s_cmds_t *c)
 {
     free(c->setup), free(c->build), free(c->run);
+    free(c->pass_rx), free(c->fail_rx);
     memset(c, 0, sizeof *c);
 }
 
@@ -140,6 +144,14 @@ static int s_cmds(const wh_job_t *tmpl, const wh_ctest_t *ct, const char *projec
     int rc = wh_ctest_commands(ct, project, ctest_name, own, &c->setup, &c->build, &c->run, err);
     if (!rc && !own && !tmpl->run && !tmpl->framework)
         c->framework = "ctest";
+    /* The program's own command, as CTest runs it: on the reference the
+     * whole CTest test must pass (exit status, leaks, regexes). */
+    if (!rc && own && !tmpl->run) {
+        c->whole_test = 1;
+        rc = wh_ctest_judge(ct, ctest_name, &c->will_fail, &c->pass_rx, &c->fail_rx);
+        if (rc == WH_ENOMEM)
+            *err = strdup("out of memory");
+    }
     return rc;
 }
 
@@ -161,6 +173,12 @@ static int s_job_for(const wh_job_t *tmpl, const char *project, const char *file
             *fields[k] = strdup(from[k]);
     if (!j->framework && c->framework)
         j->framework = strdup(c->framework);
+    if (c->whole_test) {
+        j->whole_test = 1;
+        j->will_fail = c->will_fail;
+        j->ctest_pass_regex = wh_strdup0(c->pass_rx);
+        j->ctest_fail_regex = wh_strdup0(c->fail_rx);
+    }
     int rc = wh_job_validate(j, err);
     if (!rc)
         wh_job_guess_includes(j);
@@ -218,7 +236,8 @@ static int s_split(s_from_t *st, wh_testfind_t *f, const wh_failing_t *c, const 
            "function%s:", c->name, prog ? " " : "", prog ? prog : "", grammar, fn,
            fn == 1 ? "" : "s");
     for (size_t i = 0; i < fn; i++)
-        printf("%s %s", i ? "," : "", fv[i].name);
+        printf("%s %s%s", i ? "," : "", fv[i].name,
+               fv[i].died ? " (the program died while it ran)" : "");
     printf("\n");
     for (size_t i = 0; i < fn && !*rc; i++) {
         const char *file = NULL, *test = NULL;

@@ -100,7 +100,7 @@ static int s_prepare(const wh_job_t *j, const char *project, const char *base, c
 /* Writes content into w's test file, builds and runs the test, judged
  * against ref (NULL: no verdict, the result only). 0, or 4 with *said. */
 static int s_run(const wh_job_t *j, const wh_framework_t *fw, const s_ws_t *w,
-                 const char *content, size_t len, const wh_fp_t *ref,
+                 const char *content, size_t len, const wh_fp_t *ref, const wh_whole_t *whole,
                  volatile sig_atomic_t *stop, wh_eval_result_t *out, char **said)
 {
     wh_scratch_t sc;
@@ -125,6 +125,7 @@ static int s_run(const wh_job_t *j, const wh_framework_t *fw, const s_ws_t *w,
     es.pass_regex = j->pass_regex;
     es.message_continuation = j->message_continuation;
     es.pass_on_exit0 = j->pass_on_exit0;
+    es.whole = whole;
     es.tick = s_tick;
     es.tick_arg = (void *)stop;
     es.scratch_env = sc.env;
@@ -149,7 +150,7 @@ static int s_original(const wh_job_t *j, const wh_framework_t *fw, const s_ws_t 
     if (rc)
         *said = wh_strdup_printf("--verify-local: cannot read %s: %s", path ? path : j->file,
                                  wh_strerror(rc));
-    else if ((rc = s_run(j, fw, w, text, tlen, NULL, stop, orig, said)) == 0 &&
+    else if ((rc = s_run(j, fw, w, text, tlen, NULL, NULL, stop, orig, said)) == 0 &&
              (orig->verdict != WH_V_NONE || orig->result.status != WH_TR_FAILED)) {
         *said = wh_strdup_printf("--verify-local: the original test does not fail here (%s%s%s), "
                                  "so this machine cannot judge the answer",
@@ -172,7 +173,11 @@ static int s_on_reference(const wh_job_t *j, const wh_framework_t *fw, const cha
     wh_eval_result_t r = {0};
     int rc = s_prepare(j, j->reference, base, "reference", stop, &w, said);
     if (!rc)
-        rc = s_run(j, fw, &w, reduced, len, NULL, stop, &r, said);
+    {
+        /* A whole CTest test must pass there as CTest judges it. */
+        wh_whole_t whole = {j->will_fail, j->ctest_pass_regex, j->ctest_fail_regex};
+        rc = s_run(j, fw, &w, reduced, len, NULL, j->whole_test ? &whole : NULL, stop, &r, said);
+    }
     if (!rc && (r.verdict != WH_V_NONE || r.result.status != WH_TR_PASSED)) {
         *said = wh_strdup_printf("--verify-local: the reduced test does not pass on the reference "
                                  "%s here (%s): the fault is not shown kept",
@@ -209,7 +214,7 @@ int wh_verify_local(const wh_job_t *j, const char *reduced, size_t len,
     if (!rc)
         rc = s_original(j, fw, &w, stop, &orig, said);
     if (!rc)
-        rc = s_run(j, fw, &w, reduced, len, &orig.result.fp, stop, &red, said);
+        rc = s_run(j, fw, &w, reduced, len, &orig.result.fp, NULL, stop, &red, said);
     if (!rc && red.verdict != WH_V_PRESERVED) {
         *said = wh_strdup_printf("--verify-local: the reduced test does not fail the same way on "
                                  "this machine: %s%s%s (the original fails with \"%s\" at %s)",

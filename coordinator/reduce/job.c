@@ -52,6 +52,8 @@ void wh_job_clear(wh_job_t *j)
     free(j->failure_regex);
     free(j->pass_regex);
     free(j->message_continuation);
+    free(j->ctest_pass_regex);
+    free(j->ctest_fail_regex);
     free(j->reference);
     free(j->ref_picked);
     free(j->ref_why);
@@ -71,7 +73,8 @@ int wh_job_copy(wh_job_t *d, const wh_job_t *src)
     char **const strs[] = {&d->project, &d->file, &d->test, &d->setup, &d->build, &d->run,
                            &d->framework, &d->out, &d->cache, &d->compdb, &d->failure_regex,
                            &d->pass_regex, &d->reference, &d->message_continuation,
-                           &d->ref_picked, &d->ref_why};
+                           &d->ref_picked, &d->ref_why, &d->ctest_pass_regex,
+                           &d->ctest_fail_regex};
     int bad = 0;
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         if (*strs[i]) {
@@ -534,7 +537,8 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         "project", "file", "test", "setup", "build", "run", "framework", "algorithm",
         "ddmin", "out", "build_timeout", "test_timeout", "setup_timeout", "match", "args",
         "compdb", "jobs", "cache", "failure_regex", "pass_regex", "message_continuation",
-        "pass_on_exit0", "repeat", "flaky_ok",
+        "pass_on_exit0", "repeat", "flaky_ok", "whole_test", "will_fail", "ctest_pass_regex",
+        "ctest_fail_regex",
         "reference", "keep_fault", "no_keep_fault", "speculate", "allow_parse_errors", "precheck",
         "ub_guard", "prior", "ignore", "git", "reference_picked", "reference_why", NULL};
     json_object_foreach(o, k, v) {
@@ -562,6 +566,10 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
     rc = rc ? rc : s_get_str(o, "failure_regex", &j->failure_regex, err);
     rc = rc ? rc : s_get_str(o, "pass_regex", &j->pass_regex, err);
     rc = rc ? rc : s_get_str(o, "message_continuation", &j->message_continuation, err);
+    rc = rc ? rc : s_get_str(o, "ctest_pass_regex", &j->ctest_pass_regex, err);
+    rc = rc ? rc : s_get_str(o, "ctest_fail_regex", &j->ctest_fail_regex, err);
+    rc = rc ? rc : s_get_bool(o, "whole_test", &j->whole_test, err);
+    rc = rc ? rc : s_get_bool(o, "will_fail", &j->will_fail, err);
     rc = rc ? rc : s_get_str(o, "reference", &j->reference, err);
     rc = rc ? rc : s_get_str(o, "reference_picked", &j->ref_picked, err);
     rc = rc ? rc : s_get_str(o, "reference_why", &j->ref_why, err);
@@ -705,6 +713,8 @@ char *wh_job_to_json(const wh_job_t *j)
     S("failure_regex", j->failure_regex);
     S("pass_regex", j->pass_regex);
     S("message_continuation", j->message_continuation);
+    S("ctest_pass_regex", j->ctest_pass_regex);
+    S("ctest_fail_regex", j->ctest_fail_regex);
     S("reference", j->reference);
     S("reference_picked", j->ref_picked);
     S("reference_why", j->ref_why);
@@ -721,6 +731,10 @@ char *wh_job_to_json(const wh_job_t *j)
     json_object_set_new(o, "speculate", json_boolean(j->speculate));
     if (j->pass_on_exit0)
         json_object_set_new(o, "pass_on_exit0", json_true());
+    if (j->whole_test)
+        json_object_set_new(o, "whole_test", json_true());
+    if (j->will_fail)
+        json_object_set_new(o, "will_fail", json_true());
     if (j->allow_parse_errors)
         json_object_set_new(o, "allow_parse_errors", json_true());
     json_object_set_new(o, "precheck",
@@ -758,7 +772,10 @@ char *wh_job_to_json(const wh_job_t *j)
 void wh_job_identity(const wh_job_t *j, const char *snapshot, char out[65])
 {
     wh_sha256_t *h = wh_sha256_new();
-    wh_sha256_field_str(h, "whittle-job-v1");
+    /* v2: a death (sanitizer report, signal) belongs to the function the
+     * program was running (node/fw/fw_segment.h); v1 verdicts gave it to
+     * the job's test whatever ran. */
+    wh_sha256_field_str(h, "whittle-job-v2");
     wh_sha256_field_str(h, snapshot);
     wh_sha256_field_str(h, j->setup);
     wh_sha256_field_str(h, j->build);
@@ -778,6 +795,12 @@ void wh_job_identity(const wh_job_t *j, const char *snapshot, char out[65])
         wh_sha256_field_str(h, j->message_continuation);
     if (j->pass_on_exit0)
         wh_sha256_field_str(h, "pass-on-exit0");
+    /* The whole CTest test judges the reference runs (keep_fault). */
+    if (j->whole_test) {
+        wh_sha256_field_str(h, j->will_fail ? "whole-test:will-fail" : "whole-test");
+        wh_sha256_field_str(h, j->ctest_pass_regex);
+        wh_sha256_field_str(h, j->ctest_fail_regex);
+    }
     char num[96];
     snprintf(num, sizeof num, "%d/%u/%u/%d/%d/%d", j->match, j->build_timeout_ms,
              j->test_timeout_ms, j->repeat, j->flaky_ok, j->keep_fault);

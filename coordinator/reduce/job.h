@@ -39,6 +39,14 @@ typedef struct {
     char *pass_regex;     /* --pass-regex */
     char *message_continuation; /* --message-continuation */
     int pass_on_exit0;    /* --pass-on-exit0 */
+    /* The CTest test this job's run command is (reduce --from-ctest): on
+     * the reference the reduced test passes only when the whole CTest test
+     * passes there, judged as CTest judges it (oracle.h, wh_whole_t). Job
+     * fields "whole_test", "will_fail", "ctest_pass_regex",
+     * "ctest_fail_regex" (CTest's regexes, one per line). */
+    int whole_test;
+    int will_fail;        /* WILL_FAIL */
+    char *ctest_pass_regex, *ctest_fail_regex; /* PASS_/FAIL_REGULAR_EXPRESSION */
     int repeat;           /* --repeat K: runs of the original and of each candidate */
     int flaky_ok;         /* --flaky-ok R: Preserved when >= R of K runs preserve; 0 = all K */
     char *reference;      /* --reference DIR|GIT-REV, resolved to a folder */

@@ -244,6 +244,10 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     spec.pass_regex = r->job.pass_regex;
     spec.message_continuation = r->job.message_continuation;
     spec.pass_on_exit0 = r->job.pass_on_exit0;
+    spec.whole_test = r->job.whole_test;
+    spec.will_fail = r->job.will_fail;
+    spec.ctest_pass_regex = r->job.ctest_pass_regex;
+    spec.ctest_fail_regex = r->job.ctest_fail_regex;
     spec.repeat = (uint32_t)r->job.repeat;
     spec.flaky_ok = (uint32_t)r->job.flaky_ok;
     spec.reference = r->job.reference;

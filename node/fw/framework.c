@@ -123,6 +123,23 @@ static int s_fail_junit(xmlNodePtr tc, xmlNodePtr fail, const char *console, siz
     return fp->kind && fp->message && fp->location ? 0 : WH_ENOMEM;
 }
 
+/* cmocka's own "error: Failure!" says nothing about a failure: drops it
+ * from text (in place); when nothing else is left, "Failure!". 0 or
+ * WH_ENOMEM (text freed). */
+static int s_cmocka_boiler(char **text)
+{
+    char *boiler = strstr(*text, "error: Failure!");
+    if (!boiler)
+        return 0;
+    memmove(boiler, boiler + 15, strlen(boiler + 15) + 1);
+    wh_fp_normalize_message(*text);
+    if (!(*text)[0]) {
+        free(*text);
+        *text = strdup("Failure!");
+    }
+    return *text ? 0 : WH_ENOMEM;
+}
+
 /* cmocka's "Test failed with exception: Segmentation fault(11)" → 11. */
 static int s_cmocka_signal(const char *text)
 {
@@ -161,17 +178,9 @@ static int s_fail_cmocka(xmlNodePtr tc, xmlNodePtr fail, const char *console,
         while (end < n && text[end] == ' ')
             end++;
         memmove(text + start, text + end, n - end + 1);
-        /* cmocka's own "error: Failure!" says nothing about this failure;
-         * when the assert printed its values, they are the message. */
-        char *boiler = strstr(text, "error: Failure!");
-        if (boiler) {
-            memmove(boiler, boiler + 15, strlen(boiler + 15) + 1);
-            wh_fp_normalize_message(text);
-            if (!text[0]) {
-                free(text);
-                text = strdup("Failure!");
-            }
-        }
+        /* When the assert printed its values, they are the message. */
+        if (s_cmocka_boiler(&text))
+            return WH_ENOMEM;
         fp->kind = strdup(s_fail_kind(fail));
         fp->location = loc;
         fp->message = text;
@@ -308,6 +317,39 @@ static int s_console_failure(const char *out, char **loc, char **msg)
     }
     *msg = wh_buf_detach(&b);
     return *msg != NULL;
+}
+
+const char *const *wh_fw_console_env(const wh_framework_t *fw)
+{
+    static const char *const cmocka[] = {"CMOCKA_MESSAGE_OUTPUT=stdout", NULL};
+    return fw && !strcmp(fw->name, "cmocka") ? cmocka : NULL;
+}
+
+int wh_fw_segment_result(const char *seg, size_t len, const char *test, wh_test_result_t *out)
+{
+    wh_test_result_clear(out);
+    out->status = WH_TR_FAILED;
+    char *text = strndup(seg ? seg : "", seg ? len : 0);
+    char *loc = NULL, *msg = NULL;
+    if (!text)
+        return WH_ENOMEM;
+    if (s_console_failure(text, &loc, &msg)) {
+        if (s_cmocka_boiler(&msg))
+            msg = NULL;
+    } else {
+        loc = strdup("");
+        msg = strdup("Failed");
+    }
+    free(text);
+    out->fp.test = strdup(test);
+    out->fp.kind = strdup("assert");
+    out->fp.location = loc;
+    out->fp.message = msg;
+    if (!out->fp.test || !out->fp.kind || !loc || !msg) {
+        wh_test_result_clear(out);
+        return WH_ENOMEM;
+    }
+    return 0;
 }
 
 static int s_fail_ctest(xmlNodePtr tc, xmlNodePtr fail, const char *console, size_t console_len,

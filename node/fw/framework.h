@@ -88,6 +88,19 @@ const char *wh_framework_names(void);
 /* 1 when fw has the WH_FW_READS_CONSOLE flag. */
 int wh_fw_reads_console(const wh_framework_t *fw);
 
+/* The environment entries ("K=V", NULL-terminated) that make fw's harness
+ * print each function's start and end on the console instead of writing
+ * its report (fw_segment.h), for a run that died before the report was
+ * written; NULL when fw prints them anyway or cannot. */
+const char *const *wh_fw_console_env(const wh_framework_t *fw);
+
+/* A failed result of test from its own part of the console (fw_segment.h:
+ * cmocka's "[  ERROR   ] --- text" and "[   LINE   ] --- file:N: error:
+ * Failure!", or any "file:N: message"), fingerprinted as fw's report
+ * would: kind "assert", location "file:N", the message without cmocka's
+ * "error: Failure!". 0 or WH_ENOMEM. */
+int wh_fw_segment_result(const char *seg, size_t len, const char *test, wh_test_result_t *out);
+
 /* Replaces {test} and {report} in tmpl; malloc'ed. */
 char *wh_expand(const char *tmpl, const char *test, const char *report);
 

@@ -4,6 +4,7 @@
  */
 #define _GNU_SOURCE
 #include "fw_failing.h"
+#include "fw_segment.h"
 #include "fw_util.h"
 #include "wh_common.h"
 
@@ -158,23 +159,6 @@ static const struct {
     {"cunit", s_cunit},     {"criterion", s_criterion},
 };
 
-/* l[0, n) into out (S_LINE_MAX + 1 bytes) without ANSI escapes and '\r'. */
-static void s_clean(const char *l, size_t n, char *out)
-{
-    size_t k = 0;
-    for (size_t i = 0; i < n && k < S_LINE_MAX; i++) {
-        if (l[i] == '\033' && i + 1 < n && l[i + 1] == '[') {
-            i += 2;
-            while (i < n && !isalpha((unsigned char)l[i]))
-                i++;
-            continue;
-        }
-        if (l[i] != '\r')
-            out[k++] = l[i];
-    }
-    out[k] = '\0';
-}
-
 void wh_fw_failing_free(wh_fw_failing_t *v, size_t n)
 {
     for (size_t i = 0; v && i < n; i++)
@@ -201,7 +185,7 @@ static int s_push(wh_fw_failing_t **v, size_t *n, char *name, char *file)
     }
     *v = nv;
     if (*n < WH_FW_FAILING_MAX) {
-        nv[*n].name = name, nv[*n].file = file;
+        nv[*n].name = name, nv[*n].file = file, nv[*n].died = 0;
         (*n)++;
     } else {
         free(name), free(file);
@@ -217,7 +201,7 @@ static int s_scan(s_line_fn fn, const char *text, size_t len, wh_fw_failing_t **
     for (size_t pos = 0; !rc && pos < len;) {
         const char *nl = memchr(text + pos, '\n', len - pos);
         size_t e = nl ? (size_t)(nl - text) : len;
-        s_clean(text + pos, e - pos, line);
+        wh_fwu_clean_line(text + pos, e - pos, line, S_LINE_MAX);
         pos = e + 1;
         char *name = NULL, *file = NULL;
         if (fn(line, &name, &file))
@@ -245,8 +229,23 @@ int wh_fw_failing_parse(const char *text, size_t len, wh_fw_failing_t **v, size_
         if (*n) {
             if (grammar)
                 *grammar = s_grammars[g].name;
-            return 0;
+            break;
         }
+    }
+    char *open = text ? wh_seg_open(text, len) : NULL;
+    if (!open)
+        return 0;
+    size_t before = *n;
+    int rc = s_push(v, n, open, NULL);
+    if (rc) {
+        wh_fw_failing_free(*v, *n);
+        *v = NULL, *n = 0;
+        return rc;
+    }
+    if (*n > before) {
+        (*v)[*n - 1].died = 1;
+        if (grammar && !*grammar)
+            *grammar = "bracket";
     }
     return 0;
 }

@@ -19,6 +19,10 @@
  *   criterion  "[FAIL] suite::NAME: ..." (colours stripped); the name is
  *              "suite::NAME", as whittle lists Criterion tests.
  *
+ * A function that started and never ended (the program died while it
+ * ran: a crash, a sanitizer report) is failing too, after those the
+ * grammar names (its grammar "bracket" or "cunit" when it is the only one).
+ *
  * The parser does no I/O and keeps no state: any thread may call it. At
  * most WH_FW_FAILING_MAX names are returned (each once, in the order of
  * their first line).
@@ -33,6 +37,8 @@
 typedef struct {
     char *name; /* the function (Criterion: "suite::name", gtest: "Suite.Name") */
     char *file; /* the file the line names (basename), "" when it names none */
+    int died;   /* the program died while it ran: it started and never ended
+                 * (fw_segment.h), as when ASan aborts the whole program */
 } wh_fw_failing_t;
 
 /* Parses text[0, len). 0 with *v (free with wh_fw_failing_free), *n (0

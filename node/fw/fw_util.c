@@ -161,3 +161,19 @@ int wh_fwu_load(const char *path, xmlDocPtr *doc, char **err)
 }
 
 /* ---- results ---- */
+
+void wh_fwu_clean_line(const char *l, size_t n, char *out, size_t cap)
+{
+    size_t k = 0;
+    for (size_t i = 0; i < n && k < cap; i++) {
+        if (l[i] == '\033' && i + 1 < n && l[i + 1] == '[') {
+            i += 2;
+            while (i < n && !isalpha((unsigned char)l[i]))
+                i++;
+            continue;
+        }
+        if (l[i] != '\r')
+            out[k++] = l[i];
+    }
+    out[k] = '\0';
+}

@@ -21,6 +21,10 @@
 /* Lines of a multi-line console message kept for the fingerprint. */
 #define WH_FWU_MSG_MAX_LINES 20
 
+/* l[0, n) into out (cap + 1 bytes) without ANSI escapes and '\r', cut at
+ * cap bytes and NUL-terminated: a console line as its reader sees it. */
+void wh_fwu_clean_line(const char *l, size_t n, char *out, size_t cap);
+
 /* Finds the first "path/file.ext:LINE" in s[0, n), where ext is a C or C++
  * source or header extension. Returns 1 and sets [*start, *end) to the
  * token (path through the line digits) and *loc to a malloc'ed

@@ -42,7 +42,7 @@ want='static void test_peek_sees_top(void **state)
 check_eq "reduced test" "$(awk '/^static void test_peek_sees_top/,/^}/' "$R/reduced.c")" "$want"
 # The commands came from CMakeCache.txt and CTestTestfile.cmake, with the
 # build folder configured afresh inside the workspace.
-check_eq "derived setup" "$(json "$R/job.json" .setup)" "cmake -S '.' -B 'build' -G 'Ninja' && cmake --build 'build'"
+check_eq "derived setup" "$(json "$R/job.json" .setup)" "cmake -S '.' -B 'build' -G 'Ninja' && cmake --build 'build' --target 'test_stack'"
 check_eq "derived build" "$(json "$R/job.json" .build)" "cmake --build 'build' --target 'test_stack'"
 check_eq "derived run" "$(json "$R/job.json" .run)" "W=\$PWD && cd \"\$W\"/'build' && \"\$W\"/'build/test_stack'"
 check_eq "framework" "$(json "$R/job.json" '.framework + " " + .project')" "cmocka $P"

@@ -57,7 +57,10 @@ static void s_make(void)
     char *sub = wh_strdup_printf(
         "add_test([=[two words]=] \"%s/P/out/t/prog\" \"it's\")\n"
         "set_tests_properties([=[two words]=] PROPERTIES  ENVIRONMENT \"A=1;B=x y\" "
-        "WORKING_DIRECTORY \"%s/P/data\" _BACKTRACE_TRIPLES \"x;1;add_test\")\n", s_root, s_root);
+        "WORKING_DIRECTORY \"%s/P/data\" _BACKTRACE_TRIPLES \"x;1;add_test\")\n"
+        "set_tests_properties([=[two words]=] PROPERTIES  WILL_FAIL \"TRUE\" "
+        "PASS_REGULAR_EXPRESSION \"ok;all (good|fine)\" FAIL_REGULAR_EXPRESSION \"LEAK\")\n",
+        s_root, s_root);
     s_write("P/out/t/CTestTestfile.cmake", sub);
     free(sub);
     char *make = wh_strdup_printf(
@@ -91,7 +94,8 @@ static void test_commands(void)
     char *setup = NULL, *bld = NULL, *run = NULL;
     CHECK_EQ_INT(wh_ctest_commands(c, proj, "two words", 1, &setup, &bld, &run, &err), 0);
     CHECK_EQ_STR(setup, "cmake -S '.' -B 'out' -G 'Unix Makefiles' -D'CMAKE_BUILD_TYPE:STRING=Debug' "
-                        "-D'WITH_X:BOOL=ON' -D'NAME=a b' -D'WITH_TESTS:BOOL=ON' && cmake --build 'out'");
+                        "-D'WITH_X:BOOL=ON' -D'NAME=a b' -D'WITH_TESTS:BOOL=ON' && cmake --build 'out' "
+                        "--target 'prog'");
     CHECK_EQ_STR(bld, "cmake --build 'out' --target 'prog'");
     CHECK_EQ_STR(run, "W=$PWD && cd \"$W\"/'./data' && export 'A=1' && export 'B=x y' && "
                       "\"$W\"/'out/t/prog' 'it'\\''s'");
@@ -104,6 +108,17 @@ static void test_commands(void)
     CHECK_EQ_INT(wh_ctest_commands(c, proj, "top", 0, &setup, &bld, &run, &err), 0);
     CHECK_EQ_STR(run, "ctest --test-dir 'out'");
     free(setup), free(bld), free(run);
+    /* How CTest judges a test: WILL_FAIL and the regex lists, a line each. */
+    int wf = -1;
+    char *prx = NULL, *frx = NULL;
+    CHECK_EQ_INT(wh_ctest_judge(c, "two words", &wf, &prx, &frx), 0);
+    CHECK_EQ_INT(wf, 1);
+    CHECK_EQ_STR(prx, "ok\nall (good|fine)");
+    CHECK_EQ_STR(frx, "LEAK");
+    free(prx), free(frx);
+    CHECK_EQ_INT(wh_ctest_judge(c, "top", &wf, &prx, &frx), 0);
+    CHECK(wf == 0 && !prx && !frx);
+    CHECK_EQ_INT(wh_ctest_judge(c, "nope", &wf, &prx, &frx), WH_ENOTFOUND);
     CHECK_EQ_INT(wh_ctest_commands(c, proj, "nope", 1, &setup, &bld, &run, &err), WH_ENOTFOUND);
     free(err), err = NULL;
     /* The project must hold the source folder. */

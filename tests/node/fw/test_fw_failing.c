@@ -7,6 +7,8 @@
  */
 #define _GNU_SOURCE
 #include "fw_failing.h"
+#include "framework.h"
+#include "fw_segment.h"
 #include "wh_common.h"
 #include "wh_test.h"
 
@@ -125,6 +127,91 @@ static void test_cap(void)
     wh_buf_free(&b);
 }
 
+
+/* A cmocka program killed by ASan in its second function: the first
+ * failed on its own; the second started and never ended, so it failed
+ * too (issue 33, case 3), after those the grammar names. */
+static const char s_died[] =
+    "[==========] Running 3 test(s).\n"
+    "[ RUN      ] test_sum\n"
+    "[  ERROR   ] --- 0x7 != 0x4\n"
+    "[   LINE   ] --- /w/tests/test_bag.c:18: error: Failure!\n"
+    "[  FAILED  ] test_sum\n"
+    "[ RUN      ] test_len\n"
+    "[       OK ] test_len\n"
+    "[ RUN      ] test_overflow\n";
+
+static void test_died(void)
+{
+    CHECK_PARSE(s_died, "bracket: test_sum@ test_overflow@");
+    wh_fw_failing_t *v = NULL;
+    size_t n = 0;
+    CHECK(wh_fw_failing_parse(s_died, strlen(s_died), &v, &n, NULL) == 0);
+    CHECK(n == 2 && !v[0].died && v[1].died);
+    wh_fw_failing_free(v, n);
+    /* Killed in its only function: named by its start line alone. */
+    CHECK_PARSE("[ RUN      ] test_a\n", "bracket: test_a@");
+    /* Every function ended: nothing died. */
+    CHECK_PARSE("[ RUN      ] test_a\n[       OK ] test_a\n", "none:");
+}
+
+/* Each function's own part, and the one running when the program died. */
+static void test_segment(void)
+{
+    size_t len = strlen(s_died);
+    char *open = wh_seg_open(s_died, len);
+    CHECK_EQ_STR(open, "test_overflow");
+    free(open);
+    CHECK(wh_seg_any(s_died, len));
+    wh_seg_t g;
+    wh_seg_find(s_died, len, "test_sum", &g);
+    CHECK(g.state == WH_SEG_FAILED);
+    char *part = strndup(s_died + g.start, g.end - g.start);
+    CHECK_EQ_STR(part, "[  ERROR   ] --- 0x7 != 0x4\n"
+                       "[   LINE   ] --- /w/tests/test_bag.c:18: error: Failure!\n");
+    free(part);
+    wh_test_result_t r;
+    wh_test_result_init(&r, NULL);
+    CHECK(wh_fw_segment_result(s_died + g.start, g.end - g.start, "test_sum", &r) == 0);
+    CHECK(r.status == WH_TR_FAILED);
+    CHECK_EQ_STR(r.fp.kind, "assert");
+    CHECK_EQ_STR(r.fp.location, "test_bag.c:18");
+    CHECK_EQ_STR(r.fp.message, "0x7 != 0x4");
+    wh_test_result_clear(&r);
+    wh_seg_find(s_died, len, "test_len", &g);
+    CHECK(g.state == WH_SEG_PASSED);
+    wh_seg_find(s_died, len, "test_overflow", &g);
+    CHECK(g.state == WH_SEG_OPEN && g.end == len);
+    wh_seg_find(s_died, len, "test_never", &g);
+    CHECK(g.state == WH_SEG_NONE);
+    /* gtest's names, its end line's " (N ms)" and its summary. */
+    static const char gt[] = "[ RUN      ] Bag.Sum\n[  FAILED  ] Bag.Sum (0 ms)\n"
+                             "[ RUN      ] Bag.Over\n[       OK ] Bag.Over (1 ms)\n"
+                             "[  FAILED  ] 1 test, listed below:\n[  FAILED  ] Bag.Sum\n";
+    open = wh_seg_open(gt, strlen(gt));
+    CHECK(open == NULL);
+    wh_seg_find(gt, strlen(gt), "Bag.Sum", &g);
+    CHECK(g.state == WH_SEG_FAILED);
+    CHECK(wh_seg_name_is("Bag.Sum", "Sum") && wh_seg_name_is("Sum", "Bag.Sum"));
+    CHECK(!wh_seg_name_is("Bag.Sum", "um") && !wh_seg_name_is("test_sum", "test_sum2"));
+    /* CUnit's verbose basic mode: a verdict on the start line, or later. */
+    static const char cu[] = "Suite: bag\n  Test: sum ...FAILED\n    1. t.c:9  - x == 3\n"
+                             "  Test: len ...passed\n  Test: over ...";
+    open = wh_seg_open(cu, strlen(cu));
+    CHECK_EQ_STR(open, "over");
+    free(open);
+    wh_seg_find(cu, strlen(cu), "sum", &g);
+    CHECK(g.state == WH_SEG_FAILED);
+    static const char cu2[] = "  Test: noisy ...hello\npassed\n";
+    open = wh_seg_open(cu2, strlen(cu2));
+    CHECK(open == NULL);
+    wh_seg_find(cu2, strlen(cu2), "noisy", &g);
+    CHECK(g.state == WH_SEG_PASSED);
+    /* No grammar: nothing started, nothing open. */
+    CHECK(!wh_seg_any("plain text\n", 11));
+    CHECK(wh_seg_open("plain text\n", 11) == NULL);
+}
+
 int main(void)
 {
     const char *src = getenv("WH_SOURCE_DIR");
@@ -136,6 +223,8 @@ int main(void)
     RUN_TEST(test_criterion);
     RUN_TEST(test_nothing);
     RUN_TEST(test_cap);
+    RUN_TEST(test_died);
+    RUN_TEST(test_segment);
     free(s_reports);
     TEST_MAIN_END();
 }
