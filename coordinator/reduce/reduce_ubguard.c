@@ -67,7 +67,8 @@ void red_ubguard_say(wh_reduction_t *r)
         red_out(r, "UB guard on again\n");
     r->ub_said_off = 0;
     wh_record_log(r->rec, "UB guard: on, -Wuninitialized -Wsometimes-uninitialized "
-                  "-Wconditional-uninitialized -Wreturn-type; the original raises %d of them "
+                  "-Wconditional-uninitialized -Wreturn-type and uninitialized locals given to a "
+                  "const pointer parameter; the original raises %d of them "
                   "(never held against a candidate)", wh_ubguard_original(r->ub));
 }
 

@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "ubscan.h"
+#include "ubarg.h"
 #include "wh_common.h"
 
 #include <stdlib.h>
@@ -90,6 +91,27 @@ static char *s_function_at(CXTranslationUnit tu, CXSourceLocation loc)
     return strdup("");
 }
 
+/* Counts one guarded finding (option, function, message) at line:col. */
+static void s_note(wh_ubscan_t *s, const char *opt, const char *fn, const char *msg,
+                   unsigned line, unsigned col)
+{
+    char *id = wh_strdup_printf("%s|%s|%s", opt, fn, msg);
+    if (id && s->against && !s->first_new)
+        if (s_ids_count(&s->ids, id) + 1 > s_ids_count(s->against, id))
+            s->first_new = wh_strdup_printf("%u:%u: %s [%s]", line, col, msg, opt);
+    s_ids_add(&s->ids, id);
+}
+
+/* One read the front end does not warn about (ubarg.h). */
+static void s_arg_found(void *ctx, const wh_ubarg_t *f)
+{
+    char *msg = wh_strdup_printf("variable '%s' is uninitialized when passed to '%s' through a "
+                                 "pointer to const", f->var, f->callee);
+    if (msg)
+        s_note(ctx, WH_UBSCAN_CONST_ARG, f->function, msg, f->line, f->col);
+    free(msg);
+}
+
 static void s_scan_one(CXTranslationUnit tu, CXDiagnostic d, wh_ubscan_t *s)
 {
     CXSourceLocation loc = clang_getDiagnosticLocation(d);
@@ -114,12 +136,8 @@ static void s_scan_one(CXTranslationUnit tu, CXDiagnostic d, wh_ubscan_t *s)
         s->error = wh_strdup_printf("%u:%u: %s", line, col, msg);
     } else if (guarded) {
         char *fn = s_function_at(tu, loc);
-        char *id = wh_strdup_printf("%s|%s|%s", opt, fn ? fn : "", msg);
+        s_note(s, opt, fn ? fn : "", msg, line, col);
         free(fn);
-        if (id && s->against && !s->first_new)
-            if (s_ids_count(&s->ids, id) + 1 > s_ids_count(s->against, id))
-                s->first_new = wh_strdup_printf("%u:%u: %s [%s]", line, col, msg, opt);
-        s_ids_add(&s->ids, id);
     }
     clang_disposeString(sp);
     clang_disposeString(o);
@@ -133,6 +151,7 @@ void wh_ubscan_run(CXTranslationUnit tu, wh_ubscan_t *s)
         s_scan_one(tu, d, s);
         clang_disposeDiagnostic(d);
     }
+    wh_ubarg_run(tu, s_arg_found, s);
 }
 
 void wh_ubscan_free(wh_ubscan_t *s)

@@ -2,7 +2,8 @@
  * ubscan — the UB guard's reading of one parse (ubguard.h): the guarded
  * diagnostics of a translation unit counted by identity (warning option,
  * the function it is in, message; no location), against the original's
- * counts. Shared by ubguard.c (a parse of its own) and precheck.c (the
+ * counts, with the reads the front end does not warn about that ubarg.h
+ * finds in the AST. Shared by ubguard.c (a parse of its own) and precheck.c (the
  * precheck's parse answers the guard too, so a candidate is parsed once on
  * a precheck thread and never on the poll thread). Internal to tree/: it
  * speaks libclang's types.
@@ -11,6 +12,11 @@
 #define WH_UBSCAN_H
 
 #include <clang-c/Index.h>
+
+/* The option a read the front end does not see is counted under: an
+ * uninitialized local given to a `const T *` parameter (ubarg.h; gcc -O2
+ * calls it -Wmaybe-uninitialized). */
+#define WH_UBSCAN_CONST_ARG "whittle-uninitialized-const-arg"
 
 /* Guarded diagnostics counted on one text; more are not told apart. */
 #define WH_UBSCAN_MAX_IDS 256
@@ -35,8 +41,10 @@ void wh_ubscan_ids_clear(wh_ubscan_ids_t *s);
 /* The total count of guarded diagnostics in s. */
 int wh_ubscan_ids_total(const wh_ubscan_ids_t *s);
 
-/* One scan of a TU's diagnostics. Set `against` (the original's counts)
- * to find the first new one; the rest is filled in. */
+/* One scan of a TU's diagnostics and of its main file's function bodies
+ * (ubarg.h: the guard's own rule, counted like a diagnostic). Set
+ * `against` (the original's counts) to find the first new one; the rest
+ * is filled in. */
 typedef struct {
     wh_ubscan_ids_t ids;
     char *error;                     /* the first hard error, "line:col: message" */
