@@ -243,8 +243,11 @@ static int s_split(s_from_t *st, wh_testfind_t *f, const wh_failing_t *c, const 
         const char *file = NULL, *test = NULL;
         if (wh_testfind_case(f, fv[i].name, "", "", &file, &test))
             wh_buf_printf(st->missing, "failing function '%s' of test '%s' is defined in no file "
-                                       "%s; skipped\n", fv[i].name, c->name,
-                          st->tmpl->file ? st->tmpl->file : "of the test's program");
+                                       "%s%s%s%s; skipped\n", fv[i].name, c->name,
+                          st->tmpl->file ? st->tmpl->file : "of the test's program",
+                          wh_testfind_hidden(f) ? " (" : "",
+                          wh_testfind_hidden(f) ? wh_testfind_hidden(f) : "",
+                          wh_testfind_hidden(f) ? ")" : "");
         else
             *rc = s_add_job(st, file, test, c->name, 1, err);
     }
@@ -272,9 +275,15 @@ static int s_case(s_from_t *st, wh_testfind_t *f, const wh_failing_t *c, char **
                                    "function of it: reduce its failing function with --file %s "
                                    "--test NAME (the program's output names it); skipped\n",
                       c->name, prog, prog);
+    else if (where && wh_testfind_hidden(f))
+        wh_buf_printf(st->missing, "failing test '%s' is defined in no file matching '%s' (%s); "
+                                   "skipped\n", c->name, where, wh_testfind_hidden(f));
     else if (where)
         wh_buf_printf(st->missing, "failing test '%s' is defined in no file matching '%s'; "
                                    "skipped\n", c->name, where);
+    else if (wh_testfind_hidden(f))
+        wh_buf_printf(st->missing, "failing test '%s' is defined in no source file of its test "
+                                   "program (%s); skipped\n", c->name, wh_testfind_hidden(f));
     else
         wh_buf_printf(st->missing, "failing test '%s' is defined in no source file of its test "
                                    "program, and its output names no failing function; give "

@@ -4,6 +4,7 @@
 #define _GNU_SOURCE
 #include "testfind.h"
 
+#include "includer.h"
 #include "tree.h"
 #include "wh_common.h"
 
@@ -21,6 +22,7 @@ struct wh_testfind {
     size_t n, cap, files;
     wh_job_t *jobs; /* per file: the flags it was listed with */
     char *project;
+    char *hidden;   /* why a file another one #includes could not be listed */
 };
 
 const char *wh_testfind_program(const wh_testfind_t *f, const char *name)
@@ -49,6 +51,7 @@ void wh_testfind_close(wh_testfind_t **fp)
         wh_job_clear(&f->jobs[i]);
     free(f->jobs);
     free(f->project);
+    free(f->hidden);
     free(f);
     *fp = NULL;
 }
@@ -101,6 +104,8 @@ static int s_list(wh_testfind_t *f, const wh_job_t *tmpl, const char *project, c
     char **names = NULL;
     int n = 0;
     int rc = path ? wh_tree_list(path, &to, &names, &n, err) : WH_ENOMEM;
+    if (rc == WH_EPARSE)
+        wh_includer_advise(project, rel, wh_includer_applied(to.args, to.nargs), err);
     for (int i = 0; i < n; i++)
         if (!rc)
             rc = s_add(f, rel, names[i]);
@@ -117,6 +122,48 @@ static int s_list(wh_testfind_t *f, const wh_job_t *tmpl, const char *project, c
         rc = rc ? rc : WH_ENOMEM;
     }
     return rc;
+}
+
+static int s_listed(const wh_testfind_t *f, const char *rel)
+{
+    for (size_t i = 0; i < f->files; i++)
+        if (!strcmp(f->jobs[i].file, rel))
+            return 1;
+    return 0;
+}
+
+/* Lists the source files rel #includes (a Check runner's "test_art.c":
+ * its tests are defined there, not in the runner), each as its includer
+ * sees it (wh_job_guess_includes). One that cannot be listed is no error
+ * of the listing: the first such error is kept for the messages. */
+static int s_list_included(wh_testfind_t *f, const wh_job_t *tmpl, const char *project,
+                           const char *rel)
+{
+    char **v = NULL;
+    size_t n = 0;
+    int rc = wh_includer_sources(project, rel, &v, &n);
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (s_listed(f, v[i]))
+            continue;
+        char *err = NULL;
+        rc = s_list(f, tmpl, project, v[i], &err);
+        if (rc && rc != WH_ENOMEM) {
+            if (!f->hidden)
+                f->hidden = wh_strdup_printf("%s, which %s #includes, cannot be listed: %s",
+                                             v[i], rel, err ? err : wh_strerror(rc));
+            rc = 0;
+        }
+        free(err);
+    }
+    for (size_t i = 0; i < n; i++)
+        free(v[i]);
+    free(v);
+    return rc;
+}
+
+const char *wh_testfind_hidden(const wh_testfind_t *f)
+{
+    return f ? f->hidden : NULL;
 }
 
 wh_testfind_t *wh_testfind_open(const wh_job_t *tmpl, const char *project, const char *pattern,
@@ -137,8 +184,9 @@ wh_testfind_t *wh_testfind_open(const wh_job_t *tmpl, const char *project, const
         if (strncmp(p, project, pl) != 0 || p[pl] != '/') {
             *err = wh_strdup_printf("test file '%s' is not inside project '%s'", p, project);
             rc = WH_EINVAL;
-        } else {
+        } else if (!s_listed(f, p + pl + 1)) {
             rc = s_list(f, tmpl, project, p + pl + 1, err);
+            rc = rc ? rc : s_list_included(f, tmpl, project, p + pl + 1);
         }
     }
     if (!rc && f->files == 0) {
@@ -160,8 +208,12 @@ wh_testfind_t *wh_testfind_open_list(const wh_job_t *tmpl, const char *project,
 {
     wh_testfind_t *f = calloc(1, sizeof *f);
     int rc = f && (f->project = strdup(project)) ? 0 : WH_ENOMEM;
-    for (size_t i = 0; !rc && i < n; i++)
+    for (size_t i = 0; !rc && i < n; i++) {
+        if (s_listed(f, files[i]))
+            continue;
         rc = s_list(f, tmpl, project, files[i], err);
+        rc = rc ? rc : s_list_included(f, tmpl, project, files[i]);
+    }
     if (!rc && f->files == 0) {
         *err = wh_strdup_printf("no test file to look in, in project '%s'", project);
         rc = WH_ENOTFOUND;

@@ -43,6 +43,11 @@ int wh_testfind_case(wh_testfind_t *f, const char *name, const char *classname,
  * (cJSON's "misc_tests" runs tests/misc_tests.c), not one of its functions. */
 const char *wh_testfind_program(const wh_testfind_t *f, const char *name);
 
+/* Why a source file that a listed file #includes (a Check runner's
+ * "test_art.c", listed with it) could not be listed, with its first parse
+ * error; NULL when every one was. Owned by f. */
+const char *wh_testfind_hidden(const wh_testfind_t *f);
+
 /* Number of files listed and tests found in them. */
 size_t wh_testfind_files(const wh_testfind_t *f);
 size_t wh_testfind_tests(const wh_testfind_t *f);

@@ -22,6 +22,7 @@
 #include "cli.h"
 #include "from_cmd.h"
 #include "fw_detect.h"
+#include "includer.h"
 #include "framework.h"
 #include "job.h"
 #include "jobsnap.h"
@@ -85,7 +86,7 @@ static const char *s_frameworks_line(void)
 /* ---- inspect ---- */
 
 static int s_inspect_run(const char *file, const char *test, int list, int json,
-                         const wh_tree_opts_t *op, char **errp);
+                         const wh_tree_opts_t *op, const char *root);
 
 /* 1 when dir holds one of the names (file or folder). */
 static int s_holds(const char *dir, const char *const *names)
@@ -178,22 +179,40 @@ static int s_inspect(int argc, char **argv)
         nextra = guess.nargs;
     }
     wh_tree_opts_t o = {compdb, extra, nextra, NULL, allow};
-    char *err = NULL;
-    int code = s_inspect_run(file, test, list, json, &o, &err);
+    char *root = guess.project ? NULL : s_inspect_root(file);
+    if (!guess.project && !root) { /* no project around it: its own folder, for the includer */
+        char *abs = wh_abspath(file), *slash = abs ? strrchr(abs, '/') : NULL;
+        if (slash && slash != abs)
+            *slash = '\0', root = abs, abs = NULL;
+        free(abs);
+    }
+    int code = s_inspect_run(file, test, list, json, &o, guess.project ? guess.project : root);
+    free(root);
     wh_job_clear(&guess);
     return code;
 }
 
+/* A parse error in err: what would make file parse (includer.h). */
+static void s_inspect_advise(const char *root, const char *file, const wh_tree_opts_t *o,
+                             int rc, char **err)
+{
+    char *abs = rc == WH_EPARSE && root ? wh_abspath(file) : NULL;
+    size_t rl = root ? strlen(root) : 0;
+    if (abs && !strncmp(abs, root, rl) && abs[rl] == '/')
+        wh_includer_advise(root, abs + rl + 1, wh_includer_applied(o->args, o->nargs), err);
+    free(abs);
+}
+
 static int s_inspect_run(const char *file, const char *test, int list, int json,
-                         const wh_tree_opts_t *op, char **errp)
+                         const wh_tree_opts_t *op, const char *root)
 {
     wh_tree_opts_t o = *op;
     char *err = NULL;
-    (void)errp;
     if (list) {
         char **names = NULL;
         int n = 0;
         int rc = wh_tree_list(file, &o, &names, &n, &err);
+        s_inspect_advise(root, file, &o, rc, &err);
         if (rc) {
             int code = s_die(1, "%s", err ? err : wh_strerror(rc));
             free(err);
@@ -222,6 +241,7 @@ static int s_inspect_run(const char *file, const char *test, int list, int json,
     }
     wh_tree_t *t = NULL;
     int rc = wh_tree_load(file, test, &o, &t, &err);
+    s_inspect_advise(root, file, &o, rc, &err);
     if (rc) {
         int code = s_die(1, "%s", err ? err : wh_strerror(rc));
         free(err);

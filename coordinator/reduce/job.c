@@ -15,6 +15,7 @@
 #include "cache.h"
 #include "framework.h"
 #include "fw_detect.h"
+#include "includer.h"
 #include "wh_snapshot.h"
 #include "wh_spawn.h"
 #include "wire.h"
@@ -207,10 +208,21 @@ static char *s_detect_framework(wh_job_t *j)
     char *path = wh_path_join(j->project, j->file), *src = NULL;
     size_t len = 0;
     const char *fw = NULL;
-    if (path && wh_read_file(path, WH_JOB_MAX_FILE, &src, &len) == 0)
+    int read = path && wh_read_file(path, WH_JOB_MAX_FILE, &src, &len) == 0;
+    if (read)
         fw = wh_fw_detect_source(src, NULL);
     free(path);
     free(src);
+    wh_includer_t inc;
+    if (!fw && read && wh_includer_find(j->project, j->file, &inc) == 0) {
+        /* A file #included by a runner sees the runner's framework header. */
+        char *ip = wh_path_join(j->project, inc.path), *isrc = NULL;
+        if (ip && wh_read_file(ip, WH_JOB_MAX_FILE, &isrc, &len) == 0)
+            fw = wh_fw_detect_source(isrc, NULL);
+        free(isrc);
+        free(ip);
+        wh_includer_clear(&inc);
+    }
     if (fw && strcmp(fw, WH_FW_UTEST) == 0) {
         if (!j->failure_regex)
             j->failure_regex = strdup(wh_fw_utest_failure_regex);
@@ -1017,10 +1029,41 @@ int wh_job_flags_explicit(const wh_job_t *j)
     return j->compdb || (j->nargs && !j->args_guessed);
 }
 
+/* A test file that names no framework header and is #included by another
+ * project file (a Check runner's `#include "test_art.c"`) sees what the
+ * includer has before that line: the same as -include flags (includer.h). */
+static void s_guess_includer(wh_job_t *j)
+{
+    char *path = wh_path_join(j->project, j->file), *src = NULL;
+    size_t len = 0;
+    int own = path && wh_read_file(path, WH_JOB_MAX_FILE, &src, &len) == 0 &&
+              wh_fw_detect_source(src, NULL) != NULL;
+    free(src);
+    free(path);
+    wh_includer_t inc;
+    if (own || wh_includer_find(j->project, j->file, &inc) != 0)
+        return;
+    for (int i = 0; i < inc.nargs; i++) {
+        char **a = realloc(j->args, (size_t)(j->nargs + 1) * sizeof *a);
+        if (!a)
+            break;
+        j->args = a;
+        a[j->nargs++] = inc.args[i];
+        inc.args[i] = NULL;
+    }
+    wh_includer_clear(&inc);
+}
+
 void wh_job_guess_includes(wh_job_t *j)
 {
-    if (j->nargs || j->compdb || !j->project)
+    if (j->nargs || !j->project)
         return;
+    if (j->file)
+        s_guess_includer(j);
+    if (j->compdb) {
+        j->args_guessed = j->nargs > 0;
+        return;
+    }
     if (j->file) {
         char *f = j->file[0] == '/' ? strdup(j->file) : wh_path_join(j->project, j->file);
         if (f)

@@ -125,14 +125,18 @@ void wh_job_identity(const wh_job_t *j, const char *snapshot, char out[65]);
 /* Appends one --ignore glob. 0 or WH_ENOMEM. */
 int wh_job_add_ignore(wh_job_t *j, const char *glob);
 
-/* When neither compile flags (--) nor a compilation database folder (-p)
- * were given, guesses "-I" flags so that libclang finds the project's own
+/* When no compile flags (--) were given and no compilation database folder
+ * (-p), guesses "-I" flags so that libclang finds the project's own
  * headers, and sets args_guessed (such args are not serialized: the side
  * that parses guesses again). For every `#include` of the test file (and of
  * the project headers it reaches) that names a path with a folder
  * (`<NAME/NAME.h>`), the project folder under which that path exists;
  * then every project folder that holds headers. A compile_commands.json
- * found next to the file still comes first. */
+ * found next to the file still comes first. Before all that (and with -p
+ * too, whose database has no entry for such a file), a test file that
+ * names no framework header and is #included by another project file (a
+ * Check runner's `#include "test_art.c"`) gets what that file has before
+ * the #include, as -include and -D flags (includer.h). */
 void wh_job_guess_includes(wh_job_t *j);
 
 /* 1 when the compile flags are the user's: -p or `--`. */

@@ -35,6 +35,7 @@
 
 #include "baseline.h"
 #include "identity.h"
+#include "includer.h"
 #include "progress.h"
 #include "report.h"
 
@@ -148,6 +149,10 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, int *status
     int rc = wh_tree_load(path, r->job.test, &to, &r->tree, err);
     if (rc == WH_ENOTFOUND)
         s_suggest_test(path, r->job.test, &to, err);
+    if (rc == WH_EPARSE)
+        wh_includer_advise(r->job.project, r->job.file,
+                           wh_includer_applied((const char *const *)r->job.args, r->job.nargs),
+                           err);
     free(path);
     if (rc) {
         *status = 1; /* does not parse, or does not define the test */
