@@ -144,8 +144,10 @@ static void s_tick(void *arg, size_t i, wh_reduction_t *r)
         return;
     st->shown[i] = now;
     wh_buf_t b = WH_BUF_INIT;
-    wh_reduction_progress(r, &b);
-    printf("[%zu/%zu] %s\n", i + 1, st->n, b.buf ? b.buf : ""); /* names the test */
+    wh_progress_t p;
+    wh_reduction_status_now(r, &p);
+    wh_progress_format(&p, &b);
+    printf("[%zu/%zu] %s: %s\n", i + 1, st->n, st->jobs[i].test, b.buf ? b.buf : "");
     fflush(stdout);
     wh_buf_free(&b);
 }

@@ -291,16 +291,32 @@ static int s_case(s_from_t *st, wh_testfind_t *f, const wh_failing_t *c, char **
     return 0;
 }
 
-/* The files of ctest test name, listed (NULL and a line in missing when
- * none is known or they cannot be parsed). */
-static wh_testfind_t *s_ctest_files(s_from_t *st, const char *name)
+/* The files of ctest test c, listed (NULL and a line in missing when none
+ * is known or they cannot be parsed): those that spell its name or a
+ * failing function its output names, found by a text search first. */
+static wh_testfind_t *s_ctest_files(s_from_t *st, const wh_failing_t *c)
 {
+    const char *name = c->name;
     char **files = NULL, *err = NULL;
     size_t nf = 0;
     wh_ctest_sources(st->ct, st->project, name, &files, &nf);
+    wh_fw_failing_t *fv = NULL;
+    size_t fn = 0;
+    if (c->output && wh_fw_failing_parse(c->output, strlen(c->output), &fv, &fn, NULL))
+        fn = 0;
+    const char **names = calloc(fn + 1, sizeof *names);
+    size_t nn = 0;
+    if (names) {
+        names[nn++] = name;
+        for (size_t i = 0; i < fn; i++)
+            names[nn++] = fv[i].name;
+    }
     wh_testfind_t *f = nf ? wh_testfind_open_list(st->tmpl, st->project,
-                                                  (const char *const *)files, nf, &err)
+                                                  (const char *const *)files, nf, names, nn,
+                                                  &err)
                           : NULL;
+    free(names);
+    wh_fw_failing_free(fv, fn);
     if (!nf)
         wh_buf_printf(st->missing, "failing test '%s': the build names no source file of its "
                                    "program; give --file; skipped\n", name);
@@ -334,7 +350,7 @@ int wh_from_jobs(const wh_job_t *tmpl, const wh_failing_t *v, size_t n, const wh
                                                   : NULL;
     int rc = project && (shared || !tmpl->file) ? 0 : *err ? WH_ENOTFOUND : WH_ENOMEM;
     for (size_t i = 0; i < n && !rc; i++) {
-        wh_testfind_t *own = shared ? NULL : s_ctest_files(&st, v[i].name);
+        wh_testfind_t *own = shared ? NULL : s_ctest_files(&st, &v[i]);
         if (shared || own)
             rc = s_case(&st, shared ? shared : own, &v[i], err);
         wh_testfind_close(&own);

@@ -8,7 +8,9 @@
 #include "tree.h"
 #include "wh_common.h"
 
+#include <ctype.h>
 #include <glob.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -203,17 +205,84 @@ wh_testfind_t *wh_testfind_open(const wh_job_t *tmpl, const char *project, const
     return f;
 }
 
+/* 1 when text[0, len) holds word w (not inside a longer identifier). */
+static int s_has_word(const char *text, size_t len, const char *w, size_t wl)
+{
+    if (!wl)
+        return 0;
+    for (const char *p = text; (p = memmem(p, len - (size_t)(p - text), w, wl)) != NULL; p++) {
+        int before = p > text && (isalnum((unsigned char)p[-1]) || p[-1] == '_');
+        const char *e = p + wl;
+        int after = e < text + len && (isalnum((unsigned char)*e) || *e == '_');
+        if (!before && !after)
+            return 1;
+    }
+    return 0;
+}
+
+/* The part of a case name a file spells: after the last '.', "::" or '/'. */
+static const char *s_last_part(const char *name)
+{
+    const char *p = name;
+    for (const char *q = name; *q; q++)
+        if (*q == '.' || *q == '/' || (*q == ':' && q[1] == ':'))
+            p = q + 1 + (*q == ':');
+    return *p ? p : name;
+}
+
+/* 1 when the file rel may define one of names: it holds one as a word, or
+ * is named like one (a whole test program, wh_testfind_program). A file
+ * that cannot be read is kept (its parse will say why). */
+static int s_may_define(const char *project, const char *rel, const char *const *names,
+                        size_t nnames)
+{
+    const char *base = strrchr(rel, '/') ? strrchr(rel, '/') + 1 : rel;
+    size_t bl = strcspn(base, ".");
+    for (size_t k = 0; k < nnames; k++)
+        if (strlen(names[k]) == bl && !strncmp(base, names[k], bl))
+            return 1;
+    char *path = wh_path_join(project, rel), *text = NULL;
+    size_t len = 0;
+    int keep = !path || wh_read_file(path, (size_t)64 << 20, &text, &len) != 0;
+    for (size_t k = 0; !keep && k < nnames; k++) {
+        const char *w = s_last_part(names[k]);
+        keep = s_has_word(text, len, w, strlen(w));
+    }
+    free(text);
+    free(path);
+    return keep;
+}
+
 wh_testfind_t *wh_testfind_open_list(const wh_job_t *tmpl, const char *project,
-                                     const char *const *files, size_t n, char **err)
+                                     const char *const *files, size_t n,
+                                     const char *const *names, size_t nnames, char **err)
 {
     wh_testfind_t *f = calloc(1, sizeof *f);
     int rc = f && (f->project = strdup(project)) ? 0 : WH_ENOMEM;
+    size_t todo = 0, done = 0;
+    char *keep = calloc(n ? n : 1, 1);
+    rc = rc ? rc : keep ? 0 : WH_ENOMEM;
+    for (size_t i = 0; !rc && i < n; i++)
+        todo += keep[i] = !nnames || s_may_define(project, files[i], names, nnames);
+    /* No file spells a name (a macro pastes it together): parse them all. */
+    for (size_t i = 0; !rc && !todo && i < n; i++)
+        keep[i] = 1;
+    todo = todo ? todo : n;
+    uint64_t t0 = wh_now_ms(), said = t0;
     for (size_t i = 0; !rc && i < n; i++) {
-        if (s_listed(f, files[i]))
+        if (!keep[i] || s_listed(f, files[i]))
             continue;
+        uint64_t now = wh_now_ms();
+        if (now - said >= 10000) {
+            fprintf(stderr, "finding the test functions: parsing %zu of %zu files (%s), %llu s\n",
+                    done + 1, todo, files[i], (unsigned long long)((now - t0) / 1000));
+            said = now;
+        }
+        done++;
         rc = s_list(f, tmpl, project, files[i], err);
         rc = rc ? rc : s_list_included(f, tmpl, project, files[i]);
     }
+    free(keep);
     if (!rc && f->files == 0) {
         *err = wh_strdup_printf("no test file to look in, in project '%s'", project);
         rc = WH_ENOTFOUND;

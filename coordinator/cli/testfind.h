@@ -26,9 +26,15 @@ typedef struct wh_testfind wh_testfind_t;
 wh_testfind_t *wh_testfind_open(const wh_job_t *tmpl, const char *project, const char *pattern,
                                 char **err);
 /* The same for a list of files (relative to project), as the build lists
- * a test program's sources. */
+ * a test program's sources. With names (nnames > 0), a text search comes
+ * first: only the files that hold one of them as a word (a gtest
+ * "Suite.Name" or "suite::name" by its last part), or are named like one,
+ * are parsed; a program's library sources are not (uriparser: 5.5 minutes
+ * of parsing before). A parse that takes long says so on stderr every
+ * 10 s ("finding the test functions: parsing N of M files"). */
 wh_testfind_t *wh_testfind_open_list(const wh_job_t *tmpl, const char *project,
-                                     const char *const *files, size_t n, char **err);
+                                     const char *const *files, size_t n,
+                                     const char *const *names, size_t nnames, char **err);
 void wh_testfind_close(wh_testfind_t **f);
 
 /* Finds a case; classname and suite may be NULL or "". 0 with *file

@@ -543,6 +543,13 @@ void wh_reduction_status_now(const wh_reduction_t *r, wh_progress_t *p)
                                         "checking the claims"};
     _Static_assert(sizeof phase / sizeof *phase == RED_CLAIMS + 1, "a phase per state");
     p->phase = phase[r->state];
+    if (r->state == RED_BASELINE && r->pool) {
+        /* Before the original's run: its workspaces are set up first. */
+        wh_pool_stats_t st = {0};
+        wh_pool_stats(r->pool, &st);
+        if (st.warming > 0)
+            p->phase = "setting up the workspaces (configure, build the test's target)";
+    }
     const wh_round_t *rd = r->round;
     p->sweep = rd ? rd->sweep : r->last_sweep < 0 ? 0 : r->last_sweep;
     p->level = rd ? rd->level : r->last_level < 0 ? 0 : r->last_level;

@@ -33,7 +33,7 @@ check_eq "test_sum: its own failure" \
     "test_sum | assert | test_bag.c:18 | 0x7 != 0x4"
 check_eq "test_overflow: its own failure" \
     "$(json "$O/summary.json" '.fingerprint | .test + " | " + .kind + " | " + .location')" \
-    "test_overflow | sanitizer(asan,heap-buffer-overflow,WRITE) | bag.c:14"
+    "test_overflow | sanitizer(asan,heap-buffer-overflow,WRITE) | bag.c:20"
 want_sum='static void test_sum(void **state)
 {
     struct bag *b = bag_new(8);

@@ -86,6 +86,45 @@ static void test_no_file(void)
     free(err);
 }
 
+/* A program's sources, library included (ctest_bag's): with the names a
+ * report gives, a text search picks the files to parse; the library
+ * source spells none and is not parsed. Names no file spells: all are. */
+static void test_list_text_search(void)
+{
+    wh_job_t j;
+    wh_job_init(&j);
+    char *project = wh_path_join(s_fix, "ctest_bag"), *err = NULL;
+    const char *files[] = {"src/bag.c", "tests/test_bag.c"};
+    const char *names[] = {"bag_tests", "test_overflow"};
+    wh_testfind_t *f = wh_testfind_open_list(&j, project, files, 2, names, 2, &err);
+    CHECK(f != NULL);
+    if (f) {
+        CHECK_EQ_INT(wh_testfind_files(f), 1);
+        const char *file = NULL, *test = NULL;
+        CHECK_EQ_INT(wh_testfind_case(f, "test_overflow", "", "", &file, &test), 0);
+        CHECK_EQ_STR(file, "tests/test_bag.c");
+    }
+    wh_testfind_close(&f);
+    /* "Suite.Name" by its last part; a file named like the program. */
+    const char *gt[] = {"Bag.test_sum"};
+    f = wh_testfind_open_list(&j, project, files, 2, gt, 1, &err);
+    CHECK(f && wh_testfind_files(f) == 1);
+    wh_testfind_close(&f);
+    const char *prog[] = {"test_bag"};
+    f = wh_testfind_open_list(&j, project, files, 2, prog, 1, &err);
+    CHECK(f && wh_testfind_files(f) == 1 && wh_testfind_program(f, "test_bag"));
+    wh_testfind_close(&f);
+    /* Parsed all: the library's #error for clang is met (as it was before
+     * the text search, for every report). */
+    const char *none[] = {"test_pasted_together"};
+    f = wh_testfind_open_list(&j, project, files, 2, none, 1, &err);
+    CHECK(f == NULL && err && strstr(err, "bag.c"));
+    wh_testfind_close(&f);
+    free(err);
+    free(project);
+    wh_job_clear(&j);
+}
+
 int main(void)
 {
     s_fix = wh_path_join(getenv("WH_SOURCE_DIR") ? getenv("WH_SOURCE_DIR") : ".",
@@ -93,6 +132,7 @@ int main(void)
     RUN_TEST(test_gtest_classname);
     RUN_TEST(test_ctest_plain_function);
     RUN_TEST(test_no_file);
+    RUN_TEST(test_list_text_search);
     free(s_fix);
     TEST_MAIN_END();
 }
