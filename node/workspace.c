@@ -399,10 +399,12 @@ static int s_hash_visit(void *arg, const char *rel, const char *abs, const struc
         return 0;
     char mode[32];
     char type = S_ISDIR(st->st_mode) ? 'd' : S_ISLNK(st->st_mode) ? 'l' : 'f';
-    /* A symlink's own permission bits are meaningless (and differ between
-     * file systems); only its target counts. */
-    unsigned perm = type == 'l' ? 0u : (unsigned)(st->st_mode & 07777);
-    snprintf(mode, sizeof mode, "%c%04o", type, perm);
+    /* Only whether a file is executable counts: the rest of the
+     * permission bits come from the umask of the checkout (664 against
+     * 644 is no other project), a folder's and a symlink's own bits never
+     * change what builds. */
+    char exe = type == 'f' && (st->st_mode & S_IXUSR) ? 'x' : '-';
+    snprintf(mode, sizeof mode, "%c%c", type, exe);
     wh_sha256_field_str(h, rel);
     wh_sha256_field_str(h, mode);
     if (type == 'f')
@@ -427,7 +429,7 @@ int wh_workspace_hash_filtered(const char *src, const char *const *exclude,
     wh_sha256_t *h = wh_sha256_new();
     if (!h)
         return WH_ENOMEM;
-    wh_sha256_field_str(h, "whittle-tree-v1");
+    wh_sha256_field_str(h, "whittle-tree-v2"); /* v2: only the executable bit */
     int rc = s_walk(src, exclude, NULL, s_hash_visit, h, filter, err);
     char hex[65];
     wh_sha256_final_hex(&h, hex);
@@ -451,7 +453,7 @@ int wh_workspace_hash_list(const char *src, const char *const *rels, size_t n, c
     wh_sha256_t *h = wh_sha256_new();
     if (!h)
         return WH_ENOMEM;
-    wh_sha256_field_str(h, "whittle-list-v1");
+    wh_sha256_field_str(h, "whittle-list-v2");
     int rc = 0;
     for (size_t i = 0; i < n && !rc; i++) {
         char *abs = wh_path_join(src, rels[i]);

@@ -205,6 +205,18 @@ static void test_hash(void)
     s_hash("proj", exclude, h1);
     CHECK(strcmp(h0, h1) != 0);
     s_put("proj/src/run.sh", "#!/bin/sh\necho hi\n", 0755);
+    /* Only the executable bit counts: a checkout under another umask (664
+     * against 644, a group-writable folder) is the same project. */
+    s_put("proj/src/a.c", "int a;\n", 0664);
+    s_put("proj/src/run.sh", "#!/bin/sh\necho hi\n", 0775);
+    char *dir = s_p("proj/src");
+    CHECK_EQ_INT(chmod(dir, 0775), 0);
+    s_hash("proj", exclude, h1);
+    CHECK_EQ_STR(h0, h1);
+    CHECK_EQ_INT(chmod(dir, 0755), 0);
+    free(dir);
+    s_put("proj/src/a.c", "int a;\n", 0644);
+    s_put("proj/src/run.sh", "#!/bin/sh\necho hi\n", 0755);
 
     char *l = s_p("proj/dangling");
     unlink(l);
