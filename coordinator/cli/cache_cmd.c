@@ -2,6 +2,7 @@
  * cache_cmd — `whittle cache stats|clear|forget`. See cache_cmd.h.
  */
 #include "cache_cmd.h"
+#include "workstore.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -96,6 +97,13 @@ static int s_clear(wh_cache_t *c)
     else
         printf("cleared %ld verdicts in the %s cache; generation %llu\n", f.embedded,
                wh_cache_describe(c), (unsigned long long)f.generation);
+    /* The embedded default's kept workspaces (workstore.h) go too. */
+    int w = wh_workstore_clear();
+    if (w == WH_EUNAVAIL)
+        fprintf(stderr, "whittle: warning: the kept workspaces are in use by a running whittle; "
+                        "not cleared\n");
+    else if (w >= 0)
+        printf("cleared %d kept workspace%s\n", w, w == 1 ? "" : "s");
     return s_failed(rc, "cleared");
 }
 
@@ -133,6 +141,14 @@ static int s_stats(wh_cache_t *c)
     int rc = wh_cache_stats(c, st, &n);
     for (int i = 0; i < n; i++)
         s_print_stats(&st[i], i ? "fallback" : "cache");
+    int nws = 0;
+    uint64_t bytes = 0;
+    char *where = wh_workstore_stats(&nws, &bytes);
+    if (where)
+        printf("workspaces: %s\n  kept: %d set up, %llu bytes (cap %llu, WHITTLE_WORK_MAX)\n",
+               where, nws, (unsigned long long)bytes,
+               (unsigned long long)wh_workstore_max());
+    free(where);
     return s_failed(rc, "counted");
 }
 

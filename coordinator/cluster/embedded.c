@@ -3,6 +3,7 @@
  */
 #define _GNU_SOURCE
 #include "embedded.h"
+#include "workstore.h"
 
 #include "cache.h"
 #include "pool.h"
@@ -72,12 +73,20 @@ static char *s_workdir(const s_run_t *s)
 
 static int s_loop(s_run_t *s, void *zctx, wh_pool_t *pool, char **err)
 {
-    char *workdir = s_workdir(s);
+    /* The kept workspaces (workstore.h), unless --keep-work asks for them
+     * in the run folder or another run holds them. */
+    int lock = -1;
+    int kept = !s->o->keep_work && !getenv("WHITTLE_KEEP_WORK");
+    char *workdir = kept ? wh_workstore_open(&lock) : NULL;
+    kept = workdir != NULL;
+    if (!workdir)
+        workdir = s_workdir(s);
     wh_node_opts_t no = {0};
     no.endpoint = wh_pool_endpoint(pool);
     no.node_id = "local";
     no.slots = s->o->slots;
     no.workdir = workdir;
+    no.max_disk = kept ? wh_workstore_max() : 0;
     wh_node_t *node = wh_node_start(zctx, &no, err);
     int code = node ? 0 : 4;
     while (node && s->left) {
@@ -99,8 +108,10 @@ static int s_loop(s_run_t *s, void *zctx, wh_pool_t *pool, char **err)
      * refused or interrupted run's workspaces are as useless as a finished
      * one's and weigh as much. */
     wh_node_stop(&node);
-    if (workdir && !s->o->keep_work && !getenv("WHITTLE_KEEP_WORK"))
+    if (workdir && !kept && !s->o->keep_work && !getenv("WHITTLE_KEEP_WORK"))
         wh_rm_rf(workdir);
+    if (lock >= 0)
+        close(lock);
     free(workdir);
     return code;
 }

@@ -4,11 +4,12 @@
  * of jobs sharing them, each with its own run folder. `whittle reduce` runs
  * one job this way; --from-junit / --from-ctest one per failing test.
  *
- * The node's workspaces live in "work" of the first run folder that needs
- * a slot, removed on every way out (success, a refused original, an error,
- * an interrupt) unless keep_work is set (--keep-work, or $WHITTLE_KEEP_WORK):
- * they are a copy of the project and its build, megabytes that nobody reads
- * once the slots are gone.
+ * The node's workspaces are kept across runs in the cache folder
+ * (workstore.h): a rerun of an unchanged project finds them set up. When
+ * another run holds that folder, or keep_work is set (--keep-work, or
+ * $WHITTLE_KEEP_WORK), they live in "work" of the first run folder that
+ * needs a slot instead, removed on every way out (success, a refused
+ * original, an error, an interrupt) unless keep_work is set.
  */
 #ifndef WH_EMBEDDED_H
 #define WH_EMBEDDED_H
