@@ -696,7 +696,8 @@ static int s_run_and_read(const wh_eval_spec_t *s, wh_eval_result_t *out)
      * (s_passes_on_exit). */
     size_t console_len = 0;
     console = s_read_console(s->log_path, log_from, &console_len);
-    wh_fw_opts_t fo = {s->failure_regex, s->pass_regex, s_seen(s), s->message_continuation};
+    wh_fw_opts_t fo = {s->failure_regex, s->pass_regex, s_seen(s), s->message_continuation,
+                       s->test_fn};
     /* A whole CTest test ran with the harness's console output: the test's
      * own result is its part of it. */
     int rd = s->whole && wh_fw_console_env(s->fw)

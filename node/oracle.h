@@ -49,6 +49,8 @@ typedef struct {
     const char *run_cmd;       /* template with {test} {report} */
     const wh_framework_t *fw;
     const char *test;          /* target test name */
+    const char *test_fn;       /* NULL, or the function registered as test, which the
+                                  output may name instead (wh_fw_opts_t.test_fn) */
     unsigned build_timeout_ms;
     unsigned test_timeout_ms;
     const char *report_path;   /* absolute path for {report}; removed before the run */

@@ -283,6 +283,7 @@ static int s_run_set(wk_slot_t *s, const wh_job_spec_t *j, const wh_framework_t 
     wh_whole_t whole = {j->will_fail, j->ctest_pass_regex, j->ctest_fail_regex};
     if (j->whole_test && j->reference && project && !strcmp(project, j->reference))
         es.whole = &whole;
+    es.test_fn = j->test_fn;
     es.tick = wk_tick;
     es.tick_arg = s;
     char *at = wh_warmup_mount_at(s->node->warm, x->root);

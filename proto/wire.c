@@ -45,6 +45,7 @@ void wh_job_spec_clear(wh_job_spec_t *j)
     free(j->message_continuation);
     free(j->ctest_pass_regex);
     free(j->ctest_fail_regex);
+    free(j->test_fn);
     free(j->reference);
     free(j->git_url);
     free(j->git_rev);
@@ -104,6 +105,7 @@ int wh_job_spec_copy(wh_job_spec_t *dst, const wh_job_spec_t *src)
     t.message_continuation = s_dup(src->message_continuation, &bad);
     t.ctest_pass_regex = s_dup(src->ctest_pass_regex, &bad);
     t.ctest_fail_regex = s_dup(src->ctest_fail_regex, &bad);
+    t.test_fn = s_dup(src->test_fn, &bad);
     t.reference = s_dup(src->reference, &bad);
     t.git_url = s_dup(src->git_url, &bad);
     t.git_rev = s_dup(src->git_rev, &bad);
@@ -177,7 +179,7 @@ static int s_job_out(Whittle__JobSpec *o, const wh_job_spec_t *j)
         !s_str_ok(j->test_file) || !s_str_ok(j->test) || !s_str_ok(j->setup_cmd) ||
         !s_str_ok(j->build_cmd) || !s_str_ok(j->run_cmd) || !s_str_ok(j->framework) ||
         !s_str_ok(j->failure_regex) || !s_str_ok(j->pass_regex) || !s_str_ok(j->reference) ||
-        !s_str_ok(j->message_continuation) || !s_str_ok(j->git_url) || !s_str_ok(j->git_rev) ||
+        !s_str_ok(j->message_continuation) || !s_str_ok(j->test_fn) || !s_str_ok(j->git_url) || !s_str_ok(j->git_rev) ||
         !s_str_ok(j->git_subdir) || !s_str_ok(j->git_reference) ||
         !s_str_ok(j->ctest_pass_regex) || !s_str_ok(j->ctest_fail_regex) ||
         j->git_patch_len > WH_WIRE_MAX_PATCH)
@@ -223,6 +225,7 @@ static int s_job_out(Whittle__JobSpec *o, const wh_job_spec_t *j)
     o->will_fail = j->will_fail != 0;
     o->ctest_pass_regex = S_W(j->ctest_pass_regex);
     o->ctest_fail_regex = S_W(j->ctest_fail_regex);
+    o->test_fn = S_W(j->test_fn);
     o->git_url = S_W(j->git_url);
     o->git_rev = S_W(j->git_rev);
     o->git_subdir = S_W(j->git_subdir);
@@ -754,6 +757,7 @@ static void s_job_in(s_dec_t *d, wh_job_spec_t *j, const Whittle__JobSpec *o)
     j->will_fail = o->will_fail != 0;
     j->ctest_pass_regex = s_str_in(d, o->ctest_pass_regex, "job.ctest_pass_regex");
     j->ctest_fail_regex = s_str_in(d, o->ctest_fail_regex, "job.ctest_fail_regex");
+    j->test_fn = s_str_in(d, o->test_fn, "job.test_fn");
     j->git_url = s_str_in(d, o->git_url, "job.git_url");
     j->git_rev = s_str_in(d, o->git_rev, "job.git_rev");
     j->git_subdir = s_str_in(d, o->git_subdir, "job.git_subdir");

@@ -67,6 +67,9 @@ typedef struct {
     int pass_on_exit0;     /* console readers: exit 0 without a failure is a pass */
     int whole_test, will_fail; /* the run is a whole CTest test (job.h) */
     char *ctest_pass_regex, *ctest_fail_regex;
+    char *test_fn;         /* the function a registration runs as test (AWS_TEST_CASE(test,
+                              fn)): a console reader takes a failure naming it as the
+                              test's own; NULL: none */
     /* A project that travels as a git snapshot (common/wh_snapshot.h): the
      * node checks out git_rev of git_url, applies git_patch, and uses
      * git_subdir of it as the project (and git_reference, exported, as the

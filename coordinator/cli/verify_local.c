@@ -126,6 +126,7 @@ static int s_run(const wh_job_t *j, const wh_framework_t *fw, const s_ws_t *w,
     es.message_continuation = j->message_continuation;
     es.pass_on_exit0 = j->pass_on_exit0;
     es.whole = whole;
+    es.test_fn = j->test_fn;
     es.tick = s_tick;
     es.tick_arg = (void *)stop;
     es.scratch_env = sc.env;

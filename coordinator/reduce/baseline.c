@@ -29,7 +29,68 @@ int wh_baseline_fp_usable(const wh_job_t *j, const wh_fp_t *fp)
     return !bare_crash || s_is(j, "plain");
 }
 
-char *wh_baseline_refusal(const wh_job_t *j, int status, const wh_fp_t *fp)
+/* What a console job's regex (opt names it) did with the original run's
+ * output: "--failure-regex 'RE' matched nothing in the original run's
+ * output", or, when it matched only other tests' lines, the first of them
+ * and the test it named. *foreign is set when it matched. NULL when out of
+ * memory. */
+static char *s_rx_said(const wh_job_t *j, const char *opt, const char *re, const char *out,
+                       size_t out_len, int *foreign)
+{
+    const char *test = j->test ? j->test : "";
+    char *match = NULL, *named = NULL;
+    *foreign = wh_fw_console_foreign(re, test, j->test_fn, out, out_len, &match, &named) == 1;
+    char *said;
+    if (*foreign) {
+        char *nor = j->test_fn ? wh_strdup_printf(" (nor %s)", j->test_fn) : strdup("");
+        said = nor ? wh_strdup_printf("%s '%s' matched '%s', whose test group names %s, not %s%s",
+                                      opt, re ? re : "", match, named, test, nor)
+                   : NULL;
+        free(nor);
+    } else {
+        said = wh_strdup_printf("%s '%s' matched nothing in the original run's output", opt,
+                                re ? re : "");
+    }
+    free(match);
+    free(named);
+    return said;
+}
+
+/* The console preset's refusal: what its regexes did, then what to try
+ * (ended: the crash the run ended in, or NULL). */
+static char *s_console_refusal(const wh_job_t *j, const char *ended, const char *out,
+                               size_t out_len)
+{
+    int foreign = 0, pass_foreign = 0;
+    char *fail = s_rx_said(j, "--failure-regex", j->failure_regex, out, out_len, &foreign);
+    char *pass = j->pass_regex && !ended
+                     ? s_rx_said(j, "--pass-regex", j->pass_regex, out, out_len, &pass_foreign)
+                     : NULL;
+    char *why = NULL;
+    const char *test = j->test ? j->test : "";
+    const char *fix = foreign || pass_foreign
+                          ? "fix the regex's test group against the output above, so that the "
+                            "test's own line names it"
+                          : "fix the regex against the output above";
+    if (fail && ended)
+        why = wh_strdup_printf("the failure of %s is not identified: %s%s%s; %s, or use "
+                               "--framework plain to reduce on the crash alone",
+                               test, fail, foreign ? "; the run ended in " : ", which ended in ",
+                               ended, fix);
+    else if (fail && (pass || !j->pass_regex))
+        why = wh_strdup_printf(
+            "the failure of %s is not identified: %s%s%s; %s (PCRE2, applied line by line "
+            "unless it sets (?s) or (?m))",
+            test, fail,
+            !pass ? "" : pass_foreign ? ", and " : " and --pass-regex did not match either",
+            pass && pass_foreign ? pass : "", fix);
+    free(fail);
+    free(pass);
+    return why;
+}
+
+char *wh_baseline_refusal(const wh_job_t *j, int status, const wh_fp_t *fp, const char *out,
+                          size_t out_len)
 {
     const char *test = j->test ? j->test : "";
     if (status == WH_TR_FAILED) {
@@ -37,11 +98,7 @@ char *wh_baseline_refusal(const wh_job_t *j, int status, const wh_fp_t *fp)
             return NULL;
         if (fp && !s_empty(fp->kind) && strncmp(fp->kind, "crash", 5) == 0) {
             if (s_is(j, "console"))
-                return wh_strdup_printf(
-                    "the failure of %s is not identified: --failure-regex '%s' matched nothing in "
-                    "the original run's output, which ended in %s; fix the regex against the "
-                    "output above, or use --framework plain to reduce on the crash alone",
-                    test, j->failure_regex ? j->failure_regex : "", fp->kind);
+                return s_console_refusal(j, fp->kind, out, out_len);
             return wh_strdup_printf(
                 "the failure of %s is not identified: the original run ended in %s before the %s "
                 "framework reported anything; use --framework plain to reduce on the crash alone, "
@@ -55,12 +112,7 @@ char *wh_baseline_refusal(const wh_job_t *j, int status, const wh_fp_t *fp)
     if (status != WH_TR_MISSING)
         return NULL;
     if (s_is(j, "console"))
-        return wh_strdup_printf(
-            "the failure of %s is not identified: --failure-regex '%s' matched nothing in the "
-            "original run's output%s; fix the regex against the output above (PCRE2, applied line "
-            "by line unless it sets (?s) or (?m))",
-            test, j->failure_regex ? j->failure_regex : "",
-            j->pass_regex ? " and --pass-regex did not match either" : "");
+        return s_console_refusal(j, NULL, out, out_len);
     if (s_is(j, "plain"))
         return wh_strdup_printf(
             "the failure of %s is not identified: the original run shows no assertion, crash or "

@@ -24,8 +24,11 @@
  * observed) gives no usable identity for job j: a malloc'ed one-line reason
  * that names the test and says what to try; NULL when it is usable, or
  * when status is not MISSING or FAILED (passes and skips have their own
- * messages). */
-char *wh_baseline_refusal(const wh_job_t *j, int status, const wh_fp_t *fp);
+ * messages). out[0, out_len) is the run's output (NULL: not known): a
+ * console regex that matched there, but another test's line, is said to
+ * have matched that line, never to have matched nothing. */
+char *wh_baseline_refusal(const wh_job_t *j, int status, const wh_fp_t *fp, const char *out,
+                          size_t out_len);
 
 /* 1 when fp identifies a failure under job j (the refusal's rule for a
  * FAILED result), e.g. a fingerprint read back from the cache. */

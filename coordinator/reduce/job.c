@@ -43,6 +43,7 @@ void wh_job_clear(wh_job_t *j)
     free(j->project);
     free(j->file);
     free(j->test);
+    free(j->test_fn);
     free(j->setup);
     free(j->build);
     free(j->run);
@@ -71,7 +72,7 @@ void wh_job_clear(wh_job_t *j)
 int wh_job_copy(wh_job_t *d, const wh_job_t *src)
 {
     *d = *src; /* numbers and flags */
-    char **const strs[] = {&d->project, &d->file, &d->test, &d->setup, &d->build, &d->run,
+    char **const strs[] = {&d->project, &d->file, &d->test, &d->test_fn, &d->setup, &d->build, &d->run,
                            &d->framework, &d->out, &d->cache, &d->compdb, &d->failure_regex,
                            &d->pass_regex, &d->reference, &d->message_continuation,
                            &d->ref_picked, &d->ref_why, &d->ctest_pass_regex,
@@ -402,7 +403,8 @@ int wh_job_validate(wh_job_t *j, char **err)
         return s_fail(err, strdup("--reference with --framework console needs evidence of a "
                                   "pass: --pass-regex RE or --pass-on-exit0"));
     if (fw->check) {
-        wh_fw_opts_t fo = {j->failure_regex, j->pass_regex, NULL, j->message_continuation};
+        wh_fw_opts_t fo = {j->failure_regex, j->pass_regex, NULL, j->message_continuation,
+                           j->test_fn};
         char *m = NULL;
         if (fw->check(&fo, &m))
             return s_fail(err, m ? m : strdup("bad framework options"));

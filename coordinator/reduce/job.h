@@ -21,6 +21,11 @@ typedef struct {
     char *project;        /* absolute path of the project root */
     char *file;           /* test file, relative to project */
     char *test;           /* target test name */
+    /* The function a registration runs as test (AWS_TEST_CASE(test, fn):
+     * fn, from the parse, wh_tree_t.fn), which a console harness's output
+     * may name instead; NULL: none. Not serialized, not in the identity
+     * (the test file, which is, decides it). */
+    char *test_fn;
     char *setup, *build, *run;
     char *framework;      /* preset name; default: from the file's includes, else "junit" */
     wh_algo_t algo;

@@ -171,6 +171,14 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, int *status
         free(r->job.test);
         r->job.test = resolved;
     }
+    /* The function it registers, which a harness may print instead
+     * (console and plain readers take it as the test's own). */
+    free(r->job.test_fn);
+    r->job.test_fn = NULL;
+    if (r->tree->fn && !(r->job.test_fn = strdup(r->tree->fn))) {
+        *err = strdup("out of memory");
+        goto fail;
+    }
     r->engine = red_engine_for(r->tree, r->job.algo, r->job.walk);
     r->trail = r->engine ? wh_trail_new(r->engine) : NULL;
     r->memo = wh_memo_new();
@@ -253,6 +261,7 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     spec.will_fail = r->job.will_fail;
     spec.ctest_pass_regex = r->job.ctest_pass_regex;
     spec.ctest_fail_regex = r->job.ctest_fail_regex;
+    spec.test_fn = r->job.test_fn;
     spec.repeat = (uint32_t)r->job.repeat;
     spec.flaky_ok = (uint32_t)r->job.flaky_ok;
     spec.reference = r->job.reference;

@@ -172,7 +172,8 @@ static int s_baseline_failed(wh_reduction_t *r, const wh_msg_t *m)
                                             r->job.test, d));
         return 1;
     }
-    char *why = wh_baseline_refusal(&r->job, (int)m->test_status, &m->observed);
+    char *why = wh_baseline_refusal(&r->job, (int)m->test_status, &m->observed,
+                                    (const char *)m->report, m->report_len);
     if (!why && m->test_status == 2 /* WH_TR_FAILED */ && r->tree)
         why = wh_foreign_refusal(&r->job, &m->observed, r->tree->text, r->tree->text_len,
                                  r->tree->body_begin);

@@ -172,6 +172,9 @@ int wh_tree_load(const char *file, const char *test, const wh_tree_opts_t *opts,
     t->test = strdup(p.fns.v[found].full);
     if (!t->path || !t->test)
         goto oom;
+    if (p.fns.v[found].registered && strcmp(p.fns.v[found].alias, t->test) != 0 &&
+        !(t->fn = strdup(p.fns.v[found].alias)))
+        goto oom;
     t->text = p.text;
     t->text_len = p.len;
     p.text = NULL;
@@ -195,6 +198,7 @@ oom:
         wh_flow_destroy(&t->flow);
         free(t->path);
         free(t->test);
+        free(t->fn);
         free(t->diag);
         free(t);
     }
@@ -269,6 +273,7 @@ void wh_tree_destroy(wh_tree_t **tp)
     free(t->path);
     free(t->text);
     free(t->test);
+    free(t->fn);
     free(t->units);
     free(t->diag);
     wh_flow_destroy(&t->flow);

@@ -80,6 +80,10 @@ typedef struct {
     char *text;          /* pristine file content (NUL-terminated) */
     size_t text_len;
     char *test;          /* the resolved test name (e.g. "Suite.Name") */
+    /* The function's own name when a registration runs it under another
+     * (aws-c-common's AWS_TEST_CASE(test, fn): fn, which its harness prints
+     * where test is what it is run by); NULL otherwise. */
+    char *fn;
     size_t body_begin;   /* offset of the body's '{' */
     size_t body_end;     /* offset just past the body's '}' */
     int n;

@@ -230,6 +230,7 @@ static void s_name_registered(tr_fns_t *fs, const char *fn, const char *name)
         f->full = full;
         f->shrt = full;
         f->listed = 1;
+        f->registered = 1;
     }
 }
 

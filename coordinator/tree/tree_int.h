@@ -70,6 +70,7 @@ typedef struct {
     char *alias;     /* the function's own (expanded) name */
     const char *shrt;/* points into full: the part after the suite */
     int listed;      /* counts as a test for wh_tree_list */
+    int registered;  /* full is the name a registration gave it (AWS_TEST_CASE) */
     size_t def_off;  /* offset of the definition (for ordering) */
     CXCursor body;
 } tr_fn_t;

@@ -39,6 +39,10 @@ typedef struct {
     const char *pass_regex;
     const char *root;           /* the workspace root, to make paths relative */
     const char *message_continuation; /* console: lines after a failure that belong to its message */
+    /* console, plain: the function a registration runs as the test
+     * (aws-c-common's AWS_TEST_CASE(test, fn)); a failure or pass that
+     * names it is the test's own, as one naming the test is. */
+    const char *test_fn;
 } wh_fw_opts_t;
 
 /* What a preset is, beside how it reads (wh_framework_t.flags). */
@@ -79,6 +83,15 @@ typedef struct wh_framework {
  * without the file simply has fewer presets. */
 const wh_framework_t *wh_fw_xunit_presets(size_t *n) __attribute__((weak));
 const wh_framework_t *wh_fw_console_presets(size_t *n) __attribute__((weak));
+
+/* Why a console regex found nothing for test although it matched: its
+ * first match in text[0, len) whose test group names neither test nor
+ * test_fn (NULL: none). Returns 1 with *match (the matched text, its first
+ * line, at most 200 bytes) and *named (the test group) malloc'ed; 0 when it
+ * matched no other test (or does not compile: check says so); negative
+ * code (WH_ENOMEM). For the coordinator's error on the original run. */
+int wh_fw_console_foreign(const char *regex, const char *test, const char *test_fn,
+                          const char *text, size_t len, char **match, char **named);
 
 /* The preset named name, or NULL. */
 const wh_framework_t *wh_framework_find(const char *name);

@@ -84,6 +84,7 @@ static char *s_console_copy(const char *console, size_t len)
 
 typedef struct {
     const char *target;
+    const char *target_fn; /* NULL, or the function registered as target */
     int hit;
     size_t eo; /* where the match ended in the text */
     char *test, *file, *line, *message, *kind;
@@ -97,13 +98,21 @@ static void s_hit_free(s_hit_t *h)
     h->hit = 0;
 }
 
-/* The first match whose test group is the target; a regex without a test
- * group (or a match where it did not take part) names the target. */
+/* 1 when a test group's value names the target: its name, or the function
+ * a registration runs under that name (aws-c-common's AWS_TEST_CASE(name,
+ * fn), whose harness prints fn). */
+static int s_names_target(const char *test, const char *target, const char *target_fn)
+{
+    return strcmp(test, target) == 0 || (target_fn && strcmp(test, target_fn) == 0);
+}
+
+/* The first match whose test group names the target; a regex without a
+ * test group (or a match where it did not take part) names the target. */
 static int s_on_match(void *arg, const wh_urx_match_t *m)
 {
     s_hit_t *h = arg;
     char *test = wh_urx_group(m, "test");
-    if (test && strcmp(test, h->target) != 0) {
+    if (test && !s_names_target(test, h->target, h->target_fn)) {
         free(test);
         return 0;
     }
@@ -116,6 +125,57 @@ static int s_on_match(void *arg, const wh_urx_match_t *m)
     h->kind = wh_urx_group(m, "kind");
     h->whole = strndup(m->text + m->so, m->eo - m->so);
     return h->whole ? 1 : WH_ENOMEM;
+}
+
+/* A match whose test group names another test: its text and that name. */
+typedef struct {
+    const char *target, *target_fn;
+    char *match, *named;
+} s_foreign_t;
+
+static int s_on_foreign(void *arg, const wh_urx_match_t *m)
+{
+    s_foreign_t *f = arg;
+    char *test = wh_urx_group(m, "test");
+    if (!test || s_names_target(test, f->target, f->target_fn)) {
+        free(test);
+        return 0;
+    }
+    size_t n = m->eo - m->so;
+    const char *nl = memchr(m->text + m->so, '\n', n);
+    if (nl)
+        n = (size_t)(nl - (m->text + m->so));
+    f->match = strndup(m->text + m->so, n > 200 ? 200 : n);
+    f->named = test;
+    return f->match ? 1 : WH_ENOMEM;
+}
+
+int wh_fw_console_foreign(const char *regex, const char *test, const char *test_fn,
+                          const char *text, size_t len, char **match, char **named)
+{
+    *match = *named = NULL;
+    if (!regex || !*regex || !test)
+        return 0;
+    wh_urx_t *rx = wh_urx_new(regex, "regex", NULL);
+    if (!rx)
+        return 0;
+    char *copy = s_console_copy(text ? text : "", text ? len : 0);
+    if (!copy) {
+        wh_urx_destroy(&rx);
+        return WH_ENOMEM;
+    }
+    s_foreign_t f = {test, test_fn, NULL, NULL};
+    int rc = wh_urx_each(rx, copy, text ? len : 0, s_on_foreign, &f);
+    free(copy);
+    wh_urx_destroy(&rx);
+    if (rc == 1) {
+        *match = f.match;
+        *named = f.named;
+        return 1;
+    }
+    free(f.match);
+    free(f.named);
+    return rc == WH_ENOMEM ? WH_ENOMEM : 0;
 }
 
 /* The regexes of a console job; any but fail may be NULL. */
@@ -267,7 +327,7 @@ static int s_console_read(const char *report_path, const char *console, size_t c
         return rc;
     size_t len = console ? console_len : 0;
     char *text = s_console_copy(console ? console : "", len);
-    s_hit_t h = {.target = test};
+    s_hit_t h = {.target = test, .target_fn = opts->test_fn};
     if (!text) {
         rc = WH_ENOMEM;
         goto out;
@@ -428,7 +488,9 @@ static int s_plain_read(const char *report_path, const char *console, size_t con
             /* The target is the function the assertion fired in; any other
              * function is another failure (the oracle's test comparison
              * turns it into DifferentFailure). */
-            const char *who = func && !s_name_is(func, test) ? func : test;
+            const char *fn = opts ? opts->test_fn : NULL;
+            const char *who =
+                func && !s_name_is(func, test) && !(fn && s_name_is(func, fn)) ? func : test;
             rc = loc && msg ? s_set(out, WH_TR_FAILED, who, "assert", loc, msg) : WH_ENOMEM;
             free(loc);
             free(file), free(line), free(func), free(msg);

@@ -11,17 +11,18 @@
 
 int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size);
 
-/* failure regex, pass regex, message continuation: the shapes of
- * tests/test_fw_console.c and doc/reduce.md's examples. */
+/* failure regex, pass regex, root, message continuation, registered
+ * function: the shapes of tests/test_fw_console.c and doc/reduce.md's
+ * examples. */
 static const wh_fw_opts_t s_opts[] = {
     {"(?<file>[^ :]+):(?P<line>[0-9]+): (?:error|fail): (?<message>.*)",
-     "^ok (?<test>[[:alnum:]_]+)$", "/work/project", NULL},
+     "^ok (?<test>[[:alnum:]_]+)$", "/work/project", NULL, NULL},
     {"^not ok [0-9]+ - (?<test>\\S+)(?: # (?<message>.*))?$", "^ok [0-9]+ - (?<test>\\S+)$", NULL,
-     "^#  "},
+     "^#  ", NULL},
     {"\\*\\*\\*FAILURE\\*\\*\\* (?<message>.*) \\[(?<test>[[:alnum:]_]+)\\(\\): "
      "(?<file>[^]:]+):(?<line>[0-9]+)\\]",
-     "^PASS (?<test>[[:alnum:]_]+)$", "/", "^\\s+"},
-    {"^FAIL: (?<test>[[:alnum:]_]+) \\((?<message>.*)\\)$", NULL, NULL, NULL},
+     "^PASS (?<test>[[:alnum:]_]+)$", "/", "^\\s+", "s_test_fn"},
+    {"^FAIL: (?<test>[[:alnum:]_]+) \\((?<message>.*)\\)$", NULL, NULL, NULL, NULL},
 };
 
 static void s_read(const char *name, const wh_fw_opts_t *o, const char *c, size_t n,

@@ -53,7 +53,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     FILE *f = fopen(s_path, "wb");
     if (!f || fwrite(rep, 1, rl, f) != rl || fclose(f) != 0)
         abort();
-    wh_fw_opts_t opts = {NULL, NULL, "/work/project", NULL};
+    wh_fw_opts_t opts = {NULL, NULL, "/work/project", NULL, NULL};
     for (size_t i = 0; i < sizeof s_names / sizeof s_names[0]; i++) {
         const wh_framework_t *fw = wh_framework_find(s_names[i]);
         if (!fw)

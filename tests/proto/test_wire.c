@@ -39,6 +39,7 @@ static int s_job_eq(const wh_job_spec_t *a, const wh_job_spec_t *b)
         a->match != b->match || a->n_exclude != b->n_exclude ||
         !s_streq0(a->failure_regex, b->failure_regex) || !s_streq0(a->pass_regex, b->pass_regex) ||
         !s_streq0(a->message_continuation, b->message_continuation) ||
+        !s_streq0(a->test_fn, b->test_fn) ||
         a->pass_on_exit0 != b->pass_on_exit0)
         return 0;
     for (int i = 0; i < a->n_exclude; i++)
@@ -117,6 +118,7 @@ static void s_fill_job(wh_job_spec_t *j)
     j->failure_regex = "^(?<file>\\w+\\.c):(?<line>\\d+): (?<message>.*)$";
     j->message_continuation = "^\\s+\\S";
     j->pass_on_exit0 = 1;
+    j->test_fn = "s_test_add_fn";
 }
 
 /* ---- codec ---- */

@@ -29,7 +29,7 @@ static void test_refusal(void)
     wh_fp_t empty = {"test_a", "", "", ""};
 
     wh_job_t c = s_job("console", "NOMATCH(?<message>.*)$");
-    char *why = wh_baseline_refusal(&c, WH_TR_FAILED, &crash);
+    char *why = wh_baseline_refusal(&c, WH_TR_FAILED, &crash, NULL, 0);
     CHECK_EQ_STR(why, "the failure of test_a is not identified: --failure-regex 'NOMATCH(?<message>.*)$' "
                       "matched nothing in the original run's output, which ended in crash(SIGABRT); fix "
                       "the regex against the output above, or use --framework plain to reduce on the "
@@ -37,37 +37,76 @@ static void test_refusal(void)
     free(why);
     CHECK(!wh_baseline_fp_usable(&c, &crash));
     CHECK(wh_baseline_fp_usable(&c, &assert_fp));
-    CHECK(wh_baseline_refusal(&c, WH_TR_FAILED, &assert_fp) == NULL);
-    why = wh_baseline_refusal(&c, WH_TR_MISSING, NULL);
+    CHECK(wh_baseline_refusal(&c, WH_TR_FAILED, &assert_fp, NULL, 0) == NULL);
+    why = wh_baseline_refusal(&c, WH_TR_MISSING, NULL, NULL, 0);
     CHECK(why && strstr(why, "--failure-regex 'NOMATCH(?<message>.*)$' matched nothing") &&
           !strstr(why, "--pass-regex"));
     free(why);
     /* Passes and skips have their own messages. */
-    CHECK(wh_baseline_refusal(&c, WH_TR_PASSED, NULL) == NULL);
-    CHECK(wh_baseline_refusal(&c, WH_TR_SKIPPED, NULL) == NULL);
-    why = wh_baseline_refusal(&c, WH_TR_FAILED, &empty);
+    CHECK(wh_baseline_refusal(&c, WH_TR_PASSED, NULL, NULL, 0) == NULL);
+    CHECK(wh_baseline_refusal(&c, WH_TR_SKIPPED, NULL, NULL, 0) == NULL);
+    why = wh_baseline_refusal(&c, WH_TR_FAILED, &empty, NULL, 0);
     CHECK(why && strstr(why, "no kind, location or message"));
     free(why);
     wh_job_clear(&c);
 
     /* plain asked for the crash identity: accepted. */
     wh_job_t p = s_job("plain", NULL);
-    CHECK(wh_baseline_refusal(&p, WH_TR_FAILED, &crash) == NULL);
-    why = wh_baseline_refusal(&p, WH_TR_MISSING, NULL);
+    CHECK(wh_baseline_refusal(&p, WH_TR_FAILED, &crash, NULL, 0) == NULL);
+    why = wh_baseline_refusal(&p, WH_TR_MISSING, NULL, NULL, 0);
     CHECK(why && strstr(why, "no assertion, crash or sanitizer report"));
     free(why);
     wh_job_clear(&p);
 
     /* A report preset: its own crash report identifies; the fallback does not. */
     wh_job_t g = s_job("gtest", NULL);
-    CHECK(wh_baseline_refusal(&g, WH_TR_FAILED, &cmocka_crash) == NULL);
-    why = wh_baseline_refusal(&g, WH_TR_FAILED, &crash);
+    CHECK(wh_baseline_refusal(&g, WH_TR_FAILED, &cmocka_crash, NULL, 0) == NULL);
+    why = wh_baseline_refusal(&g, WH_TR_FAILED, &crash, NULL, 0);
     CHECK(why && strstr(why, "ended in crash(SIGABRT) before the gtest framework reported anything"));
     free(why);
-    why = wh_baseline_refusal(&g, WH_TR_MISSING, NULL);
+    why = wh_baseline_refusal(&g, WH_TR_MISSING, NULL, NULL, 0);
     CHECK(why && strstr(why, "test 'test_a' not found in the report of the original run"));
     free(why);
     wh_job_clear(&g);
+}
+
+/* A console regex that matched, but only another test's line, is never
+ * said to have matched nothing (issue 33 item 7): the error names the line
+ * and the test its test group named. */
+static void test_refusal_foreign(void)
+{
+    wh_job_t c = s_job("console", "^(?<test>\\w+) FAILED: (?<message>.*)$");
+    c.test_fn = strdup("s_test_a_fn");
+    const char *out = "make: nothing to be done\ns_test_b_fn FAILED: want 1\nbye\n";
+    char *why = wh_baseline_refusal(&c, WH_TR_MISSING, NULL, out, strlen(out));
+    CHECK_EQ_STR(why, "the failure of test_a is not identified: --failure-regex "
+                      "'^(?<test>\\w+) FAILED: (?<message>.*)$' matched 's_test_b_fn FAILED: want 1', "
+                      "whose test group names s_test_b_fn, not test_a (nor s_test_a_fn); fix the "
+                      "regex's test group against the output above, so that the test's own line "
+                      "names it (PCRE2, applied line by line unless it sets (?s) or (?m))");
+    free(why);
+    /* The pass regex too. */
+    c.pass_regex = strdup("^PASS (?<test>\\w+)$");
+    const char *out2 = "PASS s_test_b_fn\n";
+    why = wh_baseline_refusal(&c, WH_TR_MISSING, NULL, out2, strlen(out2));
+    CHECK(why && strstr(why, "matched nothing in the original run's output, and --pass-regex "
+                             "'^PASS (?<test>\\w+)$' matched 'PASS s_test_b_fn', whose test "
+                             "group names s_test_b_fn, not test_a (nor s_test_a_fn); fix the "
+                             "regex's test group"));
+    free(why);
+    /* A crash after another test's failure line. */
+    wh_fp_t crash = {"test_a", "crash(SIGSEGV)", "", ""};
+    why = wh_baseline_refusal(&c, WH_TR_FAILED, &crash, out, strlen(out));
+    CHECK(why && strstr(why, "not test_a (nor s_test_a_fn); the run ended in crash(SIGSEGV); "
+                             "fix the regex's test group") &&
+          !strstr(why, "matched nothing"));
+    free(why);
+    /* Output where nothing matches: "matched nothing", as before. */
+    why = wh_baseline_refusal(&c, WH_TR_MISSING, NULL, "bye\n", 4);
+    CHECK(why && strstr(why, "matched nothing in the original run's output and --pass-regex did "
+                             "not match either; fix the regex against the output above"));
+    free(why);
+    wh_job_clear(&c);
 }
 
 static void test_tail(void)
@@ -136,6 +175,7 @@ static void test_not_found(void)
 int main(void)
 {
     RUN_TEST(test_refusal);
+    RUN_TEST(test_refusal_foreign);
     RUN_TEST(test_tail);
     RUN_TEST(test_not_found);
     RUN_TEST(test_unworkspace);

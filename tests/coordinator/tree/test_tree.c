@@ -198,6 +198,7 @@ static void test_cmocka(void)
     };
     s_check_units(t, exp, (int)(sizeof exp / sizeof exp[0]));
     CHECK_EQ_STR(t->test, "test_add");
+    CHECK(t->fn == NULL); /* no registration renames it */
     CHECK_EQ_INT(t->units[3].line, 16);
 
     char *out = s_print(t, 0);
@@ -613,6 +614,8 @@ static void test_aws_case(void)
         CHECK_EQ_INT(wh_tree_load(file, spellings[i], NULL, &t, &err), 0);
         if (t) {
             CHECK_EQ_STR(t->test, "test_buffer_cat");
+            /* The function it registers, which the harness prints. */
+            CHECK_EQ_STR(t->fn, "s_test_buffer_cat_fn");
             CHECK_EQ_INT(t->n, 3);
         }
         wh_tree_destroy(&t);

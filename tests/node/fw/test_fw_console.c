@@ -34,7 +34,7 @@ static int s_read_cont(const char *fw, const char *text, const char *test, const
     const wh_framework_t *f = wh_framework_find(fw);
     if (!f)
         return -1000;
-    wh_fw_opts_t o = {fail_re, pass_re, "/w/slot0", cont_re};
+    wh_fw_opts_t o = {fail_re, pass_re, "/w/slot0", cont_re, NULL};
     char *err = NULL;
     int rc = f->read("/nonexistent/report", text, text ? strlen(text) : 0, test, &o, r, &err);
     if (rc && err)
@@ -71,33 +71,33 @@ static void test_check(void)
         return;
     char *err = NULL;
     wh_fw_opts_t ok = {"(?<file>[^ :]+):(?P<line>[0-9]+): (?:error|fail): (?<message>.*)",
-                       "^ok (?<test>[[:alnum:]_]+)$", NULL, NULL};
+                       "^ok (?<test>[[:alnum:]_]+)$", NULL, NULL, NULL};
     CHECK_EQ_INT(f->check(&ok, &err), 0);
     CHECK(err == NULL);
     /* A bracket whose first member is ']' is not the end of it. */
     wh_fw_opts_t bracket = {"\\[(?<test>[^]:(]+)\\(\\): (?<file>[^]:]+):(?<line>[0-9]+)\\]", NULL,
-                            NULL, NULL};
+                            NULL, NULL, NULL};
     CHECK_EQ_INT(f->check(&bracket, &err), 0);
 
-    wh_fw_opts_t none = {NULL, NULL, NULL, NULL};
+    wh_fw_opts_t none = {NULL, NULL, NULL, NULL, NULL};
     CHECK_EQ_INT(f->check(&none, &err), WH_EINVAL);
     CHECK(err && strstr(err, "--failure-regex"));
     free(err), err = NULL;
 
     /* A regex that does not compile: one line naming the option, the
      * regex, PCRE2's reason and the offset. */
-    wh_fw_opts_t bad_fail = {"(unclosed", NULL, NULL, NULL};
+    wh_fw_opts_t bad_fail = {"(unclosed", NULL, NULL, NULL, NULL};
     CHECK_EQ_INT(f->check(&bad_fail, &err), WH_EINVAL);
     CHECK_EQ_STR(err, "bad --failure-regex '(unclosed': missing closing parenthesis at offset 9");
     CHECK(err && !strchr(err, '\n'));
     free(err), err = NULL;
 
-    wh_fw_opts_t bad_pass = {"x", "a{2,1}", NULL, NULL};
+    wh_fw_opts_t bad_pass = {"x", "a{2,1}", NULL, NULL, NULL};
     CHECK_EQ_INT(f->check(&bad_pass, &err), WH_EINVAL);
     CHECK_EQ_STR(err, "bad --pass-regex 'a{2,1}': numbers out of order in {} quantifier at offset 5");
     free(err), err = NULL;
 
-    wh_fw_opts_t bad_cont = {"x", NULL, NULL, "^\\s+(?<x"};
+    wh_fw_opts_t bad_cont = {"x", NULL, NULL, "^\\s+(?<x", NULL};
     CHECK_EQ_INT(f->check(&bad_cont, &err), WH_EINVAL);
     static const char cont_pre[] = "bad --message-continuation '^\\s+(?<x': ";
     CHECK(err && strncmp(err, cont_pre, sizeof cont_pre - 1) == 0 && strstr(err, " at offset "));
@@ -105,16 +105,16 @@ static void test_check(void)
 
     /* Perl syntax compiles as written: lookarounds, \d, lazy quantifiers. */
     wh_fw_opts_t look = {"(?<=at )(?<file>\\w+\\.c):(?<line>\\d+)(?!\\d)", "^ok\\b.*?$", NULL,
-                         "^\\s+\\S"};
+                         "^\\s+\\S", NULL};
     CHECK_EQ_INT(f->check(&look, &err), 0);
     CHECK(err == NULL);
 
-    wh_fw_opts_t twice = {"(?<test>a)(?<test>b)", NULL, NULL, NULL};
+    wh_fw_opts_t twice = {"(?<test>a)(?<test>b)", NULL, NULL, NULL, NULL};
     CHECK_EQ_INT(f->check(&twice, &err), WH_EINVAL);
     CHECK(err && strstr(err, "two named subpatterns have the same name"));
     free(err), err = NULL;
 
-    wh_fw_opts_t unterminated = {"(?<test[a-z]+)", NULL, NULL, NULL};
+    wh_fw_opts_t unterminated = {"(?<test[a-z]+)", NULL, NULL, NULL, NULL};
     CHECK_EQ_INT(f->check(&unterminated, &err), WH_EINVAL);
     CHECK(err && strstr(err, "at offset 7"));
     free(err), err = NULL;
@@ -227,7 +227,7 @@ static void test_console_tap(void)
     /* NUL bytes in the output do not end it. */
     char nul[] = "junk\0more\nFAIL: t (late)\n";
     const wh_framework_t *f = wh_framework_find("console");
-    wh_fw_opts_t o = {RE_TAP_FAIL, NULL, NULL, NULL};
+    wh_fw_opts_t o = {RE_TAP_FAIL, NULL, NULL, NULL, NULL};
     char *err = NULL;
     CHECK_EQ_INT(f->read(NULL, nul, sizeof nul - 1, "t", &o, &r, &err), 0);
     CHECK_EQ_INT(r.status, WH_TR_FAILED);
@@ -450,6 +450,72 @@ static void test_plain(void)
     CHECK(!(wh_framework_find("console")->flags & WH_FW_EXIT0_PASSES));
 }
 
+/* aws-c-common's AWS_TEST_CASE(name, fn): whittle runs the test as name,
+ * the harness prints fn. A failure or pass naming either is the test's
+ * own (under name); another function's is not (issue 33 item 7). */
+static void test_registered_fn(void)
+{
+    const wh_framework_t *f = wh_framework_find("console");
+    const char *text = "***FAILURE*** s_other_fn: want 1, got 2 (t.c:9)\n"
+                       "***FAILURE*** s_sum_fn: want 9, got 5 (t.c:21)\n"
+                       "PASS s_empty_fn\n";
+    const char *fre = "^\\*\\*\\*FAILURE\\*\\*\\* (?<test>\\w+): (?<message>.*) "
+                      "\\((?<file>[^:]+):(?<line>[0-9]+)\\)$";
+    wh_fw_opts_t o = {fre, "^PASS (?<test>\\w+)$", NULL, NULL, "s_sum_fn"};
+    wh_test_result_t r;
+    char *err = NULL;
+    CHECK_EQ_INT(f->read(NULL, text, strlen(text), "sum_two", &o, &r, &err), 0);
+    CHECK_EQ_INT(r.status, WH_TR_FAILED);
+    CHECK_EQ_STR(r.fp.test, "sum_two");
+    CHECK_EQ_STR(r.fp.location, "t.c:21");
+    CHECK_EQ_STR(r.fp.message, "want 9, got 5");
+    wh_test_result_clear(&r);
+    /* Without the function's name, nothing names sum_two. */
+    o.test_fn = NULL;
+    CHECK_EQ_INT(f->read(NULL, text, strlen(text), "sum_two", &o, &r, &err), 0);
+    CHECK_EQ_INT(r.status, WH_TR_MISSING);
+    wh_test_result_clear(&r);
+    /* A pass naming the function. */
+    o.test_fn = "s_empty_fn";
+    CHECK_EQ_INT(f->read(NULL, text, strlen(text), "empty", &o, &r, &err), 0);
+    CHECK_EQ_INT(r.status, WH_TR_PASSED);
+    CHECK_EQ_STR(r.fp.test, "empty");
+    wh_test_result_clear(&r);
+    free(err);
+
+    /* What the regex matched for another test, for the error on the
+     * original run: the first line naming neither the test nor its
+     * function. */
+    char *match = NULL, *named = NULL;
+    CHECK_EQ_INT(wh_fw_console_foreign(fre, "sum_two", "s_sum_fn", text, strlen(text), &match,
+                                       &named),
+                 1);
+    CHECK_EQ_STR(match, "***FAILURE*** s_other_fn: want 1, got 2 (t.c:9)");
+    CHECK_EQ_STR(named, "s_other_fn");
+    free(match), free(named);
+    CHECK_EQ_INT(wh_fw_console_foreign("^PASS (?<test>\\w+)$", "empty", "s_empty_fn", text,
+                                       strlen(text), &match, &named),
+                 0);
+    CHECK(!match && !named);
+    /* A regex without a test group names no other test. */
+    CHECK_EQ_INT(wh_fw_console_foreign("^PASS", "x", NULL, text, strlen(text), &match, &named),
+                 0);
+
+    /* plain: glibc names the function the assertion fired in. */
+    const wh_framework_t *pl = wh_framework_find("plain");
+    const char *abrt = "t: tests/t.c:21: s_sum_fn: Assertion `sum == 9' failed.\n";
+    wh_fw_opts_t po = {NULL, NULL, NULL, NULL, "s_sum_fn"};
+    CHECK_EQ_INT(pl->read(NULL, abrt, strlen(abrt), "sum_two", &po, &r, &err), 0);
+    CHECK_EQ_INT(r.status, WH_TR_FAILED);
+    CHECK_EQ_STR(r.fp.test, "sum_two");
+    wh_test_result_clear(&r);
+    po.test_fn = NULL;
+    CHECK_EQ_INT(pl->read(NULL, abrt, strlen(abrt), "sum_two", &po, &r, &err), 0);
+    CHECK_EQ_STR(r.fp.test, "s_sum_fn");
+    wh_test_result_clear(&r);
+    free(err);
+}
+
 static void test_crash_text(void)
 {
     const char *a = "Segmentation fault\n";
@@ -480,6 +546,7 @@ int main(void)
     RUN_TEST(test_console_multiline);
     RUN_TEST(test_console_crash);
     RUN_TEST(test_plain);
+    RUN_TEST(test_registered_fn);
     RUN_TEST(test_crash_text);
     TEST_MAIN_END();
 }
