@@ -85,7 +85,8 @@ static wh_tree_opts_t s_opts(const wh_job_t *j)
     wh_tree_opts_t to = {j->compdb, (const char *const *)j->args, j->nargs, NULL,
                          j->allow_parse_errors         ? WH_TREE_ALLOW_ERRORS
                          : !wh_job_flags_explicit(j) ? WH_TREE_ALLOW_MISSING_HEADERS
-                                                     : 0};
+                                                     : 0,
+                         j->project};
     return to;
 }
 

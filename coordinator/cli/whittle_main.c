@@ -178,7 +178,8 @@ static int s_inspect(int argc, char **argv)
         extra = (const char **)guess.args;
         nextra = guess.nargs;
     }
-    wh_tree_opts_t o = {compdb, extra, nextra, NULL, allow};
+    /* inspect names the file from the current folder: so do its flags. */
+    wh_tree_opts_t o = {compdb, extra, nextra, NULL, allow, NULL};
     char *root = guess.project ? NULL : s_inspect_root(file);
     if (!guess.project && !root) { /* no project around it: its own folder, for the includer */
         char *abs = wh_abspath(file), *slash = abs ? strrchr(abs, '/') : NULL;
@@ -877,7 +878,8 @@ static int s_reduce(int argc, char **argv)
         wh_tree_opts_t to = {j.compdb, (const char *const *)j.args, j.nargs, NULL,
                              j.allow_parse_errors            ? WH_TREE_ALLOW_ERRORS
                              : !wh_job_flags_explicit(&j) ? WH_TREE_ALLOW_MISSING_HEADERS
-                                                          : 0};
+                                                          : 0,
+                             j.project};
         wh_tree_t *t = NULL;
         int rc = wh_tree_load(path, j.test, &to, &t, &err);
         free(path);

@@ -145,7 +145,8 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, int *status
     wh_tree_opts_t to = {r->job.compdb, (const char *const *)r->job.args, r->job.nargs, NULL,
                          r->job.allow_parse_errors          ? WH_TREE_ALLOW_ERRORS
                          : !wh_job_flags_explicit(&r->job) ? WH_TREE_ALLOW_MISSING_HEADERS
-                                                           : 0};
+                                                           : 0,
+                         r->job.project};
     int rc = wh_tree_load(path, r->job.test, &to, &r->tree, err);
     if (rc == WH_ENOTFOUND)
         s_suggest_test(path, r->job.test, &to, err);

@@ -84,7 +84,7 @@ static void s_warn_diag(wh_reduction_t *r)
 static int s_start_treejob(wh_reduction_t *r, const wh_compile_cmd_t *cmd)
 {
     char *path = wh_path_join(r->job.project, r->job.file);
-    wh_tree_opts_t to = {NULL, NULL, 0, cmd, r->job.allow_parse_errors};
+    wh_tree_opts_t to = {NULL, NULL, 0, cmd, r->job.allow_parse_errors, NULL};
     r->treejob = path ? wh_treejob_start(path, r->job.test, &to, red_wake, r) : NULL;
     free(path);
     return r->treejob ? 0 : WH_ENOMEM;
@@ -267,7 +267,7 @@ int red_cached_flags_ok(wh_reduction_t *r)
     if (cmd.argc == 0)
         return !r->tree->diag || r->job.allow_parse_errors;
     char *path = wh_path_join(r->job.project, r->job.file), *err = NULL;
-    wh_tree_opts_t to = {NULL, NULL, 0, &cmd, r->job.allow_parse_errors};
+    wh_tree_opts_t to = {NULL, NULL, 0, &cmd, r->job.allow_parse_errors, NULL};
     wh_tree_t *t = NULL;
     int rc = path ? wh_tree_load(path, r->job.test, &to, &t, &err) : WH_ENOMEM;
     free(path);

@@ -121,6 +121,12 @@ typedef struct {
      * allowed (flags still to come, e.g. from the warm workspace); other
      * errors fail. 0: every such error fails the load. */
     int allow_errors;
+    /* The folder a relative path in args names a file under (the project,
+     * as --file is): "-Iinclude", "-isystem x", "-include cfg.h" and the
+     * other path options are made absolute against it, or against the
+     * current folder when the path exists only there; NULL: as given (the
+     * current folder, or the compile command's directory). */
+    const char *base;
 } wh_tree_opts_t;
 
 enum { WH_TREE_ALLOW_ERRORS = 1, WH_TREE_ALLOW_MISSING_HEADERS = 2 };

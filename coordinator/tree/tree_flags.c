@@ -129,6 +129,73 @@ static int s_cmd_is_clang(const wh_compile_cmd_t *cmd)
     return strstr(base ? base + 1 : cmd->argv[0], "clang") != NULL;
 }
 
+/* The options whose value is a path (joined "-Idir" or apart "-I dir"),
+ * longest first where one is a prefix of another. */
+static const char *const s_path_opts[] = {
+    "-idirafter", "-iframework", "-isysroot", "-isystem", "-iquote", "-include",
+    "-imacros", "--sysroot=", "--sysroot", "-I", "-F", NULL};
+
+/* The option of s_path_opts that arg is (or starts with), or NULL; one
+ * whose value is relative to the sysroot (-iframeworkwithsysroot) is not. */
+static const char *s_path_opt(const char *arg)
+{
+    if (strncmp(arg, "-iframeworkwithsysroot", 22) == 0)
+        return NULL;
+    for (int k = 0; s_path_opts[k]; k++)
+        if (strncmp(arg, s_path_opts[k], strlen(s_path_opts[k])) == 0)
+            return s_path_opts[k];
+    return NULL;
+}
+
+/* path (relative) under base, or under the current folder when it exists
+ * only there (wh_job_validate's rule for --file); malloc'ed. */
+static char *s_abs_under(const char *base, const char *path)
+{
+    char *in_base = wh_path_join(base, path);
+    if (in_base && (wh_is_dir(in_base) || wh_is_file(in_base)))
+        return in_base;
+    if (wh_is_dir(path) || wh_is_file(path)) {
+        free(in_base);
+        return wh_abspath(path);
+    }
+    return in_base;
+}
+
+/* Pushes opts->args, the relative path of a path option made absolute
+ * (wh_tree_opts_t.base). */
+static int s_push_user_args(tr_argv_t *a, const wh_tree_opts_t *opts)
+{
+    int rc = 0;
+    for (int i = 0; rc == 0 && opts && i < opts->nargs; i++) {
+        const char *arg = opts->args[i];
+        const char *opt = opts->base ? s_path_opt(arg) : NULL;
+        if (!opt) {
+            rc = tr_argv_push(a, arg);
+            continue;
+        }
+        size_t ol = strlen(opt);
+        if (arg[ol] == '\0' && opt[ol - 1] != '=') {
+            /* Apart: the value is the next argument. */
+            if ((rc = tr_argv_push(a, arg)) != 0 || i + 1 >= opts->nargs)
+                continue;
+            arg = opts->args[++i];
+            ol = 0;
+        }
+        const char *path = arg + ol;
+        /* Absolute, empty, or relative to the sysroot ("-I=dir"): as given. */
+        if (!*path || path[0] == '/' || path[0] == '=') {
+            rc = tr_argv_push(a, arg);
+            continue;
+        }
+        char *abs = s_abs_under(opts->base, path);
+        char *joined = abs ? wh_strdup_printf("%.*s%s", (int)ol, arg, abs) : NULL;
+        rc = joined ? tr_argv_push(a, joined) : WH_ENOMEM;
+        free(joined);
+        free(abs);
+    }
+    return rc;
+}
+
 /* Appends the arguments of a compile command that matter for parsing: the
  * compiler, output, dependency-file and input arguments are dropped.
  * same_lang=0 drops the language standard and -Werror too, for flags
@@ -263,9 +330,7 @@ int tr_build_args(const char *abs, const wh_tree_opts_t *opts, tr_argv_t *a, int
         *is_clang = s_cmd_is_clang(opts->cmd);
         if (rc == 0)
             rc = tr_argv_push(a, "-Wno-unknown-warning-option");
-        for (int i = 0; rc == 0 && i < opts->nargs; i++)
-            rc = tr_argv_push(a, opts->args[i]);
-        return rc;
+        return rc ? rc : s_push_user_args(a, opts);
     }
     rc = s_db_find(abs, opts, &db, err);
     if (rc < 0)
@@ -320,7 +385,5 @@ int tr_build_args(const char *abs, const wh_tree_opts_t *opts, tr_argv_t *a, int
     }
     if (rc == 0)
         rc = tr_argv_push(a, "-Wno-unknown-warning-option");
-    for (int i = 0; rc == 0 && opts && i < opts->nargs; i++)
-        rc = tr_argv_push(a, opts->args[i]);
-    return rc;
+    return rc ? rc : s_push_user_args(a, opts);
 }

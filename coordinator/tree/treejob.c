@@ -13,7 +13,7 @@
 struct wh_treejob {
     pthread_t th;
     atomic_int done;
-    char *file, *test, *compdb;
+    char *file, *test, *compdb, *base;
     char **args;
     int nargs;
     wh_compile_cmd_t cmd;
@@ -32,6 +32,7 @@ static void s_free(wh_treejob_t *j)
     free(j->file);
     free(j->test);
     free(j->compdb);
+    free(j->base);
     for (int i = 0; i < j->nargs; i++)
         free(j->args[i]);
     free(j->args);
@@ -45,7 +46,7 @@ static void *s_main(void *arg)
 {
     wh_treejob_t *j = arg;
     wh_tree_opts_t o = {j->compdb, (const char *const *)j->args, j->nargs,
-                        j->has_cmd ? &j->cmd : NULL, j->allow};
+                        j->has_cmd ? &j->cmd : NULL, j->allow, j->base};
     j->rc = wh_tree_load(j->file, j->test, &o, &j->tree, &j->err);
     atomic_store(&j->done, 1);
     if (j->on_done)
@@ -66,6 +67,8 @@ wh_treejob_t *wh_treejob_start(const char *file, const char *test, const wh_tree
         j->allow = opts->allow_errors;
         if (opts->compdb_dir)
             bad |= !(j->compdb = strdup(opts->compdb_dir));
+        if (opts->base)
+            bad |= !(j->base = strdup(opts->base));
         if (opts->cmd && opts->cmd->argc > 0) {
             bad |= wh_compile_cmd_copy(&j->cmd, opts->cmd) != 0;
             j->has_cmd = 1;

@@ -7,7 +7,8 @@
 #     statements are gone);
 #  3. a make project's setup runs under bear: the run folder holds the test
 #     file's exact compile command, moved from the workspace to the project
-#     (and flags after `--` still win over it);
+#     (and flags after `--` still win over it, a relative -I taken in the
+#     project, not the current folder);
 #  4. a header only the build generates, with no setup to record flags:
 #     `reduce` stops with exit 1 naming the header and the fix;
 #  5. the same with the generation in --setup: bear records the command,
@@ -52,10 +53,12 @@ check_eq "compile command -D/-O flags" "$(json "$cc" '[.arguments[] | select(. =
 grep -q "statement tree with the workspace's compile command: 15 statements" "$R/run.log" \
     && pass "tree parsed with the recorded command" || fail "run.log does not say the tree used it"
 
-# 3b: flags after `--` win: the workspace's command is neither used nor kept
-"$WHITTLE" reduce --project "$P" --file tests/test_ringq.c --test test_visit_after_pop \
+# 3b: flags after `--` win: the workspace's command is neither used nor kept;
+# a relative -I names a folder of the project (as --file does), not of the
+# folder whittle was started in (issue 33 item 7)
+(cd "$T" && "$WHITTLE" reduce --project "$P" --file tests/test_ringq.c --test test_visit_after_pop \
     --setup "make -s" --build "make -s" --run ./test_ringq --framework cmocka --out "$T/runs3b" \
-    -- -I"$P/include" > "$T/out3b" 2>&1 || { cat "$T/out3b"; fail "reduce with -- flags"; }
+    -- -Iinclude) > "$T/out3b" 2>&1 || { cat "$T/out3b"; fail "reduce with -- flags"; }
 R3b=$(run_dir "$T/runs3b")
 [ -e "$R3b/compile_command.json" ] && fail "explicit flags: the workspace's command was used" \
     || pass "explicit flags: no compile_command.json"

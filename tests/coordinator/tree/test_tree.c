@@ -993,6 +993,55 @@ static void test_compdb(void)
     free(build);
 }
 
+/* Relative paths of path options in the extra arguments (`--`) name
+ * files under opts.base, the project, whatever the current folder is
+ * (issue 33 item 7); without a base they stay as given. */
+static void test_base_args(void)
+{
+    char tmpl[] = "/tmp/wh_tree_base_XXXXXX";
+    char *dir = mkdtemp(tmpl);
+    CHECK(dir != NULL);
+    if (!dir)
+        return;
+    char *inc = wh_path_join(dir, "inc"), *sys = wh_path_join(dir, "sys");
+    CHECK_EQ_INT(wh_mkdir_p(inc), 0);
+    CHECK_EQ_INT(wh_mkdir_p(sys), 0);
+    s_write(inc, "bar_inc.h", "#define BAR 1\n");
+    s_write(sys, "baz_sys.h", "#define BAZ 1\n");
+    s_write(dir, "cfg.h", "#define QUX 1\n");
+    s_write(dir, "t.c",
+            "#include \"bar_inc.h\"\n"
+            "#include <baz_sys.h>\n"
+            "void test_base(void)\n"
+            "{\n"
+            "    int x = BAR + BAZ;\n"
+            "#if QUX\n"
+            "    x = 2;\n"
+            "#endif\n"
+            "    (void)x;\n"
+            "}\n");
+    /* Joined and apart forms, and -include. */
+    const char *joined[] = {"-Iinc", "-isystemsys", "-include", "cfg.h"};
+    const char *apart[] = {"-I", "inc", "-isystem", "sys", "-includecfg.h", "-DUNUSED=1"};
+    wh_tree_opts_t o = {.args = joined, .nargs = 4, .base = dir};
+    CHECK_EQ_INT(s_count(dir, "t.c", "test_base", &o), 3);
+    wh_tree_opts_t o2 = {.args = apart, .nargs = 6, .base = dir};
+    CHECK_EQ_INT(s_count(dir, "t.c", "test_base", &o2), 3);
+    /* Without a base, relative to the current folder (not dir): not found. */
+    wh_tree_opts_t o3 = {.args = joined, .nargs = 4};
+    CHECK_EQ_INT(s_count(dir, "t.c", "test_base", &o3), WH_EPARSE);
+    /* Absolute paths are kept. */
+    char *abs_i = wh_strdup_printf("-I%s", inc), *abs_s = wh_strdup_printf("-isystem%s", sys);
+    const char *absolute[] = {abs_i, abs_s, "-DQUX=1"};
+    wh_tree_opts_t o4 = {.args = absolute, .nargs = 3, .base = "/nonexistent"};
+    CHECK_EQ_INT(s_count(dir, "t.c", "test_base", &o4), 3);
+    free(abs_i);
+    free(abs_s);
+    CHECK_EQ_INT(wh_rm_rf(dir), 0);
+    free(inc);
+    free(sys);
+}
+
 int main(int argc, char **argv)
 {
     if (argc >= 3) {
@@ -1016,6 +1065,7 @@ int main(int argc, char **argv)
     RUN_TEST(test_local_class);
     RUN_TEST(test_utest);
     RUN_TEST(test_aws_case);
+    RUN_TEST(test_base_args);
     RUN_TEST(test_criterion);
     RUN_TEST(test_list);
     RUN_TEST(test_macro_loop);
