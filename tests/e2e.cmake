@@ -19,3 +19,5 @@ wh_add_e2e(bear_broken)
 # Say who verified; reduce --cluster --verify-local, the client's own second opinion (issue 18).
 wh_add_e2e(verify_local)
 wh_add_e2e(ctest_deaths)
+# A front-end error in a header the test includes: named there, said once (issue 33).
+wh_add_e2e(precheck_header)

@@ -195,7 +195,7 @@ struct wh_reduction {
     int pc_checks;          /* checks of jobs closed before pcj */
     unsigned long long pc_us, pc_setup_us;
     char *pc_off;           /* why prediction is off for this job, or NULL */
-    int pc_said_off;        /* the console was told it is off (and not yet that it is back) */
+    int pc_was_off;         /* it was off with a tree parsed before this one */
     const char *pc_flags;   /* where its compile arguments came from */
     int audit_built, audit_bf, audit_bf_predicted, audit_pred_built;
     int pc_room;            /* this round's precheck window (reduce_predict.c), 0: not yet known */
@@ -212,7 +212,8 @@ struct wh_reduction {
     /* the UB guard (DESIGN.md, "Trust"; reduce_ubguard.c) */
     wh_ubguard_t *ub;
     char *ub_off;           /* why the guard is off for this job, or NULL */
-    int ub_said_off;        /* the console was told it is off (and not yet that it is back) */
+    int ub_was_off;         /* it was off with a tree parsed before this one */
+    int flags_said;         /* red_flags_say ran: the console knows how both stand */
     int ub_pending;         /* its setup runs; the baseline's fingerprint waits */
     int ub_unchecked;       /* candidates built unchecked by the time budget */
     int ub_guard;           /* candidates recorded as UBGuard */
@@ -277,6 +278,14 @@ void red_fail(wh_reduction_t *r, int status, char *msg);
 /* reduce_predict.c: front-end prediction */
 /* Logs and prints how the precheck stands: on, or off and why. */
 void red_precheck_say(wh_reduction_t *r);
+/* Once the tree's flags are final (the walk begins): says on the console,
+ * once, how the precheck and the UB guard stand when it is not plain "on"
+ * (off and why, naming the file the front-end error is in; or on with the
+ * file's own compile command where the flags guessed first failed), one
+ * line for both when they agree. Before that red_precheck_say and
+ * red_ubguard_say only write run.log: the flags guessed before the setup
+ * often give an error the warm workspace's command does not. */
+void red_flags_say(wh_reduction_t *r);
 /* Opens the precheck with the flags of the tree in use; async: its setup
  * runs on a thread of its own (red_precheck_say when it is ready). */
 void red_precheck_open(wh_reduction_t *r, int async);

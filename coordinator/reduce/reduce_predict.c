@@ -28,7 +28,8 @@ static int s_is_werror(const char *a)
     return strncmp(a, "-Werror", 7) == 0 || strcmp(a, "-pedantic-errors") == 0;
 }
 
-/* Says in the log and on the console how the precheck stands. */
+/* Says in run.log how the precheck stands; the console hears of it from
+ * red_flags_say, or from here once that has run. */
 void red_precheck_say(wh_reduction_t *r)
 {
     free(r->pc_off);
@@ -39,21 +40,45 @@ void red_precheck_say(wh_reduction_t *r)
     else if (!wh_precheck_enabled(r->pc))
         r->pc_off = strdup(wh_precheck_why(r->pc) ? wh_precheck_why(r->pc) : "not ready");
     if (r->pc_off) {
-        wh_record_log(r->rec, "precheck: off for this job: %s", r->pc_off);
-        red_out(r, "Precheck off: %s\n", r->pc_off);
-        r->pc_said_off = 1;
+        wh_record_log(r->rec, "precheck: off with %s: %s", r->pc_flags ? r->pc_flags : "these flags",
+                      r->pc_off);
+        if (r->flags_said)
+            red_out(r, "Precheck off: %s\n", r->pc_off);
+        r->pc_was_off = 1;
     } else {
-        /* It was said off with the flags guessed first; the exact ones of
-         * the warm workspace brought it back: say that too. */
-        if (r->pc_said_off)
-            red_out(r, "Precheck on again: compile arguments from %s\n", r->pc_flags);
-        r->pc_said_off = 0;
+        /* The console hears of it once the flags are final (red_flags_say). */
         wh_record_log(r->rec, "precheck: %s, compile arguments from %s%s%s",
                       wh_precheck_mode_name((wh_precheck_mode_t)r->job.precheck), r->pc_flags,
                       wh_precheck_ignored(r->pc)[0] ? "; warnings ignored (they fire on the "
                                                        "original): " : "",
                       wh_precheck_ignored(r->pc));
     }
+}
+
+void red_flags_say(wh_reduction_t *r)
+{
+    if (r->flags_said)
+        return;
+    r->flags_said = 1;
+    const char *pc = r->job.precheck != WH_PRECHECK_OFF ? r->pc_off : NULL;
+    const char *ub = r->job.ub_guard ? r->ub_off : NULL;
+    if (pc && ub && strcmp(pc, ub) == 0) {
+        red_out(r, "Precheck and UB guard off: %s\n", pc);
+    } else {
+        if (pc)
+            red_out(r, "Precheck off: %s\n", pc);
+        if (ub)
+            red_out(r, "UB guard off: %s\n", ub);
+    }
+    /* Off with the flags guessed first, on with the ones the warm
+     * workspace recorded: one line says so (run.log has the error). */
+    int pc_back = r->job.precheck != WH_PRECHECK_OFF && r->pc_was_off && !r->pc_off;
+    int ub_back = r->job.ub_guard && r->ub_was_off && !r->ub_off;
+    if (pc_back || ub_back)
+        red_out(r, "%s on: compile arguments from %s (the flags guessed before it gave a "
+                   "front-end error; run.log names it)\n",
+                pc_back && ub_back ? "Precheck and UB guard" : pc_back ? "Precheck" : "UB guard",
+                r->tree->cc_exact ? "the file's own compile command" : "the statement tree's flags");
 }
 
 /* Opens the precheck with the flags the tree in use was parsed with, again

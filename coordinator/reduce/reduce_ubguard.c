@@ -58,14 +58,15 @@ void red_ubguard_say(wh_reduction_t *r)
                            : wh_ubguard_why(r->ub) ? wh_ubguard_why(r->ub)
                                                    : "not ready");
     if (r->ub_off) {
-        wh_record_log(r->rec, "UB guard: off for this job: %s", r->ub_off);
-        red_out(r, "UB guard off: %s\n", r->ub_off);
-        r->ub_said_off = 1;
+        wh_record_log(r->rec, "UB guard: off with %s: %s",
+                      r->tree->cc_exact ? "the file's own compile command"
+                                        : "the statement tree's flags",
+                      r->ub_off);
+        if (r->flags_said) /* else red_flags_say tells the console, once */
+            red_out(r, "UB guard off: %s\n", r->ub_off);
+        r->ub_was_off = 1;
         return;
     }
-    if (r->ub_said_off) /* off with the flags guessed first, back with the exact ones */
-        red_out(r, "UB guard on again\n");
-    r->ub_said_off = 0;
     wh_record_log(r->rec, "UB guard: on, -Wuninitialized -Wsometimes-uninitialized "
                   "-Wconditional-uninitialized -Wreturn-type and uninitialized locals given to a "
                   "const pointer parameter; the original raises %d of them "

@@ -280,6 +280,7 @@ void red_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed)
  * fault, and the run goes on without it. */
 void red_begin_walk(wh_reduction_t *r)
 {
+    red_flags_say(r); /* the tree's flags are final now */
     s_make_prior(r); /* the fingerprint is known: observed, or from the cache */
     if (r->job.ref_picked && r->job.reference && !r->refprobe_id) {
         r->refprobe_id = ++r->next_eval;

@@ -205,13 +205,15 @@ static void s_judge_original(wh_precheck_t *p, const char *text, size_t len)
                 wh_buf_printf(&p->ignored_str, "%s%s", p->ignored_str.len ? " " : "", opt);
                 opt = NULL;
             } else if (!opt && !p->why) {
-                unsigned line = 0, col = 0;
-                clang_getSpellingLocation(clang_getDiagnosticLocation(d), NULL, &line, &col, NULL);
+                /* Named where it is: an #error in a header the test
+                 * includes is the header's. */
+                char *where = wh_ubscan_where(p->tu, d);
                 CXString sp = clang_getDiagnosticSpelling(d);
                 p->why = wh_strdup_printf("the original has a front-end error with these flags "
-                                          "(%s:%u:%u: %s)", p->file, line, col,
+                                          "(%s: %s)", where ? where : p->file,
                                           clang_getCString(sp));
                 clang_disposeString(sp);
+                free(where);
             } else if (opt && !p->why) {
                 p->why = wh_strdup_printf("the original raises too many warnings as errors");
             }

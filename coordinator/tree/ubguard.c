@@ -78,7 +78,7 @@ static void s_setup(wh_ubguard_t *g)
         g->norig = wh_ubscan_ids_total(&g->orig);
         if (s.error)
             g->why = wh_strdup_printf("the original has a front-end error with these flags "
-                                      "(%s:%s)", g->file, s.error);
+                                      "(%s)", s.error);
         wh_ubscan_free(&s);
         g->enabled = g->why == NULL;
     }

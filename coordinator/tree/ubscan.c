@@ -112,6 +112,27 @@ static void s_arg_found(void *ctx, const wh_ubarg_t *f)
     free(msg);
 }
 
+char *wh_ubscan_where(CXTranslationUnit tu, CXDiagnostic d)
+{
+    CXFile f = NULL;
+    unsigned line = 0, col = 0;
+    clang_getSpellingLocation(clang_getDiagnosticLocation(d), &f, &line, &col, NULL);
+    CXString ts = clang_getTranslationUnitSpelling(tu);
+    const char *main_name = clang_getCString(ts) ? clang_getCString(ts) : "";
+    CXFile main = clang_getFile(tu, main_name);
+    char *where;
+    if (f && !(main && clang_File_isEqual(f, main))) {
+        CXString fn = clang_getFileName(f);
+        where = wh_strdup_printf("%s:%u:%u", clang_getCString(fn) ? clang_getCString(fn) : "?",
+                                 line, col);
+        clang_disposeString(fn);
+    } else {
+        where = wh_strdup_printf("%s:%u:%u", main_name, line, col);
+    }
+    clang_disposeString(ts);
+    return where;
+}
+
 static void s_scan_one(CXTranslationUnit tu, CXDiagnostic d, wh_ubscan_t *s)
 {
     CXSourceLocation loc = clang_getDiagnosticLocation(d);
@@ -133,7 +154,9 @@ static void s_scan_one(CXTranslationUnit tu, CXDiagnostic d, wh_ubscan_t *s)
     for (int i = 0; opt && s_guarded[i]; i++)
         guarded |= strcmp(opt, s_guarded[i]) == 0;
     if (hard && !guarded && !s->error) {
-        s->error = wh_strdup_printf("%u:%u: %s", line, col, msg);
+        char *where = wh_ubscan_where(tu, d);
+        s->error = where ? wh_strdup_printf("%s: %s", where, msg) : NULL;
+        free(where);
     } else if (guarded) {
         char *fn = s_function_at(tu, loc);
         s_note(s, opt, fn ? fn : "", msg, line, col);

@@ -47,7 +47,8 @@ int wh_ubscan_ids_total(const wh_ubscan_ids_t *s);
  * is filled in. */
 typedef struct {
     wh_ubscan_ids_t ids;
-    char *error;                     /* the first hard error, "line:col: message" */
+    char *error;                     /* the first hard error, "FILE:line:col: message"
+                                      * (wh_ubscan_where) */
     int hard;                        /* hard errors: of error severity without a warning
                                       * option (a warning made an error by -Werror is
                                       * not one: it stops no analysis), or fatal */
@@ -56,6 +57,11 @@ typedef struct {
 } wh_ubscan_t;
 
 void wh_ubscan_run(CXTranslationUnit tu, wh_ubscan_t *s);
+/* Where diagnostic d of tu is, "FILE:LINE:COL" (malloc'ed; NULL when out
+ * of memory): FILE is the file it is really in, the test file as tu was
+ * parsed (its spelling) or a header it includes (an #error in test.h is
+ * test.h's, never the test file's at test.h's line). */
+char *wh_ubscan_where(CXTranslationUnit tu, CXDiagnostic d);
 /* Frees what a scan holds (not `against`). */
 void wh_ubscan_free(wh_ubscan_t *s);
 

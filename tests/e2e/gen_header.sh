@@ -41,7 +41,7 @@ CC="cc -Ibuild -o t tests/test_gen.c"
 check_eq "exit" "$?" 0
 # The flags guessed before the baseline miss build/ (the precheck is off
 # until then); the exact command brings it back.
-grep -q "^Precheck on again: compile arguments from the file's own compile command" "$T/out.log" &&
+grep -q "^Precheck and UB guard on: compile arguments from the file's own compile command" "$T/out.log" &&
     pass "the exact command's parse found config.h" ||
     fail "the exact command's parse: $(grep -m1 "config.h\|error" "$T/out.log")"
 R=$(run_dir "$T/out")

@@ -242,6 +242,21 @@ static void test_original_with_errors_disables(void)
     CHECK_EQ_INT(s_check(p, orig, NULL), WH_EINVAL);
     wh_precheck_destroy(&p);
     free(f);
+
+    /* An #error in a header the test includes is named there, with the
+     * header's line, not at that line of the test file (issue 33). */
+    free(s_write("guard.h", "/* needs -DGUARD_OK */\n#ifndef GUARD_OK\n#error \"define GUARD_OK\"\n#endif\n"));
+    static const char orig2[] = "#include \"guard.h\"\nvoid test_g(void) { int a = 1; (void)a; }\n";
+    f = s_write("test_g.c", orig2);
+    p = s_new(f, orig2, 0, NULL, 0);
+    CHECK(!wh_precheck_enabled(p));
+    why = wh_precheck_why(p);
+    char *want = wh_strdup_printf("the original has a front-end error with these flags "
+                                  "(%s/guard.h:3:2: \"define GUARD_OK\")", s_dir);
+    CHECK_EQ_STR(why, want);
+    free(want);
+    wh_precheck_destroy(&p);
+    free(f);
 }
 
 static void s_wake(void *ctx)
