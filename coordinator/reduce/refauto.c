@@ -115,13 +115,13 @@ int wh_refauto_pick(const char *project, const char *file, wh_refauto_t *a)
     char *head = NULL, *prefix = NULL, *test = NULL, *first = NULL;
     int rc;
     if (!rel) {
-        rc = s_set(a, strdup("not a git project (the test file is not inside the project)"));
+        rc = s_set(a, strdup("not a git project: the test file is not inside the project"));
         goto out;
     }
     /* Tracked by the repository that holds the project, or not a git
      * project at all (a copy inside another repository's folder). */
     if (wh_spawn_run(S_GIT(proj, "ls-files", "--error-unmatch", "--", rel), NULL, NULL, 0) != 0) {
-        rc = s_set(a, strdup("not a git project (the test file is not tracked by git)"));
+        rc = s_set(a, strdup("not a git project: the test file is not tracked by git"));
         goto out;
     }
     a->git = 1;
@@ -208,12 +208,11 @@ int wh_refauto_apply(wh_job_t *j, int cluster, char **line)
                                                  "it off", j->ref_picked, j->ref_why)
                               : NULL;
         rc = *line ? 0 : WH_ENOMEM;
-    } else if (a.git || asked) {
+    } else {
+        /* In a git project or not: the start of the run says why there is
+         * none (outside git, the answer may lose the fault unnoticed). */
         rc = s_none(j, a.why, line);
         a.why = NULL;
-    } else {
-        free(j->reference);
-        j->reference = NULL;
     }
     wh_refauto_clear(&a);
     return rc;

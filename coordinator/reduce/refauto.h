@@ -39,10 +39,11 @@ void wh_refauto_clear(wh_refauto_t *a);
 /* `whittle reduce`'s reference option before wh_job_validate: "none"
  * turns the check off; an explicit folder or revision is kept; unset or
  * "auto" picks one (j->reference becomes the commit id, j->ref_picked and
- * j->ref_why say what and why). With a cluster and no --snapshot git the
- * nodes may not see an export: auto picks nothing there. *line (NULL when
- * there is nothing to say: a given reference, or auto in a folder that is
- * not a git project) is the console's line. 0 or WH_ENOMEM. */
+ * j->ref_why say what and why), or none and j->ref_why says why (in a
+ * folder that is not a git project too). With a cluster and no --snapshot
+ * git the nodes may not see an export: auto picks nothing there. *line
+ * (NULL when there is nothing to say: a given reference) is the console's
+ * line. 0 or WH_ENOMEM. */
 int wh_refauto_apply(wh_job_t *j, int cluster, char **line);
 
 #endif

@@ -12,7 +12,8 @@
 # The bug committed and nothing changed, no upstream: "reference: none (...)".
 # An unrelated uncommitted change on top of the committed bug: HEAD is picked,
 # the original fails there too, and the run goes on unchecked.
-# A copy that is no git project says nothing about a reference (as before).
+# A copy that is no git project says at the start why there is no reference
+# (issue 33 item 7: nothing said it, and the answer lost the fault).
 . "$(dirname "$0")/lib.sh"
 export GIT_CONFIG_GLOBAL=/dev/null GIT_CONFIG_NOSYSTEM=1 GIT_AUTHOR_NAME=t GIT_AUTHOR_EMAIL=t@example.org \
        GIT_COMMITTER_NAME=t GIT_COMMITTER_EMAIL=t@example.org
@@ -103,12 +104,17 @@ R4=$(run_dir "$T/fails")
 check_eq "original fails on HEAD: fault_kept" "$(json "$R4/summary.json" .fault_kept)" null
 check_eq "original fails on HEAD: reference_auto.used" "$(json "$R4/summary.json" .reference_auto.used)" false
 
-# No git project: nothing said about a reference, as before.
+# No git project: the start says why there is no reference.
 C="$T/copy"; cp -r "$FIX/tally" "$C"
+git -C "$C" rev-parse --git-dir > /dev/null 2>&1 && fail "the copy is inside a git repository"
 (cd "$T" && "$WHITTLE" reduce --project "$C" "${args[@]}" --out "$T/copy-runs") > "$T/o5" 2>&1
 check_eq "no git project: exit status" "$?" 0
-grep -q "^reference" "$T/o5" && fail "a project that is no git repository got a reference line" \
-    || pass "no git project: no reference line"
-grep -q "^Fault check: fault not checked: no version without the bug was given" "$T/o5" \
-    && pass "no git project: the fault check line as before" || fail "no git project: the fault check line changed"
+why="not a git project: the test file is not tracked by git"
+check_eq "no git project: the first line says why there is no reference" "$(head -n 1 "$T/o5")" \
+    "reference: none ($why)"
+grep -qxF "Fault check: fault not checked: reference: none ($why); pass --reference DIR|GIT-REV to check that the reduced test still reveals the fault (and to keep it)" "$T/o5" \
+    && pass "no git project: the fault check line names why" || { cat "$T/o5"; fail "no git project: the fault check line"; }
+R5=$(run_dir "$T/copy-runs")
+check_eq "no git project: reference_auto.why" "$(json "$R5/summary.json" .reference_auto.why)" "$why"
+check_eq "no git project: reference_auto.picked" "$(json "$R5/summary.json" .reference_auto.picked)" null
 finish

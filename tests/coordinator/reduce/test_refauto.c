@@ -93,17 +93,20 @@ static void test_not_git(const char *root)
     CHECK_EQ_INT(wh_refauto_pick(d, "t.c", &a), 0);
     CHECK_EQ_INT(a.git, 0);
     CHECK(a.rev == NULL);
-    CHECK_EQ_STR(a.why, "not a git project (the test file is not tracked by git)");
+    CHECK_EQ_STR(a.why, "not a git project: the test file is not tracked by git");
     wh_refauto_clear(&a);
-    /* The job: nothing said, no reference. */
+    /* The job: no reference, and the console line says why (issue 33
+     * item 7: nothing at the start of a run outside git said it). */
     wh_job_t j;
     wh_job_init(&j);
     j.project = strdup(d);
     j.file = strdup("t.c");
     char *line = NULL;
     CHECK_EQ_INT(wh_refauto_apply(&j, 0, &line), 0);
-    CHECK(line == NULL);
-    CHECK(j.reference == NULL && j.ref_picked == NULL && j.ref_why == NULL);
+    CHECK_EQ_STR(line, "reference: none (not a git project: the test file is not tracked by git)");
+    CHECK(j.reference == NULL && j.ref_picked == NULL);
+    CHECK_EQ_STR(j.ref_why, "not a git project: the test file is not tracked by git");
+    free(line);
     wh_job_clear(&j);
     free(d);
 }
