@@ -102,7 +102,7 @@ static int s_clear(wh_cache_t *c)
     if (w == WH_EUNAVAIL)
         fprintf(stderr, "whittle: warning: the kept workspaces are in use by a running whittle; "
                         "not cleared\n");
-    else if (w >= 0)
+    else if (w > 0)
         printf("cleared %d kept workspace%s\n", w, w == 1 ? "" : "s");
     return s_failed(rc, "cleared");
 }

@@ -187,6 +187,17 @@ static int s_push_user_args(tr_argv_t *a, const wh_tree_opts_t *opts)
             rc = tr_argv_push(a, arg);
             continue;
         }
+        /* A file -include'd (or -imacros) that is in neither folder is
+         * searched for on the include path, as #include "path" is: as
+         * given (an includer's "-include art.h", art.h in src/). */
+        int searched = !strcmp(opt, "-include") || !strcmp(opt, "-imacros");
+        char *in_base = searched ? wh_path_join(opts->base, path) : NULL;
+        if (searched && !(in_base && wh_is_file(in_base)) && !wh_is_file(path)) {
+            free(in_base);
+            rc = tr_argv_push(a, arg);
+            continue;
+        }
+        free(in_base);
         char *abs = s_abs_under(opts->base, path);
         char *joined = abs ? wh_strdup_printf("%.*s%s", (int)ol, arg, abs) : NULL;
         rc = joined ? tr_argv_push(a, joined) : WH_ENOMEM;

@@ -128,7 +128,9 @@ _t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do
     sleep 0.1
 done
 IR=$(run_dir "$T/irun")
-[ -d "$IR/work/ws" ] && pass "interrupt: the slots' work/ is there while the run goes" || fail "interrupt: no $IR/work/ws mid-run"
+# The slots' workspaces are the kept ones (coordinator/cluster/workstore.h).
+[ -d "$WHITTLE_CACHE_DIR/work/ws" ] && pass "interrupt: the kept workspaces are there while the run goes" ||
+    fail "interrupt: no $WHITTLE_CACHE_DIR/work/ws mid-run"
 kill -INT "$wpid"; wait "$wpid"; rc=$?
 [ ! -e "$IR/work" ] && pass "interrupted run: no work/ left" || fail "interrupted run: $IR/work left"
 [ "$rc" -eq 130 ] && grep -q "interrupted" "$T/ie" && pass "interrupted: exit $rc, '$(grep 'whittle: error' "$T/ie")'" || fail "interrupt: exit $rc, $(cat "$T/ie")"

@@ -80,7 +80,9 @@ R5=$(run_dir "$T/runs5")
 check_eq "statements_before (generated header)" "$(json "$R5/summary.json" .statements_before)" 15
 check_eq "statements_after (generated header)" "$(json "$R5/summary.json" .statements_after)" 5
 # rerun: the cached command named the workspace's include folder, gone with
-# the workspace; it no longer parses, so the original runs again
+# the workspace (the kept workspaces evicted); it no longer parses, so the
+# original runs again
+rm -rf "$WHITTLE_CACHE_DIR/work"
 "$WHITTLE" reduce --project "$G" --file tests/test_ringq.c --test test_visit_after_pop \
     --setup "$gen" --build "$gen" --run ./test_ringq --framework cmocka --out "$T/runs6" \
     > "$T/out6" 2>&1 || { cat "$T/out6"; fail "rerun with a generated header"; }

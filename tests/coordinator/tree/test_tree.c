@@ -1035,6 +1035,12 @@ static void test_base_args(void)
     const char *absolute[] = {abs_i, abs_s, "-DQUX=1"};
     wh_tree_opts_t o4 = {.args = absolute, .nargs = 3, .base = "/nonexistent"};
     CHECK_EQ_INT(s_count(dir, "t.c", "test_base", &o4), 3);
+    /* A file -include'd that is in neither folder is searched for on the
+     * include path (an includer's "-include art.h", art.h in src/). */
+    s_write(inc, "cfg_inc.h", "#define QUX 1\n");
+    const char *searched[] = {"-Iinc", "-isystemsys", "-include", "cfg_inc.h"};
+    wh_tree_opts_t o5 = {.args = searched, .nargs = 4, .base = dir};
+    CHECK_EQ_INT(s_count(dir, "t.c", "test_base", &o5), 3);
     free(abs_i);
     free(abs_s);
     CHECK_EQ_INT(wh_rm_rf(dir), 0);
