@@ -77,9 +77,13 @@ static void s_end_reduced(s_state_t *st, size_t i, wh_reduction_t *r)
     const char *nl = fault ? strchr(fault, '\n') : NULL;
     int flen = fault ? (int)(nl ? nl - fault - 13 : (long)strlen(fault + 13)) : 0;
     wh_buf_t b = WH_BUF_INIT;
-    wh_buf_printf(&b, "reduced %lld -> %lld statements, verified; %.*s",
+    const char *by = json_string_value(json_object_get(sum, "verified_by"));
+    wh_buf_printf(&b, "reduced %lld -> %lld statements, verified%s; %.*s",
                   (long long)json_integer_value(json_object_get(sum, "statements_before")),
                   (long long)json_integer_value(json_object_get(sum, "statements_after")),
+                  by && !strncmp(by, "an earlier run", 14) ? " (by an earlier run of this job: "
+                                                             "nothing built again)"
+                                                           : "",
                   fault ? flen : 17, fault ? fault + 13 : "fault not checked");
     json_decref(sum);
     free(st->end[i]);

@@ -819,9 +819,16 @@ void wh_job_identity(const wh_job_t *j, const char *snapshot, char out[65])
     snprintf(num, sizeof num, "%d/%u/%u/%d/%d/%d", j->match, j->build_timeout_ms,
              j->test_timeout_ms, j->repeat, j->flaky_ok, j->keep_fault);
     wh_sha256_field_str(h, num);
-    /* With --keep-fault a verdict depends on the reference too. */
-    if (j->keep_fault)
-        wh_sha256_field_str(h, j->reference);
+    /* With --keep-fault a verdict depends on the reference too: a picked
+     * one (--reference auto) by its commit (the export's folder name,
+     * wherever the run folders are), a given one by its path. */
+    if (j->keep_fault) {
+        const char *base = j->reference ? strrchr(j->reference, '/') : NULL;
+        int commit = j->ref_picked && base && strlen(base + 1) == 40 &&
+                     strspn(base + 1, "0123456789abcdef") == 40;
+        wh_sha256_field_str(h, commit ? "reference-commit" : "reference-path");
+        wh_sha256_field_str(h, commit ? base + 1 : j->reference);
+    }
     wh_sha256_final_hex(&h, out);
 }
 

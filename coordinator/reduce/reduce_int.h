@@ -117,6 +117,7 @@ struct wh_reduction {
     int verify_tries;       /* infrastructure failures on this step */
     int verify_runs;        /* verify tasks judged */
     int verified;           /* the final configuration was verified afresh */
+    int answer_reused;      /* verified, claims and fault taken from an earlier run (reduce_verify.c) */
     int dropped;            /* verdicts dropped as wrong */
     int restarts;           /* walks resumed after wrong verdicts */
     char *refuter;          /* slot whose verify run last refuted a step */
@@ -405,6 +406,9 @@ int red_cached_flags_ok(wh_reduction_t *r);
 /* reduce_verify.c: the verify step */
 /* Builds and runs trail step `step` afresh (the newest: the reduced test). */
 void red_start_verify(wh_reduction_t *r, int step);
+/* Keeps what verify, the claims and the fault check said of the finished
+ * answer, for a rerun of this job (reduce_verify.c). */
+void red_store_answer(wh_reduction_t *r);
 /* The verify run's answer: on to the fault check, an older step, or the
  * walk resumed after wrong verdicts. */
 void red_on_verify(wh_reduction_t *r, const wh_msg_t *m, const char *worker);

@@ -197,6 +197,7 @@ void red_write_partial(wh_reduction_t *r)
 
 void red_finish(wh_reduction_t *r)
 {
+    red_store_answer(r);
     r->wall_ms = wh_now_ms() - r->t0;
     s_write_reduced(r);
     s_write_tree(r);
@@ -223,8 +224,12 @@ void red_finish(wh_reduction_t *r)
         snprintf(claims, sizeof claims, "Claims: %d negative verdict%s judged again afresh, "
                  "%d refuted\n", r->claims_checked, r->claims_checked == 1 ? "" : "s",
                  r->claims_refuted);
-    r->closing = wh_strdup_printf("%sVerified: the reduced test fails the same way when built and "
-                                  "run afresh%s\n%sFault check: %s\n", r->told ? r->told : "",
+    r->closing = wh_strdup_printf("%sVerified: %s%s\n%sFault check: %s\n", r->told ? r->told : "",
+                                  r->answer_reused
+                                      ? "by an earlier run of this same job and answer, with its "
+                                        "claims and its fault check (nothing built again)"
+                                      : "the reduced test fails the same way when built and run "
+                                        "afresh",
                                   dropped, claims, line);
     free(text);
     char *final = wh_record_final_line(&s);

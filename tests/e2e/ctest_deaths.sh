@@ -80,4 +80,15 @@ done
 # stopped the run), and the set-up names the test's target.
 check_eq "set-up builds the test's target" "$(json "$S/job.json" .setup)" \
     "cmake -S '.' -B 'build' -G 'Ninja' && cmake --build 'build' --target 'test_bag'"
+# A rerun of the same command costs what changed, here nothing: the kept
+# workspaces need no set-up, the cache answers every candidate, and the
+# answers' verification, claims and fault checks are the first run's.
+(cd "$P" && "$WHITTLE" reduce --from-ctest build --out "$T/runs") > "$T/o2" 2> "$T/e2"
+check_eq "rerun: exit" "$?" 0
+check_eq "rerun: nothing built again" \
+    "$(grep -c 'verified (by an earlier run of this job: nothing built again); fault kept' "$T/o2")" 2
+for R in $(ls -td "$T"/runs/test_sum-* "$T"/runs/test_overflow-* | head -n2); do
+    check_eq "rerun $(basename "$R"): built, set up" \
+        "$(json "$R/summary.json" '"\(.evaluated) \(.warm.setups)"')" "0 0"
+done
 exit $((FAILS > 0))
