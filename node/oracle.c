@@ -666,6 +666,84 @@ static int s_apply_crash(const wh_eval_spec_t *s, const s_testrun_t *t, const wh
     return rc;
 }
 
+/* The file part of a "file.c:12" location (basename), in out. */
+static void s_loc_file(const char *loc, char *out, size_t cap)
+{
+    const char *colon = loc ? strrchr(loc, ':') : NULL;
+    size_t n = colon ? (size_t)(colon - loc) : 0;
+    snprintf(out, cap, "%.*s", (int)(n < cap ? n : cap - 1), loc ? loc : "");
+}
+
+/* A failure at a helper's line outside the test file (a project's own
+ * assertion function: every failing check fails at "assertions.c:64:
+ * Failure!") is told apart by what the helper printed on the lines before,
+ * in the test's own part of the output (fw_segment.h): the last line that
+ * names a line of the test file becomes the location (the call site), and
+ * its text goes before the message ("want 10, got 4 | Failure!"). cmocka's
+ * report holds none of it: its console output is run again for it (as for
+ * a death). 0 or WH_ENOMEM. */
+static int s_helper_site(const wh_eval_spec_t *s, const s_testrun_t *t, const char *console,
+                         size_t console_len, wh_test_result_t *res)
+{
+    char want[256], got[256];
+    const char *slash = strrchr(s->test_file, '/');
+    snprintf(want, sizeof want, "%s", slash ? slash + 1 : s->test_file);
+    s_loc_file(res->fp.location, got, sizeof got);
+    if (res->status != WH_TR_FAILED || !res->fp.location || !*res->fp.location ||
+        !strcmp(got, want) || !res->fp.kind || strcmp(res->fp.kind, "assert"))
+        return 0;
+    char *again = NULL;
+    const char *text = console;
+    size_t len = console_len;
+    if (!wh_seg_any(console, console_len)) {
+        again = s_console_rerun(s, t, &len);
+        text = again;
+    }
+    wh_seg_t g;
+    wh_seg_find(text, len, s->test, &g);
+    int rc = 0;
+    const char *best = NULL;
+    size_t best_len = 0;
+    char *best_loc = NULL;
+    for (size_t p = g.start; text && g.state != WH_SEG_NONE && p < g.end;) {
+        const char *nl = memchr(text + p, '\n', g.end - p);
+        size_t e = nl ? (size_t)(nl - text) : g.end;
+        size_t ls = 0, le = 0;
+        char *loc = NULL;
+        if (text[p] != '[' && wh_fw_find_location(text + p, e - p, &ls, &le, &loc) > 0) {
+            char f[256];
+            s_loc_file(loc, f, sizeof f);
+            if (!strcmp(f, want)) {
+                free(best_loc);
+                best_loc = loc, loc = NULL;
+                best = text + p + le;
+                best_len = e - p - le;
+            }
+        }
+        free(loc);
+        p = e + 1;
+    }
+    if (best_loc) {
+        while (best_len && (*best == ':' || *best == ' '))
+            best++, best_len--;
+        char *msg = wh_strdup_printf("%.*s | %s", (int)best_len, best,
+                                     res->fp.message ? res->fp.message : "");
+        if (msg) {
+            wh_fp_normalize_message(msg);
+            free(res->fp.message);
+            free(res->fp.location);
+            res->fp.message = msg;
+            res->fp.location = best_loc;
+            best_loc = NULL;
+        } else {
+            rc = WH_ENOMEM;
+        }
+    }
+    free(best_loc);
+    free(again);
+    return rc;
+}
+
 /* Steps 4 and 5: runs the test and reads its result into out->result.
  * Returns 1 when the evaluation ends here (out holds an InfraError), 0 when
  * the result may be judged, negative on allocation failure. */
@@ -705,6 +783,8 @@ static int s_run_and_read(const wh_eval_spec_t *s, wh_eval_result_t *out)
                  : s->fw->read(s->report_path, console, console_len, s->test, &fo, &out->result,
                                &err);
     if ((rc = s_apply_crash(s, &t, &rr, console, console_len, &rd, &out->result, &san)) != 0)
+        goto out;
+    if (!rd && (rc = s_helper_site(s, &t, console, console_len, &out->result)) != 0)
         goto out;
     if (s->whole && !rd) {
         int oom = 0;

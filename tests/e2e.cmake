@@ -21,3 +21,5 @@ wh_add_e2e(verify_local)
 wh_add_e2e(ctest_deaths)
 # A front-end error in a header the test includes: named there, said once (issue 33).
 wh_add_e2e(precheck_header)
+# A project assertion helper: its printed call site and values in the fingerprint (issue 33).
+wh_add_e2e(helper_assert)

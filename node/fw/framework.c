@@ -319,6 +319,11 @@ static int s_console_failure(const char *out, char **loc, char **msg)
     return *msg != NULL;
 }
 
+int wh_fw_find_location(const char *s, size_t n, size_t *start, size_t *end, char **loc)
+{
+    return wh_fwu_find_location(s, n, start, end, loc);
+}
+
 const char *const *wh_fw_console_env(const wh_framework_t *fw)
 {
     static const char *const cmocka[] = {"CMOCKA_MESSAGE_OUTPUT=stdout", NULL};

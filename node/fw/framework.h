@@ -114,6 +114,11 @@ const char *const *wh_fw_console_env(const wh_framework_t *fw);
  * "error: Failure!". 0 or WH_ENOMEM. */
 int wh_fw_segment_result(const char *seg, size_t len, const char *test, wh_test_result_t *out);
 
+/* The first "path/file.c:LINE" in s[0, n) (a C or C++ source or header):
+ * 1 with [*start, *end) and *loc ("file.c:LINE", malloc'ed), 0 when none,
+ * -1 when out of memory. */
+int wh_fw_find_location(const char *s, size_t n, size_t *start, size_t *end, char **loc);
+
 /* Replaces {test} and {report} in tmpl; malloc'ed. */
 char *wh_expand(const char *tmpl, const char *test, const char *report);
 

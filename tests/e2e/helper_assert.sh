@@ -1,0 +1,28 @@
+#!/bin/bash
+# A project's own assertion helper (issue 33, item 7): every failing
+# check_equal fails at the helper's line (checks.c:14, "Failure!"), and the
+# helper prints the call site and the values on the line before. That line
+# is part of the fingerprint: the call site its location, the values its
+# message. Without it, a candidate with an empty meter ("want 10, got 0")
+# failed "the same way" and the answer lost the fault (no reference here:
+# nothing else would have caught it).
+. "$(dirname "$0")/lib.sh"
+P="$T/p"; cp -r "$FIX/helper_assert" "$P"
+"$WHITTLE" reduce --project "$P" --file tests/test_meter.c --test test_meter_total \
+    --setup "make -s" --build "make -s" --run ./test_meter --framework cmocka \
+    --out "$T/runs" --cache memory: > "$T/out" 2>&1 || { cat "$T/out"; fail "reduce"; }
+R=$(run_dir "$T/runs")
+check_eq "fingerprint" "$(json "$R/summary.json" '.fingerprint | .location + " | " + .message')" \
+    "test_meter.c:24 | want 10, got 4 | Failure!"
+want='static void test_meter_total(void **state)
+{
+    struct meter m = {{0}, 0};
+    meter_add(&m, 4);
+    meter_add(&m, 6);
+    check_equal(10, meter_total(&m));
+}'
+check_eq "reduced test" "$(awk '/^static void test_meter_total/,/^}/' "$R/reduced.c")" "$want"
+# The first check failing instead (no count++) is another failure.
+grep -q "DifferentFailure" "$R/candidates.csv" && pass "a check failing at another call site is a different failure" ||
+    fail "no candidate was a different failure"
+exit $((FAILS > 0))
