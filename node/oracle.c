@@ -11,7 +11,9 @@
  */
 #define _GNU_SOURCE
 #include "oracle.h"
+#include "fw_failing.h"
 #include "fw_segment.h"
+#include "junit_cases.h"
 #include "whole.h"
 
 #include <ctype.h>
@@ -108,6 +110,7 @@ void wh_eval_result_clear(wh_eval_result_t *r)
     wh_test_result_clear(&r->result);
     free(r->detail);
     free(r->whole_fail);
+    free(r->others);
     memset(r, 0, sizeof *r);
     r->result.status = WH_TR_MISSING;
 }
@@ -558,6 +561,63 @@ static char *s_console_rerun(const wh_eval_spec_t *s, const s_testrun_t *t, size
     return s_read_console(s->log_path, from, len);
 }
 
+static int s_cmp_str(const void *a, const void *b)
+{
+    return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* names[0, n) but test, sorted, each once, a line each; "" when none. */
+static char *s_join_others(char **names, size_t n, const char *test)
+{
+    qsort(names, n, sizeof *names, s_cmp_str);
+    wh_buf_t b = WH_BUF_INIT;
+    for (size_t i = 0; i < n; i++) {
+        if (wh_seg_name_is(names[i], test) || (i && !strcmp(names[i], names[i - 1])))
+            continue;
+        wh_buf_printf(&b, "%s%s", b.len ? "\n" : "", names[i]);
+    }
+    return wh_buf_detach(&b);
+}
+
+/* The other failing functions a console output names (fw_failing.h: its
+ * grammar's failures, and a function the program died in). */
+static char *s_others_console(const char *text, size_t len, const char *test)
+{
+    wh_fw_failing_t *v = NULL;
+    size_t n = 0;
+    if (wh_fw_failing_parse(text ? text : "", text ? len : 0, &v, &n, NULL))
+        return NULL;
+    char **names = calloc(n + 1, sizeof *names);
+    for (size_t i = 0; names && i < n; i++)
+        names[i] = v[i].name;
+    char *j = names ? s_join_others(names, n, test) : NULL;
+    free(names);
+    wh_fw_failing_free(v, n);
+    return j;
+}
+
+/* The other failing cases of a JUnit-shaped report; NULL when it cannot be
+ * read. */
+static char *s_others_report(const char *path, const char *test)
+{
+    wh_junit_case_t *c = NULL;
+    size_t n = 0;
+    char *err = NULL;
+    if (wh_junit_cases_read(path, &c, &n, &err)) {
+        free(err);
+        return NULL;
+    }
+    char **names = calloc(n + 1, sizeof *names);
+    size_t k = 0;
+    for (size_t i = 0; names && i < n; i++)
+        if (wh_jc_failing(c[i].status))
+            names[k++] = c[i].name;
+    char *j = names ? s_join_others(names, k, test) : NULL;
+    free(names);
+    wh_junit_cases_free(c, n);
+    return j;
+}
+
 /* A death (a sanitizer report, a signal) belongs to the function running
  * when it came (fw_segment.h). When that is another function than s->test,
  * res becomes what s->test's own part of the console says (failed, passed,
@@ -565,7 +625,8 @@ static char *s_console_rerun(const wh_eval_spec_t *s, const s_testrun_t *t, size
  * 0 when the death is s->test's own or no function can be told. Negative
  * on allocation failure. */
 static int s_blame_other(const wh_eval_spec_t *s, const s_testrun_t *t, const char *console,
-                         size_t console_len, const char *kind, int *rd, wh_test_result_t *res)
+                         size_t console_len, const char *kind, int *rd, wh_test_result_t *res,
+                         char **others)
 {
     char *again = NULL;
     const char *text = console;
@@ -576,6 +637,8 @@ static int s_blame_other(const wh_eval_spec_t *s, const s_testrun_t *t, const ch
     }
     char *open = text ? wh_seg_open(text, len) : NULL;
     int rc = 0;
+    if (text && wh_seg_any(text, len) && !*others)
+        *others = s_others_console(text, len, s->test);
     if (open && !wh_seg_name_is(open, s->test)) {
         char note[512];
         int n = snprintf(note, sizeof note,
@@ -615,7 +678,7 @@ static int s_blame_other(const wh_eval_spec_t *s, const s_testrun_t *t, const ch
  * report's kind (malloc'ed), or NULL. 0 or WH_ENOMEM. */
 static int s_apply_crash(const wh_eval_spec_t *s, const s_testrun_t *t, const wh_run_result_t *rr,
                          const char *console, size_t console_len, int *rd, wh_test_result_t *res,
-                         char **san)
+                         char **san, char **others)
 {
     wh_buf_t san_raw = WH_BUF_INIT;
     wh_fp_t san_fp = {0};
@@ -646,7 +709,7 @@ static int s_apply_crash(const wh_eval_spec_t *s, const s_testrun_t *t, const wh
     if (sf > 0 || sig) {
         char *kind = sf > 0 ? strdup(san_fp.kind ? san_fp.kind : "a sanitizer report")
                             : wh_crash_kind(sig);
-        rc = kind ? s_blame_other(s, t, console, console_len, kind, rd, res) : WH_ENOMEM;
+        rc = kind ? s_blame_other(s, t, console, console_len, kind, rd, res, others) : WH_ENOMEM;
         free(kind);
         if (rc) {
             wh_fp_clear(&san_fp);
@@ -782,8 +845,13 @@ static int s_run_and_read(const wh_eval_spec_t *s, wh_eval_result_t *out)
                  ? wh_whole_read(console, console_len, s->test, &out->result)
                  : s->fw->read(s->report_path, console, console_len, s->test, &fo, &out->result,
                                &err);
-    if ((rc = s_apply_crash(s, &t, &rr, console, console_len, &rd, &out->result, &san)) != 0)
+    if ((rc = s_apply_crash(s, &t, &rr, console, console_len, &rd, &out->result, &san,
+                            &out->others)) != 0)
         goto out;
+    /* The program's other failures: its report's, else its output's. */
+    if (!rd && !out->others)
+        out->others = wh_is_file(s->report_path) ? s_others_report(s->report_path, s->test)
+                                                 : s_others_console(console, console_len, s->test);
     if (!rd && (rc = s_helper_site(s, &t, console, console_len, &out->result)) != 0)
         goto out;
     if (s->whole && !rd) {

@@ -90,6 +90,11 @@ typedef struct {
      * while its whole test failed is FAILED, kind "whole-test", this its
      * message. */
     char *whole_fail;
+    /* The other functions of the program that failed in this run (their
+     * reports' or their output's names, and the one a death belongs to),
+     * one per line, sorted; "" when none; NULL when not known. A candidate
+     * that makes another function fail fails another way. */
+    char *others;
 } wh_eval_result_t;
 
 void wh_eval_result_clear(wh_eval_result_t *r);

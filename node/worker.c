@@ -461,6 +461,7 @@ static char *s_judge_baseline(wk_slot_t *s, const wh_msg_t *m, s_runs_t *x, wh_m
     v->verdict = WH_V_NONE;
     v->test_status = x->r[best].result.status;
     v->observed = x->r[best].result.fp;
+    v->others = x->r[best].others; /* borrowed, as observed */
     v->agreeing_runs = (uint32_t)best_n;
     if (x->k <= 1)
         return x->r[0].detail ? strdup(x->r[0].detail) : NULL;
@@ -498,6 +499,7 @@ static void s_judge_candidate(const wh_job_spec_t *j, const s_runs_t *x, int wan
     }
     if (v->verdict == WH_V_PRESERVED)
         v->test_status = WH_TR_FAILED;
+    v->others = x->k ? x->r[0].others : NULL; /* borrowed, as observed */
     if (want > 1)
         wh_buf_printf(why, "%d of %d runs preserved; ", p, x->k);
     if (x->r[0].detail)

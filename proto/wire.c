@@ -73,6 +73,7 @@ void wh_msg_clear(wh_msg_t *m)
     free(m->json);
     wh_compile_cmd_clear(&m->compile);
     free(m->compile_root);
+    free(m->others);
     memset(m, 0, sizeof *m);
 }
 
@@ -308,7 +309,7 @@ static int s_enc_evaluate(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t 
 
 static int s_enc_verdict(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
 {
-    if (!s_fp_ok(&m->observed) || !s_str_ok(m->detail) ||
+    if (!s_fp_ok(&m->observed) || !s_str_ok(m->detail) || !s_str_ok(m->others) ||
         m->report_len > WH_WIRE_MAX_REPORT)
         return WH_ETOOBIG;
     if (m->report_len && !m->report)
@@ -321,6 +322,7 @@ static int s_enc_verdict(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *
     b->verdict.test_status = m->test_status;
     b->verdict.observed = &b->fp;
     b->verdict.detail = S_W(m->detail);
+    b->verdict.others = S_W(m->others);
     b->verdict.has_build_ms = b->verdict.has_test_ms = 1;
     b->verdict.build_ms = m->build_ms;
     b->verdict.test_ms = m->test_ms;
@@ -850,6 +852,7 @@ static void s_env_in(s_dec_t *d, wh_msg_t *m, const Whittle__Envelope *e)
         m->test_status = e->verdict->test_status;
         s_fp_in(d, &m->observed, e->verdict->observed, "verdict.observed");
         m->detail = s_str_in(d, e->verdict->detail, "verdict.detail");
+        m->others = s_str_in(d, e->verdict->others, "verdict.others");
         m->build_ms = e->verdict->build_ms;
         m->test_ms = e->verdict->test_ms;
         m->report = s_bytes_in(d, e->verdict->has_report, &e->verdict->report,

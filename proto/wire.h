@@ -106,6 +106,8 @@ typedef struct {
     wh_compile_cmd_t compile; /* VERDICT of a baseline: the test file's compile command
                                  (argc 0: none), with paths under compile_root */
     char *compile_root;      /* VERDICT: the workspace root of compile */
+    char *others;            /* VERDICT: the other functions that failed in the run, one
+                                per line, sorted; NULL: not known (an older node) */
     /* SUBMIT: a JSON job description (same fields as `whittle reduce`) */
     char *json;
     int final;               /* PROGRESS: last message of a job; WARMED: answers a WARM */

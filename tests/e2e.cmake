@@ -23,3 +23,5 @@ wh_add_e2e(ctest_deaths)
 wh_add_e2e(precheck_header)
 # A project assertion helper: its printed call site and values in the fingerprint (issue 33).
 wh_add_e2e(helper_assert)
+# A candidate that makes another function fail is no Preserved (issue 33).
+wh_add_e2e(shared_state)

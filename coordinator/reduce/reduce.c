@@ -306,6 +306,7 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
         red_fp_from_json(cached_fp, &r->fp) == 0 && wh_baseline_fp_usable(&r->job, &r->fp) &&
         red_cached_flags_ok(r)) {
         wh_record_file(r->rec, "fingerprint.json", cached_fp, strlen(cached_fp));
+        r->base_others = red_others_from_json(cached_fp);
         wh_record_log(r->rec, "fingerprint from the cache: %s", cached_fp);
         char *line = red_fp_line(&r->fp);
         red_out(r, "Fingerprint (cached): %s\n", line ? line : "");
@@ -389,6 +390,7 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     wh_job_clear(&r->job);
     free(r->error);
     free(r->result_text);
+    free(r->base_others);
     free(r->lines);
     free(r->diff);
     free(r->closing);

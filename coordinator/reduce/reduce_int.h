@@ -257,6 +257,10 @@ struct wh_reduction {
     int verdicts[WH_V_COUNT];
     uint64_t t0, wall_ms;
     char *result_text;
+    /* The original's other failing functions (oracle.h's others), NULL when
+     * not known: a Preserved verdict whose run failed another function too
+     * is a different failure (red_on_verdict). */
+    char *base_others;
     char *diff;             /* the test file, original to reduced (reduced.diff) */
     char *lines;            /* the reduced test file, line-true (reduced.lines.<ext>) */
     size_t lines_len;
@@ -466,6 +470,9 @@ void red_claims_free(wh_reduction_t *r);
 /* reduce_verdicts.c: fingerprint persistence, the pool's callbacks */
 /* Reads a fingerprint cached as JSON; WH_EPARSE when s is no object. */
 int red_fp_from_json(const char *s, wh_fp_t *fp);
+/* Its "others" member (the original's other failing functions), NULL when
+ * it has none (a fingerprint cached before they were kept). */
+char *red_others_from_json(const char *s);
 /* Records the fingerprint (cache, run folder, pool) and starts the walk. */
 void red_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed);
 /* The console's fingerprint: test | kind | location | message, the parts

@@ -19,11 +19,49 @@
 /* ---- fingerprint persistence: the baseline is cached like a verdict, so a
  * rerun of the same job builds nothing at all ---- */
 
-static char *s_fp_to_json(const wh_fp_t *fp)
+/* The fingerprint's JSON; with others (may be NULL), an "others" member
+ * too: the cached fingerprint of a job carries them to its reruns. */
+static char *s_fp_to_json(const wh_fp_t *fp, const char *others)
 {
     wh_buf_t b = WH_BUF_INIT;
     wh_fp_json(&b, fp);
+    if (others && b.len && b.buf[b.len - 1] == '}') {
+        b.len--;
+        wh_buf_puts(&b, ",\"others\":");
+        wh_buf_json_str(&b, others);
+        wh_buf_puts(&b, "}");
+    }
     return wh_buf_detach(&b);
+}
+
+char *red_others_from_json(const char *s)
+{
+    json_t *o = json_loads(s, 0, NULL);
+    const char *v = json_string_value(json_object_get(o, "others"));
+    char *out = v ? strdup(v) : NULL;
+    json_decref(o);
+    return out;
+}
+
+/* The first line of obs that base does not hold (both sorted lines), as a
+ * malloc'ed name; NULL when every one is there. */
+static char *s_added(const char *base, const char *obs)
+{
+    for (const char *p = obs; p && *p;) {
+        const char *e = strchr(p, '\n');
+        size_t n = e ? (size_t)(e - p) : strlen(p);
+        int found = 0;
+        for (const char *q = base; q && *q && !found;) {
+            const char *f = strchr(q, '\n');
+            size_t m = f ? (size_t)(f - q) : strlen(q);
+            found = m == n && !memcmp(p, q, n);
+            q = f ? f + 1 : q + m;
+        }
+        if (!found)
+            return strndup(p, n);
+        p = e ? e + 1 : p + n;
+    }
+    return NULL;
 }
 
 int red_fp_from_json(const char *s, wh_fp_t *fp)
@@ -262,7 +300,7 @@ static void s_make_prior(wh_reduction_t *r)
 void red_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed)
 {
     wh_fp_copy(&r->fp, observed);
-    char *js = s_fp_to_json(&r->fp);
+    char *js = s_fp_to_json(&r->fp, r->base_others);
     char fpkey[80];
     snprintf(fpkey, sizeof fpkey, "fp:%s", r->job_id);
     wh_cache_put_blob(r->cache, fpkey, js);
@@ -340,6 +378,11 @@ static void s_on_refprobe(wh_reduction_t *r, const wh_msg_t *m)
 
 static void s_on_baseline(wh_reduction_t *r, const wh_msg_t *m)
 {
+    free(r->base_others);
+    r->base_others = wh_strdup0(m->others);
+    if (r->base_others && *r->base_others)
+        wh_record_log(r->rec, "the original's run failed other functions too: %s (a candidate "
+                      "that fails one more is a different failure)", r->base_others);
     if (s_baseline_failed(r, m) || s_baseline_flaky(r, m))
         return;
     if (red_exact_tree(r, m->compile.argc ? &m->compile : NULL, m->compile_root, &m->observed))
@@ -506,9 +549,38 @@ static void s_note_judged(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, con
         wh_record_judged(r->rec, &j);
 }
 
-void red_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *worker)
+static void s_on_verdict_msg(wh_reduction_t *r, uint64_t id, const wh_msg_t *m,
+                             const char *worker);
+
+void red_on_verdict(void *ctx, uint64_t id, const wh_msg_t *in, const char *worker)
 {
     wh_reduction_t *r = ctx;
+    /* A run that preserved the test's failure but made another function
+     * fail that the original's run did not is no Preserved: a failure was
+     * added (a new report, another function now failing). */
+    wh_msg_t copy;
+    const wh_msg_t *m = in;
+    char *added = in->verdict == WH_V_PRESERVED && r->base_others && in->others &&
+                          id != r->baseline_id
+                      ? s_added(r->base_others, in->others)
+                      : NULL;
+    char *detail = NULL;
+    if (added) {
+        copy = *in;
+        copy.verdict = WH_V_DIFFERENT_FAILURE;
+        detail = wh_strdup_printf("the test's failure, but it adds one: %s now fails too", added);
+        copy.detail = detail;
+        m = &copy;
+        wh_record_log(r->rec, "           e%04llu: %s", (unsigned long long)id,
+                      detail ? detail : "a failure added");
+    }
+    s_on_verdict_msg(r, id, m, worker);
+    free(added);
+    free(detail);
+}
+
+static void s_on_verdict_msg(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *worker)
+{
     if (id && id == r->ub_refused) {
         r->ub_refused = 0; /* UBGuard at dispatch (reduce_ubguard.c): not judged */
         if (r->state == RED_ROUNDS && r->c)

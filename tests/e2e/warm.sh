@@ -24,12 +24,15 @@ body() { # the reduced test function's statements
 }
 count() { grep -cx "$2" "$1" || true; }
 
-# --jobs N [env...]: runs, checks the answer, leaves R and the logs
+# --jobs N [env...]: runs, checks the answer, leaves R and the logs. Each
+# run has a cache folder of its own, so its kept workspaces
+# (coordinator/cluster/workstore.h) are its own; "again" below reruns in
+# one that has them.
 run() {
     local name=$1 jobs=$2; shift 2
     LEDGER_MARK="$T/$name.mark"; LEDGER_CC_LOG="$T/$name.cc"
     : > "$LEDGER_MARK"; : > "$LEDGER_CC_LOG"
-    env "$@" "$WHITTLE" reduce "${args[@]}" --jobs "$jobs" --out "$T/$name" > "$T/$name.out" 2>&1 \
+    env WHITTLE_CACHE_DIR="${CACHE_DIR:-$T/$name.cache}" "$@" "$WHITTLE" reduce "${args[@]}" --jobs "$jobs" --out "$T/$name" > "$T/$name.out" 2>&1 \
         || { cat "$T/$name.out"; fail "$name run"; }
     R=$(run_dir "$T/$name")
     check_eq "$name reduced test" "$(body "$R")" "$want"
@@ -58,6 +61,14 @@ done
 # every build after the setup's compiled the test file only
 check_le "j2 builds compiled the test file" "$(( $(json "$R/summary.json" .evaluated) + 1 ))" "$(count "$T/j2.cc" test_ledger.c)"
 check_eq "j2 nothing else compiled" "$(grep -cvx 'ledger.c\|money.c\|tax.c\|test_ledger.c' "$T/j2.cc" || true)" 0
+
+# A rerun where j2's workspaces are kept: no set-up, nothing compiled but
+# the test file (the cache is memory:, so every candidate is built again).
+CACHE_DIR="$T/j2.cache" run again 2
+check_eq "again: setups (marker)" "$(wc -l < "$T/again.mark")" 0
+check_eq "again: summary warm.setups" "$(json "$R/summary.json" .warm.setups)" 0
+check_eq "again: nothing but the test file compiled" \
+    "$(grep -cvx 'test_ledger.c' "$T/again.cc" || true)" 0
 
 run nons 2 WHITTLE_NO_MOUNTNS=1
 check_eq "no namespace: every slot sets up" "$(wc -l < "$T/nons.mark")" 2
