@@ -151,6 +151,10 @@ static void s_tick(void *arg, size_t i, wh_reduction_t *r)
     wh_progress_t p;
     wh_reduction_status_now(r, &p);
     wh_progress_format(&p, &b);
+    /* While the workspaces are set up, what runs: the configure and the
+     * test's target (ctestinfo.h's set-up). */
+    if (p.phase && !strncmp(p.phase, "setting up", 10) && st->jobs[i].setup)
+        wh_buf_printf(&b, " | %s", st->jobs[i].setup);
     printf("[%zu/%zu] %s: %s\n", i + 1, st->n, st->jobs[i].test, b.buf ? b.buf : "");
     fflush(stdout);
     wh_buf_free(&b);
