@@ -14,7 +14,6 @@
 #include "fw_failing.h"
 #include "fw_segment.h"
 #include "junit_cases.h"
-#include "whole.h"
 
 #include <ctype.h>
 #include <errno.h>

@@ -14,6 +14,7 @@
 #include "normalize.h"
 #include "runner.h"
 #include "sanitizer.h"
+#include "whole.h"
 #include "wh_common.h"
 
 typedef enum {
@@ -27,19 +28,6 @@ int wh_fp_match(const wh_fp_t *ref, const wh_fp_t *obs, wh_match_t m);
 
 /* Verdict of a test result against the reference fingerprint. */
 wh_verdict_t wh_oracle_judge(const wh_test_result_t *r, const wh_fp_t *ref, wh_match_t m);
-
-/* A whole CTest test, judged as CTest judges it (cmCTestRunTest): a run
- * killed by a signal fails; else it passes when it exited 0 (or, with
- * PASS_REGULAR_EXPRESSION, whatever its exit status, when one of them
- * matches its output) and no FAIL_REGULAR_EXPRESSION matches; WILL_FAIL
- * turns that around. The run sees what CTest's would: the sanitizers'
- * leak checker on (ASan's default), the harness's console output instead
- * of its report (wh_fw_console_env), the test's own result read from its
- * part of that output (fw_segment.h). */
-typedef struct {
-    int will_fail;
-    const char *pass_rx, *fail_rx; /* POSIX EREs, one per line; NULL: none */
-} wh_whole_t;
 
 /* What one evaluation needs; all strings borrowed. */
 typedef struct {

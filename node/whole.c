@@ -4,7 +4,6 @@
 #define _GNU_SOURCE
 #include "whole.h"
 #include "fw_segment.h"
-#include "oracle.h"
 #include "sanitizer.h"
 
 #include <regex.h>

@@ -11,8 +11,20 @@
 #include <stddef.h>
 
 #include "framework.h"
-#include "oracle.h"
 #include "runner.h"
+
+/* A whole CTest test, judged as CTest judges it (cmCTestRunTest): a run
+ * killed by a signal fails; else it passes when it exited 0 (or, with
+ * PASS_REGULAR_EXPRESSION, whatever its exit status, when one of them
+ * matches its output) and no FAIL_REGULAR_EXPRESSION matches; WILL_FAIL
+ * turns that around. The run sees what CTest's would: the sanitizers'
+ * leak checker on (ASan's default), the harness's console output instead
+ * of its report (wh_fw_console_env), the test's own result read from its
+ * part of that output (fw_segment.h). */
+typedef struct {
+    int will_fail;
+    const char *pass_rx, *fail_rx; /* POSIX EREs, one per line; NULL: none */
+} wh_whole_t;
 
 
 
