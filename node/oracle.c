@@ -715,8 +715,15 @@ static int s_apply_crash(const wh_eval_spec_t *s, const s_testrun_t *t, const wh
             return rc < 0 ? rc : 0;
         }
     }
+    char *aloc = NULL, *amsg = NULL;
     if (sf > 0) {
         rc = s_set_failed(res, s->test, san_fp.kind, san_fp.location, san_fp.message);
+        *rd = 0;
+    } else if (sig == SIGABRT && (*rd || res->status != WH_TR_FAILED) &&
+               wh_fw_assert_in(console, console_len, &aloc, &amsg) == 1) {
+        /* assert() aborted the program while the test ran: its line is the
+         * failure (as the plain preset reads it), not a bare SIGABRT. */
+        rc = s_set_failed(res, s->test, "assert", aloc, amsg);
         *rd = 0;
     } else if (*rd && *rd != WH_ENOMEM && sig) {
         rc = s_set_crashed(res, s->test, sig);
@@ -724,6 +731,7 @@ static int s_apply_crash(const wh_eval_spec_t *s, const s_testrun_t *t, const wh
     } else if (!*rd && sig && wh_fw_reads_console(s->fw) && res->status != WH_TR_FAILED) {
         rc = s_set_crashed(res, s->test, sig);
     }
+    free(aloc), free(amsg);
     wh_fp_clear(&san_fp);
     return rc;
 }
@@ -772,14 +780,24 @@ static int s_helper_site(const wh_eval_spec_t *s, const s_testrun_t *t, const ch
         size_t e = nl ? (size_t)(nl - text) : g.end;
         size_t ls = 0, le = 0;
         char *loc = NULL;
-        if (text[p] != '[' && wh_fw_find_location(text + p, e - p, &ls, &le, &loc) > 0) {
+        /* cmocka prints a helper's fail_msg()/print_error() as "[  ERROR   ]
+         * --- text"; its other bracket lines are its own. */
+        static const char err_mark[] = "[  ERROR   ] --- ";
+        size_t off = e - p >= sizeof err_mark - 1 && !memcmp(text + p, err_mark, sizeof err_mark - 1)
+                         ? sizeof err_mark - 1
+                         : 0;
+        if ((off || text[p] != '[') &&
+            wh_fw_find_location(text + p + off, e - p - off, &ls, &le, &loc) > 0) {
             char f[256];
             s_loc_file(loc, f, sizeof f);
             if (!strcmp(f, want)) {
                 free(best_loc);
                 best_loc = loc, loc = NULL;
-                best = text + p + le;
-                best_len = e - p - le;
+                best = text + p + off + le;
+                best_len = e - p - off - le;
+                /* "(path/t.c:464) what": the closing parenthesis goes too */
+                if (best_len && *best == ')')
+                    best++, best_len--;
             }
         }
         free(loc);

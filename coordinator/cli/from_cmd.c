@@ -26,9 +26,18 @@ typedef struct {
     char **diff;     /* per job: its reduced test's diff, NULL when none */
 } s_state_t;
 
-/* The command that reduces job j by hand (its own flags, quoted for sh). */
-static void s_by_hand(const wh_job_t *j, wh_buf_t *b)
+/* The command that reduces job j by hand: its run folder's job.json
+ * (every field, the whole CTest test's judgment too), else its own flags,
+ * quoted for sh. */
+static void s_by_hand(const wh_job_t *j, const char *dir, wh_buf_t *b)
 {
+    if (dir) {
+        char *cfg = wh_path_join(dir, "job.json");
+        wh_buf_puts(b, "whittle reduce --config ");
+        wh_buf_sh_quote(b, cfg);
+        free(cfg);
+        return;
+    }
     wh_buf_puts(b, "whittle reduce --project ");
     wh_buf_sh_quote(b, j->project);
     wh_buf_puts(b, " --file ");
@@ -43,6 +52,10 @@ static void s_by_hand(const wh_job_t *j, wh_buf_t *b)
         wh_buf_printf(b, " %s ", flags[k]);
         wh_buf_sh_quote(b, vals[k]);
     }
+    if (j->whole_test)
+        wh_buf_puts(b, " (and, to judge the whole CTest test on the reference, a --config job "
+                       "file with \"whole_test\": true and the test's will_fail and "
+                       "ctest_*_regex)");
 }
 
 /* Job i's closing line: it failed with status code and msg. */
@@ -54,7 +67,7 @@ static void s_end_failed(s_state_t *st, size_t i, int code, const char *msg, con
         wh_buf_printf(&b, " (record: %s)", dir);
     if (code != 130) {
         wh_buf_puts(&b, "; by hand: ");
-        s_by_hand(&st->jobs[i], &b);
+        s_by_hand(&st->jobs[i], dir, &b);
     }
     if (st->end) {
         free(st->end[i]);
@@ -339,6 +352,8 @@ static int s_refauto(const wh_job_t *tmpl, wh_job_t *jobs, size_t n, int cluster
 
 int wh_from_cmd(const wh_job_t *tmpl, const wh_from_opts_t *o)
 {
+    /* A line is seen when it is printed, piped or not (| tee). */
+    setvbuf(stdout, NULL, _IOLBF, 0);
     wh_failing_t *v = NULL;
     size_t n = 0, nj = 0;
     int code = s_failing(o, &v, &n);

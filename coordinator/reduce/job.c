@@ -204,6 +204,57 @@ static int s_resolve_reference(wh_job_t *j, char **err)
 /* --framework's default: the preset the test file's includes name, else
  * junit (a JUnit XML report). utest.h is the console preset with its
  * output's regexes (where the user gave none). */
+/* The framework of the project's own headers src includes ("name"),
+ * looked for beside dir (the including file's folder) and at the project
+ * root, depth levels down: a test that reaches <cmocka.h> through its
+ * project's "assertions.h" (libcbor) is a cmocka test. NULL when none. */
+static const char *s_detect_quoted(const char *project, const char *dir, const char *src,
+                                   int depth)
+{
+    const char *fw = NULL;
+    for (const char *p = src; depth > 0 && !fw && p && *p;) {
+        const char *e = strchr(p, '\n');
+        const char *q = p;
+        while (*q == ' ' || *q == '\t')
+            q++;
+        if (*q == '#') {
+            q++;
+            while (*q == ' ' || *q == '\t')
+                q++;
+            if (!strncmp(q, "include", 7)) {
+                q += 7;
+                while (*q == ' ' || *q == '\t')
+                    q++;
+                const char *close = *q == '"' ? strchr(q + 1, '"') : NULL;
+                if (close && (!e || close < e) && close - q - 1 < 256) {
+                    char name[256];
+                    snprintf(name, sizeof name, "%.*s", (int)(close - q - 1), q + 1);
+                    char *cand[2] = {wh_path_join(dir, name), wh_path_join(project, name)};
+                    for (int k = 0; k < 2 && !fw; k++) {
+                        char *hsrc = NULL;
+                        size_t hlen = 0;
+                        if (!cand[k] || wh_read_file(cand[k], WH_JOB_MAX_FILE, &hsrc, &hlen))
+                            continue;
+                        fw = wh_fw_detect_source(hsrc, NULL);
+                        if (!fw) {
+                            char *hdir = strdup(cand[k]), *slash = hdir ? strrchr(hdir, '/') : NULL;
+                            if (slash)
+                                *slash = '\0';
+                            fw = hdir ? s_detect_quoted(project, hdir, hsrc, depth - 1) : NULL;
+                            free(hdir);
+                        }
+                        free(hsrc);
+                        k = 2; /* the first found is the one the compiler takes */
+                    }
+                    free(cand[0]), free(cand[1]);
+                }
+            }
+        }
+        p = e ? e + 1 : NULL;
+    }
+    return fw;
+}
+
 static char *s_detect_framework(wh_job_t *j)
 {
     char *path = wh_path_join(j->project, j->file), *src = NULL;
@@ -212,6 +263,13 @@ static char *s_detect_framework(wh_job_t *j)
     int read = path && wh_read_file(path, WH_JOB_MAX_FILE, &src, &len) == 0;
     if (read)
         fw = wh_fw_detect_source(src, NULL);
+    if (read && !fw) {
+        char *dir = path ? strdup(path) : NULL, *slash = dir ? strrchr(dir, '/') : NULL;
+        if (slash)
+            *slash = '\0';
+        fw = dir ? s_detect_quoted(j->project, dir, src, 3) : NULL;
+        free(dir);
+    }
     free(path);
     free(src);
     wh_includer_t inc;

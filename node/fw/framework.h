@@ -114,6 +114,12 @@ const char *const *wh_fw_console_env(const wh_framework_t *fw);
  * "error: Failure!". 0 or WH_ENOMEM. */
 int wh_fw_segment_result(const char *seg, size_t len, const char *test, wh_test_result_t *out);
 
+/* The last C library assertion line in text[0, len) (glibc's "prog:
+ * file.c:12: func: Assertion `x' failed.", musl's "Assertion failed: x
+ * (file.c: func: 12)"): 1 with *loc ("file.c:12", or "") and *msg (the
+ * "Assertion ..." text), both malloc'ed; 0 when there is none; WH_ENOMEM. */
+int wh_fw_assert_in(const char *text, size_t len, char **loc, char **msg);
+
 /* The first "path/file.c:LINE" in s[0, n) (a C or C++ source or header):
  * 1 with [*start, *end) and *loc ("file.c:LINE", malloc'ed), 0 when none,
  * -1 when out of memory. */

@@ -527,3 +527,27 @@ const wh_framework_t *wh_fw_console_presets(size_t *n)
         *n = sizeof s_presets / sizeof s_presets[0];
     return s_presets;
 }
+
+int wh_fw_assert_in(const char *text, size_t len, char **loc, char **msg)
+{
+    *loc = *msg = NULL;
+    for (size_t i = 0; text && i < len;) {
+        size_t e = i;
+        while (e < len && text[e] != '\n' && text[e] != '\0')
+            e++;
+        char *file = NULL, *line = NULL, *func = NULL, *m = NULL;
+        if (s_assert_line(text + i, e - i, &file, &line, &func, &m)) {
+            free(*loc), free(*msg);
+            *loc = file && line ? wh_strdup_printf("%s:%s", s_basename(file), line) : strdup("");
+            *msg = m, m = NULL;
+        }
+        free(file), free(line), free(func), free(m);
+        i = e + 1;
+    }
+    if (*msg && !*loc) {
+        free(*msg);
+        *msg = NULL;
+        return WH_ENOMEM;
+    }
+    return *msg != NULL;
+}

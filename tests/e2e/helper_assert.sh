@@ -25,4 +25,20 @@ check_eq "reduced test" "$(awk '/^static void test_meter_total/,/^}/' "$R/reduce
 # The first check failing instead (no count++) is another failure.
 grep -q "DifferentFailure" "$R/candidates.csv" && pass "a check failing at another call site is a different failure" ||
     fail "no candidate was a different failure"
+# The same through cmocka's fail_msg(), which cmocka prints as its own
+# "[  ERROR   ] --- (file:line) ..." line (libcbor's assertions.c).
+"$WHITTLE" reduce --project "$P" --file tests/test_meter.c --test test_meter_count \
+    --setup "make -s" --build "make -s" --run ./test_meter --framework cmocka \
+    --out "$T/runs2" --cache memory: > "$T/out2" 2>&1 || { cat "$T/out2"; fail "reduce fail_msg"; }
+R2=$(run_dir "$T/runs2")
+check_eq "fail_msg fingerprint" "$(json "$R2/summary.json" '.fingerprint | .location + " | " + .message')" \
+    "test_meter.c:37 | want 7, got 5 | Failure!"
+want2='static void test_meter_count(void **state)
+{
+    struct meter m = {{0}, 0};
+    meter_add(&m, 5);
+    meter_add(&m, 2);
+    check_same(7, meter_total(&m));
+}'
+check_eq "fail_msg reduced test" "$(awk '/^static void test_meter_count/,/^}/' "$R2/reduced.c")" "$want2"
 exit $((FAILS > 0))
