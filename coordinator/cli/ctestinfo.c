@@ -727,3 +727,20 @@ int wh_ctest_judge(const wh_ctest_t *c, const char *test, int *will_fail, char *
     }
     return WH_ENOTFOUND;
 }
+
+int wh_ctest_not_run(const wh_ctest_t *c, const char *test)
+{
+    char *path = wh_path_join(c->build, "Testing/Temporary/LastTest.log"), *text = NULL;
+    size_t len = 0;
+    int rc = path ? wh_read_file(path, S_LOG_CAP, &text, &len) : WH_ENOMEM;
+    free(path);
+    if (rc)
+        return 0;
+    /* ctest's block of a test it could not start: "Command: \"\"" under
+     * "N/M Test: NAME" ("Unable to find executable: ..." before it). */
+    char *want = wh_strdup_printf(" Test: %s\nCommand: \"\"\n", test);
+    int not_run = want && strstr(text, want) != NULL;
+    free(want);
+    free(text);
+    return not_run;
+}

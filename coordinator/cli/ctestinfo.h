@@ -59,6 +59,10 @@ int wh_ctest_sources(const wh_ctest_t *c, const char *project, const char *test,
 int wh_ctest_judge(const wh_ctest_t *c, const char *test, int *will_fail, char **pass_rx,
                    char **fail_rx);
 
+/* 1 when the last ctest run could not start test (LastTest.log: no
+ * executable, "Command: \"\"": its target does not build). */
+int wh_ctest_not_run(const wh_ctest_t *c, const char *test);
+
 /* The output test printed in the last ctest run (LastTest.log, between
  * "Output:" and "<end of output>"); malloc'ed, NULL when not there. */
 char *wh_ctest_output(const wh_ctest_t *c, const char *test);

@@ -297,6 +297,12 @@ static int s_case(s_from_t *st, wh_testfind_t *f, const wh_failing_t *c, char **
 static wh_testfind_t *s_ctest_files(s_from_t *st, const wh_failing_t *c)
 {
     const char *name = c->name;
+    if (wh_ctest_not_run(st->ct, name)) {
+        wh_buf_printf(st->missing, "failing test '%s' did not run: ctest found no executable "
+                                   "for it (its target does not build: build it, then run "
+                                   "ctest again); skipped\n", name);
+        return NULL;
+    }
     char **files = NULL, *err = NULL;
     size_t nf = 0;
     wh_ctest_sources(st->ct, st->project, name, &files, &nf);

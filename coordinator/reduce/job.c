@@ -915,6 +915,20 @@ static int s_is_std_header(const char *name, size_t len)
     for (int i = 0; std[i]; i++)
         if (strlen(std[i]) == len && memcmp(std[i], name, len) == 0)
             return 1;
+    /* Any header the system's include folders hold under that name: a
+     * folder with abseil's absl/base/internal/endian.h on the -I path
+     * takes glibc's <endian.h> (inside extern "C": "templates must have
+     * C++ linkage"), absl/memory/memory.h glibc's <memory.h>. */
+    static const char *const sys[] = {"/usr/include", "/usr/local/include",
+                                      "/usr/include/x86_64-linux-gnu",
+                                      "/usr/include/aarch64-linux-gnu",
+                                      "/usr/include/i386-linux-gnu", NULL};
+    for (int i = 0; sys[i] && len < 256; i++) {
+        char path[320];
+        snprintf(path, sizeof path, "%s/%.*s", sys[i], (int)len, name);
+        if (access(path, F_OK) == 0)
+            return 1;
+    }
     return 0;
 }
 
