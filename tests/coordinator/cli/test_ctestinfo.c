@@ -78,6 +78,10 @@ static void s_make(void)
             "[  FAILED  ] test_a\n<end of output>\nTest time =   0.02 sec\n"
             "2/2 Testing: two words\n2/2 Test: two words\n"
             "Output:\n----------------------------------------------------------\n"
+            "<end of output>\n"
+            "Unable to find executable: /x/out/bin/gone\n"
+            "3/3 Testing: gone\n3/3 Test: gone\nCommand: \"\"\nDirectory: /x/out\n"
+            "Output:\n----------------------------------------------------------\n"
             "<end of output>\n");
 }
 
@@ -143,6 +147,10 @@ static void test_commands(void)
         free(files[i]);
     free(files);
     /* Output from LastTest.log. */
+    /* A test ctest could not start (no executable): not run. */
+    CHECK(wh_ctest_not_run(c, "gone"));
+    CHECK(!wh_ctest_not_run(c, "top"));
+    CHECK(!wh_ctest_not_run(c, "two words"));
     char *out = wh_ctest_output(c, "top");
     CHECK_EQ_STR(out, "[  FAILED  ] test_a\n");
     free(out);
