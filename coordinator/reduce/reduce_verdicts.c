@@ -557,11 +557,16 @@ void red_on_verdict(void *ctx, uint64_t id, const wh_msg_t *in, const char *work
     wh_reduction_t *r = ctx;
     /* A run that preserved the test's failure but made another function
      * fail that the original's run did not is no Preserved: a failure was
-     * added (a new report, another function now failing). */
+     * added (a new report, another function now failing). For a job that
+     * is a whole CTest test's function (whole_test: the CTest test is the
+     * whole program), judged as CTest judges it; not with --repeat: the job
+     * says its program is flaky, and a flaky other function fails some
+     * runs and not others (mutate's test_flaky_discount, in a plain job,
+     * turned claims over until the run gave up). */
     wh_msg_t copy;
     const wh_msg_t *m = in;
     char *added = in->verdict == WH_V_PRESERVED && r->base_others && in->others &&
-                          id != r->baseline_id
+                          r->job.whole_test && r->job.repeat <= 1 && id != r->baseline_id
                       ? s_added(r->base_others, in->others)
                       : NULL;
     char *detail = NULL;

@@ -10,7 +10,7 @@
 . "$(dirname "$0")/lib.sh"
 B="$WH_BINARY_DIR"
 PIDS=()
-trap 'stop_all; rm -rf "$T"' EXIT
+trap 'stop_all; [ -n "${KEEP_T:-}" ] || rm -rf "$T"' EXIT
 P="$T/p"; cp -r "$FIX/farm" "$P"
 before=$(tree_digest "$P")
 margs=(--project "$P" --source 'src/*.c' --tests-file tests/test_shop.c --setup "make -s" --build "make -s"
