@@ -105,6 +105,8 @@ int wh_seg_name_is(const char *name, const char *test)
     /* "Suite.Name" against "Name" (and back): a harness or the user may
      * spell the suite or leave it out. */
     size_t a = strlen(name), b = strlen(test);
+    if (a == b)
+        return 0; /* not equal, and neither can be the other's suffix */
     const char *lng = a > b ? name : test, *sht = a > b ? test : name;
     size_t ln = a > b ? a : b, sn = a > b ? b : a;
     return lng[ln - sn - 1] == '.' && !strcmp(lng + ln - sn, sht);
