@@ -8,10 +8,13 @@
 # nothing else would have caught it).
 . "$(dirname "$0")/lib.sh"
 P="$T/p"; cp -r "$FIX/helper_assert" "$P"
-"$WHITTLE" reduce --project "$P" --file tests/test_meter.c --test test_meter_total \
-    --setup "make -s" --build "make -s" --run ./test_meter --framework cmocka \
-    --out "$T/runs" --cache memory: > "$T/out" 2>&1 || { cat "$T/out"; fail "reduce"; }
-R=$(run_dir "$T/runs")
+reduce_meter() { # test out-folder: reduces it, R its run folder
+    "$WHITTLE" reduce --project "$P" --file tests/test_meter.c --test "$1" \
+        --setup "make -s" --build "make -s" --run ./test_meter --framework cmocka \
+        --out "$T/$2" --cache memory: > "$T/$2.out" 2>&1 || { cat "$T/$2.out"; fail "reduce $1"; }
+    R=$(run_dir "$T/$2")
+}
+reduce_meter test_meter_total runs
 check_eq "fingerprint" "$(json "$R/summary.json" '.fingerprint | .location + " | " + .message')" \
     "test_meter.c:24 | want 10, got 4 | Failure!"
 want='static void test_meter_total(void **state)
@@ -27,10 +30,8 @@ grep -q "DifferentFailure" "$R/candidates.csv" && pass "a check failing at anoth
     fail "no candidate was a different failure"
 # The same through cmocka's fail_msg(), which cmocka prints as its own
 # "[  ERROR   ] --- (file:line) ..." line (libcbor's assertions.c).
-"$WHITTLE" reduce --project "$P" --file tests/test_meter.c --test test_meter_count \
-    --setup "make -s" --build "make -s" --run ./test_meter --framework cmocka \
-    --out "$T/runs2" --cache memory: > "$T/out2" 2>&1 || { cat "$T/out2"; fail "reduce fail_msg"; }
-R2=$(run_dir "$T/runs2")
+reduce_meter test_meter_count runs2
+R2=$R
 check_eq "fail_msg fingerprint" "$(json "$R2/summary.json" '.fingerprint | .location + " | " + .message')" \
     "test_meter.c:37 | want 7, got 5 | Failure!"
 want2='static void test_meter_count(void **state)
