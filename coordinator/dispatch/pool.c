@@ -505,11 +505,11 @@ int wh_pool_submit_lazy(wh_pool_t *p, const char *job_id, uint64_t cand_id)
     return 0;
 }
 
-void wh_pool_cancel(wh_pool_t *p, const char *job_id, uint64_t cand_id)
+int wh_pool_cancel(wh_pool_t *p, const char *job_id, uint64_t cand_id)
 {
     s_job_t *j = pl_find_job(p, job_id);
     if (!j)
-        return;
+        return 0;
     s_task_t **pp = &j->head, *prev = NULL;
     while (*pp) {
         s_task_t *t = *pp;
@@ -519,13 +519,15 @@ void wh_pool_cancel(wh_pool_t *p, const char *job_id, uint64_t cand_id)
                 j->tail = prev;
             j->queued--;
             s_task_free(t);
-            return;
+            return 0;
         }
         prev = t;
         pp = &t->next;
     }
+    int n = 0;
     for (s_slot_t *s = p->slots; s; s = s->next) {
         if (s->task && s->task->job == j && s->task->cand_id == cand_id && !s->task->cancelled) {
+            n = 1;
             s->task->cancelled = 1;
             wh_msg_t c = {0};
             c.type = WH_MSG_CANCEL;
@@ -534,6 +536,7 @@ void wh_pool_cancel(wh_pool_t *p, const char *job_id, uint64_t cand_id)
             pl_send(p, s, &c);
         }
     }
+    return n;
 }
 
 static int s_excluded(const s_job_t *j, const s_slot_t *s)

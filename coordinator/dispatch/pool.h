@@ -142,8 +142,9 @@ int wh_pool_set_hold(wh_pool_t *p, const char *job_id, wh_pool_hold_fn fn);
  * with a higher id (ids given in canonical order keep that order however
  * late each is queued). WH_EINVAL when the job has no render function. */
 int wh_pool_submit_lazy(wh_pool_t *p, const char *job_id, uint64_t cand_id);
-/* Drops a queued candidate or asks its slot to stop it. */
-void wh_pool_cancel(wh_pool_t *p, const char *job_id, uint64_t cand_id);
+/* Drops a queued candidate or asks its slot to stop it; 1 when a slot
+ * had it (a dispatch that gives no verdict), else 0. */
+int wh_pool_cancel(wh_pool_t *p, const char *job_id, uint64_t cand_id);
 /* Every slot that will join is a thread of this process (the embedded
  * cluster): a slot silent for 3 heartbeats is slow, not lost, and is never
  * declared dead for it (one a send finds unreachable still is). */

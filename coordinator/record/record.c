@@ -414,6 +414,7 @@ static void s_json_run(json_t *o, const wh_summary_t *s)
     json_object_set_new(o, "flaky_candidates", json_integer(s->flaky));
     json_object_set_new(o, "speculated", json_integer(s->speculated));
     json_object_set_new(o, "speculation_used", json_integer(s->spec_used));
+    json_object_set_new(o, "speculation_dropped", json_integer(s->spec_dropped));
     json_object_set_new(o, "chain_waits", json_integer(s->chain_waits));
     json_object_set_new(o, "infra_faults", json_integer(s->infra_faults));
     json_t *out = json_array();

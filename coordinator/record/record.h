@@ -120,7 +120,7 @@ typedef struct {
     uint64_t wall_ms;
     int jobs;
     const wh_fp_t *fp;
-    int flaky, speculated, spec_used;
+    int flaky, speculated, spec_used, spec_dropped;
     int chain_waits; /* chains made after waiting for a due verdict */
     int repeat;                        /* > 1: written */
     const char *reference;             /* NULL: no fault check */

@@ -110,6 +110,7 @@ struct wh_reduction {
     } *spec_done;
     int ndone, capdone;
     int speculated, spec_used;
+    int spec_dropped; /* speculations cancelled on a slot: dispatched, no verdict */
     /* the verify step: the accepted steps, who judged what */
     wh_trail_t *trail;
     uint64_t verify_id;

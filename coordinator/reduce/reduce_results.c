@@ -66,6 +66,7 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->flaky = r->flaky;
     s->speculated = r->speculated;
     s->spec_used = r->spec_used;
+    s->spec_dropped = r->spec_dropped;
     s->chain_waits = r->deferred;
     wh_pool_warm_t w;
     if (r->pool && wh_pool_warm_stats(r->pool, r->pool_id, &w) == 0) {

@@ -360,7 +360,7 @@ static void s_cancel_spec(wh_reduction_t *r, int all)
         else if (r->spec[i].checking)
             red_precheck_cancel(r, r->spec[i].id);
         else
-            wh_pool_cancel(r->pool, r->pool_id, r->spec[i].id);
+            r->spec_dropped += wh_pool_cancel(r->pool, r->pool_id, r->spec[i].id);
     }
     r->nspec = k;
 }
