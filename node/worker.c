@@ -50,11 +50,8 @@ static int s_connect(wk_slot_t *s)
     if ((n->has_keys && wh_auth_client_apply(&n->keys, s->sock) != 0) ||
         wh_wire_limit(s->sock) != 0 || zmq_connect(s->sock, n->endpoint) < 0) {
         int e = -errno;
-        zmq_close(s->sock);
-        s->sock = NULL;
-        if (s->mon)
-            zmq_close(s->mon);
-        s->mon = NULL;
+        wh_auth_close(s->sock, s->mon);
+        s->sock = s->mon = NULL;
         return e;
     }
     wh_msg_t hello = {0};
@@ -70,12 +67,8 @@ static int s_connect(wk_slot_t *s)
 
 static void s_disconnect(wk_slot_t *s)
 {
-    if (s->sock)
-        zmq_close(s->sock);
-    s->sock = NULL;
-    if (s->mon)
-        zmq_close(s->mon);
-    s->mon = NULL;
+    wh_auth_close(s->sock, s->mon);
+    s->sock = s->mon = NULL;
 }
 
 /* A coordinator that does not admit this node's key refuses it on every

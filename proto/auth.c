@@ -556,6 +556,16 @@ void *wh_auth_watch(void *zctx, void *sock)
     return mon;
 }
 
+void wh_auth_close(void *sock, void *mon)
+{
+    if (sock && mon)
+        zmq_socket_monitor(sock, NULL, 0);
+    if (mon)
+        zmq_close(mon);
+    if (sock)
+        zmq_close(sock);
+}
+
 const char *wh_auth_refusal_why(wh_auth_refusal_t r)
 {
     return r == WH_AUTH_KEY_REFUSED

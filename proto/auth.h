@@ -71,6 +71,10 @@ int wh_auth_client_apply(const wh_auth_keys_t *k, void *sock);
 /* Watches sock's security handshakes (call before connect): returns a PAIR
  * socket to pass to wh_auth_refused and to zmq_close when done, or NULL. */
 void *wh_auth_watch(void *zctx, void *sock);
+/* Closes a watched socket and its watcher (either may be NULL): the
+ * monitor stopped first, then its PAIR, then the socket, as libzmq asks
+ * (a monitor left attached to a closed socket can hold zmq_ctx_term). */
+void wh_auth_close(void *sock, void *mon);
 
 /* Waits up to timeout_ms for the watched socket to connect (call once,
  * right after zmq_connect, before wh_auth_refused): 0 when connected (or

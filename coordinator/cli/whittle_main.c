@@ -624,17 +624,13 @@ static void *s_client_connect(void *zctx, const char *endpoint, void **mon, char
     *mon = wh_auth_watch(zctx, s);
     if ((have && wh_auth_client_apply(&k, s) != 0) || wh_wire_limit(s) != 0 ||
         zmq_connect(s, endpoint) < 0) {
-        zmq_close(s);
-        if (*mon)
-            zmq_close(*mon);
+        wh_auth_close(s, *mon);
         *mon = NULL;
         goto zerr;
     }
     memset(&k, 0, sizeof k);
     if ((*code = s_client_reach(*mon, endpoint, err)) != 0) {
-        zmq_close(s);
-        if (*mon)
-            zmq_close(*mon);
+        wh_auth_close(s, *mon);
         *mon = NULL;
         return NULL;
     }
@@ -726,9 +722,7 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, const char *con
     wh_client_t c = {s, mon, endpoint, &s_interrupted, quiet, s_on_result, &d};
     int worst = wh_client_wait(&c, jobs_json, ids, n);
     wh_progress_end();
-    zmq_close(s);
-    if (mon)
-        zmq_close(mon);
+    wh_auth_close(s, mon);
     zmq_ctx_term(zctx);
     if (n > 1 && d.n)
         wh_group_print_dirs((const char *const *)d.dirs, d.n, stdout);
@@ -1027,9 +1021,7 @@ static int s_cancel(int argc, char **argv)
     } else {
         wh_client_t c = {s, mon, cluster, &s_interrupted, 0, NULL, NULL};
         code = wh_client_cancel(&c, ids[0]);
-        zmq_close(s);
-        if (mon)
-            zmq_close(mon);
+        wh_auth_close(s, mon);
     }
     zmq_ctx_term(zctx);
     return code;
@@ -1059,12 +1051,18 @@ static int s_status(int argc, char **argv)
     } else {
         wh_msg_t m = {0};
         m.type = WH_MSG_STATUS_REQ;
-        wh_wire_send(s, &m, 0);
+        /* Never a blocking send: a DEALER whose handshake was refused after
+         * it connected has no peer, and a send that waits for one waited
+         * for ever (`status --insecure` against a CURVE coordinator hung 2
+         * runs in 300, in zmq_msg_send); sent again until a peer takes it. */
+        int sent = wh_wire_send(s, &m, ZMQ_DONTWAIT) == 0;
         zmq_pollitem_t it = {s, 0, ZMQ_POLLIN, 0};
         code = 4;
         uint64_t t0 = wh_now_ms();
         const char *refused = NULL;
         while (wh_now_ms() - t0 < 5000 && !(refused = wh_auth_refused(mon))) {
+            if (!sent)
+                sent = wh_wire_send(s, &m, ZMQ_DONTWAIT) == 0;
             if (zmq_poll(&it, 1, 200) > 0) {
                 wh_msg_t r = {0};
                 if (wh_wire_recv(s, &r, ZMQ_DONTWAIT) == 0 && r.type == WH_MSG_STATUS) {
@@ -1080,9 +1078,7 @@ static int s_status(int argc, char **argv)
             code = s_die(2, "cluster '%s': %s", cluster, refused);
         else if (code)
             s_die(code, "no answer from cluster '%s' within 5 s", cluster);
-        zmq_close(s);
-        if (mon)
-            zmq_close(mon);
+        wh_auth_close(s, mon);
     }
     zmq_ctx_term(zctx);
     return code;
