@@ -161,6 +161,11 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "every run preserves the failure."},
     {WH_CLI_REDUCE, "flaky-ok", 0, "R",
      "With --repeat, accepts a candidate when R of the K runs (1 to 1000) preserve the failure."},
+    {WH_CLI_REDUCE, "budget", 0, "builds=N|time=DURATION",
+     "Stops the walk when it has spent N builds or DURATION (90s, 30m, 2h) since the job "
+     "started, with its best answer so far: still verified afresh and fault-checked, claims "
+     "not checked; exit status 6 and \"partial\" in its records. Both limits may be given "
+     "(twice, or joined by a comma); with --from-ctest or --from-junit, per failing test."},
     {WH_CLI_REDUCE, "reference", 0, "DIR|GIT-REV|auto|none",
      "A version without the bug (a folder or a git revision of the project): checks that the "
      "reduced test still passes there (the fault is kept). auto, the default in a git project: "

@@ -27,3 +27,5 @@ wh_add_e2e(helper_assert)
 wh_add_e2e(shared_state)
 # libcbor: cmocka through a project header, an assert() abort is an assertion (issue 33).
 wh_add_e2e(abort_assert)
+# --budget builds=N|time=D (issue 35): a partial answer, exit 6.
+wh_add_e2e(budget)

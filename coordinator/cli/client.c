@@ -11,6 +11,7 @@
 
 #include "auth.h"
 #include "progress.h"
+#include "reduce.h"
 #include "wire.h"
 
 /* What the client knows of one job. */
@@ -68,12 +69,12 @@ static int s_on_progress(const wh_client_t *c, s_track_t *t, int n, const wh_msg
     }
     wh_progress_erase();
     k->done = 1;
-    if (m->code) {
+    if (m->code && m->code != WH_EXIT_PARTIAL) {
         fprintf(stderr, "whittle: error: job %llu: %s\n", (unsigned long long)m->cand_id,
                 m->detail ? m->detail : "");
-        if (m->code > *worst)
-            *worst = m->code;
+        *worst = wh_exit_worst(*worst, (int)m->code);
     } else {
+        *worst = wh_exit_worst(*worst, (int)m->code); /* a partial answer: 6 */
         printf("%s", m->detail ? m->detail : "");
         if (c->on_result)
             c->on_result(c->ctx, m->detail, m->content, m->content_len);

@@ -91,7 +91,9 @@ static void s_end_reduced(s_state_t *st, size_t i, wh_reduction_t *r)
     int flen = fault ? (int)(nl ? nl - fault - 13 : (long)strlen(fault + 13)) : 0;
     wh_buf_t b = WH_BUF_INIT;
     const char *by = json_string_value(json_object_get(sum, "verified_by"));
-    wh_buf_printf(&b, "reduced %lld -> %lld statements, verified%s; %.*s",
+    const char *partial = json_string_value(json_object_get(sum, "partial"));
+    wh_buf_printf(&b, "%s %lld -> %lld statements, verified%s; %.*s",
+                  partial ? "partial (budget spent):" : "reduced",
                   (long long)json_integer_value(json_object_get(sum, "statements_before")),
                   (long long)json_integer_value(json_object_get(sum, "statements_after")),
                   by && !strncmp(by, "an earlier run", 14) ? " (by an earlier run of this job: "
@@ -120,6 +122,9 @@ static const char *s_status_meaning(int code)
                "does not build, or its failure could not be identified)";
     case 4:
         return "infrastructure trouble (no slot could judge, a folder could not be written)";
+    case WH_EXIT_PARTIAL:
+        return "a failing test's budget (--budget) was spent: its reduced test is the walk's best "
+               "so far, verified afresh";
     case 130:
         return "interrupted";
     default:
@@ -175,8 +180,7 @@ static void s_tick(void *arg, size_t i, wh_reduction_t *r)
 
 static void s_worse(s_state_t *st, int code)
 {
-    if (code > st->worst)
-        st->worst = code;
+    st->worst = wh_exit_worst(st->worst, code);
 }
 
 static void s_started(void *arg, size_t i, wh_reduction_t *r)
@@ -200,7 +204,7 @@ static void s_finished(void *arg, size_t i, wh_reduction_t *r)
     s_state_t *st = arg;
     const char *msg = NULL;
     int code = wh_reduction_status(r, &msg);
-    if (code) {
+    if (code && !wh_reduction_answered(r)) {
         fflush(stdout);
         fprintf(stderr, "whittle: error: %s: %s (record: %s)\n", st->jobs[i].test,
                 msg ? msg : "reduction failed", wh_reduction_dir(r));
@@ -208,6 +212,7 @@ static void s_finished(void *arg, size_t i, wh_reduction_t *r)
         s_end_failed(st, i, code, msg, wh_reduction_dir(r));
         return;
     }
+    s_worse(st, code); /* WH_EXIT_PARTIAL, or 0 */
     s_end_reduced(st, i, r);
     printf("[%zu/%zu] %s: reduced test (%s/reduced%s):\n%s", i + 1, st->n, st->jobs[i].test,
            wh_reduction_dir(r), wh_job_ext(&st->jobs[i]),

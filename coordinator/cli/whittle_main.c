@@ -386,6 +386,14 @@ static int s_reduce_number(const wh_cli_t *c, wh_job_t *j)
         j->test_timeout_ms = s_secs(v, "--test-timeout", &bad);
     } else if (wh_cli_is(c, "setup-timeout")) {
         j->setup_timeout_ms = s_secs(v, "--setup-timeout", &bad);
+    } else if (wh_cli_is(c, "budget")) {
+        char *err = NULL;
+        int rc = wh_spend_parse(v, &j->budget, &err);
+        if (rc) {
+            s_die(2, "%s", err ? err : wh_strerror(rc));
+            free(err);
+            return -2;
+        }
     } else if (wh_cli_is(c, "repeat") || wh_cli_is(c, "flaky-ok")) {
         char *end = NULL;
         long n = strtol(v, &end, 10);
@@ -548,7 +556,7 @@ static void s_one_finished(void *arg, size_t i, wh_reduction_t *r)
     wh_progress_end();
     const char *msg = NULL;
     int st = wh_reduction_status(r, &msg);
-    if (st) {
+    if (st && !wh_reduction_answered(r)) {
         one->code = s_die(st, "%s", msg ? msg : "reduction failed");
         fprintf(stderr, "whittle: the run record is in %s\n", wh_reduction_dir(r));
     } else {
@@ -558,6 +566,7 @@ static void s_one_finished(void *arg, size_t i, wh_reduction_t *r)
             printf("Diff (%s/reduced.diff):\n%s", wh_reduction_dir(r), wh_reduction_diff(r));
         if (!one->job->quiet)
             printf("Report: %s/report.html\n", wh_reduction_dir(r));
+        one->code = st; /* WH_EXIT_PARTIAL: the budget cut the walk short */
     }
 }
 

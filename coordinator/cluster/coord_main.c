@@ -603,14 +603,14 @@ static int s_run(s_self_t *self, s_job_t *j, uint64_t now)
     const char *msg = NULL;
     wh_reduction_t *r = j->r;
     int st = wh_reduction_status(r, &msg);
-    char *text = st ? wh_strdup_printf("%s (record: %s)", msg ? msg : "failed",
+    char *text = st && !wh_reduction_answered(r) ? wh_strdup_printf("%s (record: %s)", msg ? msg : "failed",
                                        wh_reduction_dir(r) ? wh_reduction_dir(r) : "-")
                     : wh_strdup_printf("Run folder: %s\n%sReduced test:\n%s%s%s"
                                        "Report: %s/report.html\n",
                                        wh_reduction_dir(r), wh_reduction_closing(r),
                                        wh_reduction_result_text(r) ? wh_reduction_result_text(r) : "",
                                        s_diff_head(r), s_diff_body(r), wh_reduction_dir(r));
-    s_finish(self, j, st ? WH_JOURNAL_FAILED : WH_JOURNAL_DONE, st, text);
+    s_finish(self, j, wh_reduction_answered(r) ? WH_JOURNAL_DONE : WH_JOURNAL_FAILED, st, text);
     free(text);
     return -1;
 }

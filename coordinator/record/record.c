@@ -430,6 +430,8 @@ static void s_json_run(json_t *o, const wh_summary_t *s)
     json_object_set_new(o, "restarts", json_integer(s->restarts));
     json_object_set_new(o, "verified_by", s->verified_by ? json_string(s->verified_by) : json_null());
     json_object_set_new(o, "second_opinion", json_boolean(s->second_opinion));
+    json_object_set_new(o, "partial", s->partial ? json_string(s->partial) : json_false());
+    json_object_set_new(o, "budget", s->budget ? json_string(s->budget) : json_null());
     json_t *cl = json_object();
     json_object_set_new(cl, "checked", json_integer(s->claims_checked));
     json_object_set_new(cl, "refuted", json_integer(s->claims_refuted));
@@ -662,6 +664,17 @@ void wh_record_summary(wh_record_t *r, const wh_summary_t *s)
 }
 
 char *wh_record_final_line(const wh_summary_t *s)
+{
+    char *line = NULL, *part = NULL;
+    if (s->partial && (part = wh_record_final_plain(s)))
+        line = wh_strdup_printf("PARTIAL (%s): %s", s->partial, part);
+    else if (!s->partial)
+        line = wh_record_final_plain(s);
+    free(part);
+    return line;
+}
+
+char *wh_record_final_plain(const wh_summary_t *s)
 {
     char extra[96] = "";
     if (s->extra > 0)

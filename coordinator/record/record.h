@@ -146,6 +146,8 @@ typedef struct {
     const char *verified_by;           /* the slot whose run verified it, or NULL */
     int second_opinion;                /* 0: that slot's node judged every verdict judged */
     int claims_checked, claims_refuted; /* negative verdicts judged again afresh (claims check) */
+    const char *partial;               /* --budget spent: why the walk stopped short, or NULL */
+    const char *budget;                /* the job's --budget ("builds=3"), or NULL */
     int claims_early, claims_early_dropped; /* checks started early, and of them dropped */
     int audits, audits_refuted;         /* cached negative verdicts judged afresh on the way */
     const uint8_t *removed;            /* per unit of the tree: 1 = removed (n = before) */
@@ -166,6 +168,8 @@ char *wh_record_fault_text(const wh_summary_t *s);
  * evaluated, P predicted, C from the cache[; X extra built beside them
  * (...)]. R rounds, S sweeps, MS ms." E + P + C = N: the extras, which
  * s->evaluated counts, are named apart. */
+char *wh_record_final_plain(const wh_summary_t *s);
+/* The same, after "PARTIAL (why): " when the budget cut the walk short. */
 char *wh_record_final_line(const wh_summary_t *s);
 
 #endif

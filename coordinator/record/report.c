@@ -366,6 +366,14 @@ static void s_head(wh_buf_t *b, const s_run_t *run)
 }
 
 /* The fault check in one word and its pill class. */
+/* A partial answer (--budget spent): said first, in its own colour. */
+static void s_partial_pill(wh_buf_t *b, const json_t *sum)
+{
+    wh_buf_printf(b, "<span class=\"pill warn\" id=\"partial-pill\">partial: ");
+    s_esc(b, json_string_value(json_object_get(sum, "partial")));
+    wh_buf_printf(b, "</span>");
+}
+
 static void s_fault_pill(wh_buf_t *b, const json_t *sum)
 {
     const json_t *f = json_object_get(sum, "fault");
@@ -413,6 +421,8 @@ static void s_pills(wh_buf_t *b, const s_run_t *run)
                   lone ? "verified afresh by the only node that judged: no second opinion"
                   : json_is_true(json_object_get(s, "verified")) ? "verified afresh"
                                                                  : "not verified afresh");
+    if (json_is_string(json_object_get(s, "partial")))
+        s_partial_pill(b, s);
     s_fault_pill(b, s);
     wh_buf_printf(b, "<span class=\"pill\">%lld candidates: %lld built, %lld cached, %lld "
                      "predicted</span>", s_jint(s, "candidates"), s_jint(s, "evaluated"),

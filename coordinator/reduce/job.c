@@ -513,6 +513,20 @@ static int s_get_int(json_t *o, const char *k, long lo, long hi, int *dst, char 
     return 0;
 }
 
+/* "budget": as --budget ("builds=3,time=10m"). */
+static int s_get_budget(json_t *o, wh_spend_t *b, char **err)
+{
+    json_t *v = json_object_get(o, "budget");
+    if (!v)
+        return 0;
+    if (!json_is_string(v)) {
+        *err = strdup("field 'budget' must be a string such as \"builds=3,time=10m\"");
+        return WH_EINVAL;
+    }
+    *b = (wh_spend_t){0};
+    return wh_spend_parse(json_string_value(v), b, err);
+}
+
 int wh_job_cores(void)
 {
     long n = sysconf(_SC_NPROCESSORS_ONLN);
@@ -609,7 +623,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         "project", "file", "test", "setup", "build", "run", "framework", "algorithm",
         "ddmin", "out", "build_timeout", "test_timeout", "setup_timeout", "match", "args",
         "compdb", "jobs", "cache", "failure_regex", "pass_regex", "message_continuation",
-        "pass_on_exit0", "repeat", "flaky_ok", "whole_test", "will_fail", "ctest_pass_regex",
+        "pass_on_exit0", "repeat", "flaky_ok", "budget", "whole_test", "will_fail", "ctest_pass_regex",
         "ctest_fail_regex",
         "reference", "keep_fault", "no_keep_fault", "speculate", "allow_parse_errors", "precheck",
         "ub_guard", "prior", "ignore", "git", "reference_picked", "reference_why", NULL};
@@ -698,6 +712,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
     rc = rc ? rc : s_get_jobs(o, &j->jobs, err);
     rc = rc ? rc : s_get_int(o, "repeat", 0, 1000, &j->repeat, err);
     rc = rc ? rc : s_get_int(o, "flaky_ok", 0, 1000, &j->flaky_ok, err);
+    rc = rc ? rc : s_get_budget(o, &j->budget, err);
     rc = rc ? rc : s_get_bool(o, "keep_fault", &j->keep_fault, err);
     rc = rc ? rc : s_get_bool(o, "no_keep_fault", &j->no_keep_fault, err);
     rc = rc ? rc : s_get_bool(o, "pass_on_exit0", &j->pass_on_exit0, err);
@@ -796,6 +811,11 @@ char *wh_job_to_json(const wh_job_t *j)
         json_object_set_new(o, "repeat", json_integer(j->repeat));
     if (j->flaky_ok)
         json_object_set_new(o, "flaky_ok", json_integer(j->flaky_ok));
+    if (j->budget.builds || j->budget.ms) {
+        char b[64];
+        wh_spend_format(&j->budget, b, sizeof b);
+        json_object_set_new(o, "budget", json_string(b));
+    }
     if (j->keep_fault)
         json_object_set_new(o, "keep_fault", json_true());
     if (j->no_keep_fault)

@@ -15,6 +15,7 @@
 
 #include "engine.h"
 #include "precheck.h"
+#include "spend.h"
 #include "wh_common.h"
 
 typedef struct {
@@ -54,6 +55,8 @@ typedef struct {
     char *ctest_pass_regex, *ctest_fail_regex; /* PASS_/FAIL_REGULAR_EXPRESSION */
     int repeat;           /* --repeat K: runs of the original and of each candidate */
     int flaky_ok;         /* --flaky-ok R: Preserved when >= R of K runs preserve; 0 = all K */
+    wh_spend_t budget;    /* --budget: the walk stops with its best answer when spent; not
+                             part of the job's identity (its verdicts are every budget's) */
     char *reference;      /* --reference DIR|GIT-REV, resolved to a folder */
     /* --reference auto (refauto.h): what it picked ("HEAD 0123456789ab"),
      * NULL when the reference was given or none was picked; ref_why says

@@ -353,6 +353,9 @@ void wh_reduction_poll(wh_reduction_t *r)
         }
     }
     red_precheck_take(r); /* the pool's watcher takes them first */
+    /* --budget time=: spent while every slot builds (no verdict to look) */
+    if (r->state == RED_ROUNDS && r->job.budget.ms && wh_now_ms() - r->t0 >= r->job.budget.ms)
+        red_advance(r);
     if (r->state == RED_ROUNDS && !r->round && r->defer_until) {
         if (wh_now_ms() >= r->defer_until)
             red_advance(r); /* the next chain's wait ran out */
@@ -383,6 +386,7 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     red_claims_free(r);
     free(r->verified_by);
     free(r->told);
+    free(r->partial);
     free(r->refuter0);
     wh_tree_destroy(&r->tree);
     wh_record_close(&r->rec);
@@ -429,6 +433,11 @@ int wh_reduction_status(const wh_reduction_t *r, const char **msg)
     if (msg)
         *msg = r->error;
     return r->status;
+}
+
+int wh_reduction_answered(const wh_reduction_t *r)
+{
+    return r->state == RED_DONE && (r->status == 0 || r->status == WH_EXIT_PARTIAL);
 }
 
 const char *wh_reduction_dir(const wh_reduction_t *r)

@@ -49,8 +49,21 @@ void wh_reduction_poll(wh_reduction_t *r);
 
 /* 1 when finished (successfully or not). */
 int wh_reduction_done(const wh_reduction_t *r);
-/* 0 on success; else the exit status, with a one-line message. */
+/* The exit status of an answer the budget cut short (--budget): a reduced
+ * test all the same, verified afresh, its walk not finished. */
+#define WH_EXIT_PARTIAL 6
+/* 0 on success; else the exit status, with a one-line message (none for
+ * WH_EXIT_PARTIAL, which has an answer: wh_reduction_answered). */
 int wh_reduction_status(const wh_reduction_t *r, const char **msg);
+/* The worse of two exit statuses of a batch: any failure (1-4, 130) over
+ * a partial answer, a partial answer over 0. */
+static inline int wh_exit_worst(int a, int b)
+{
+    int ra = a == WH_EXIT_PARTIAL ? 1 : a ? a + 1 : 0, rb = b == WH_EXIT_PARTIAL ? 1 : b ? b + 1 : 0;
+    return ra >= rb ? a : b;
+}
+/* 1 when the run ended with a reduced test (status 0 or WH_EXIT_PARTIAL). */
+int wh_reduction_answered(const wh_reduction_t *r);
 const char *wh_reduction_dir(const wh_reduction_t *r);
 /* The reduced test function (compact), for the console. */
 const char *wh_reduction_result_text(const wh_reduction_t *r);

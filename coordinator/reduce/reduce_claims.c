@@ -258,6 +258,14 @@ int red_queue_claims(wh_reduction_t *r)
 {
     if (r->claims_queued)
         return 0;
+    if (r->partial) { /* --budget spent: the answer claims no minimality */
+        for (int i = 0; i < r->nchecks; i++)
+            r->checks[i].wanted = 0;
+        r->claims_queued = 1;
+        s_drop_unwanted(r, "the budget is spent");
+        wh_record_log(r->rec, "claims: not checked (a partial answer: %s)", r->partial);
+        return 0;
+    }
     if (r->seen_lost) {
         red_fail(r, 4, wh_strdup_printf("cannot check the negative verdicts: %s",
                                         wh_strerror(WH_ENOMEM)));

@@ -118,6 +118,7 @@ struct wh_reduction {
     int verify_tries;       /* infrastructure failures on this step */
     int verify_runs;        /* verify tasks judged */
     int verified;           /* the final configuration was verified afresh */
+    char *partial;          /* --budget spent: why the walk stopped short (answer partial) */
     int answer_reused;      /* verified, claims and fault taken from an earlier run (reduce_verify.c) */
     int dropped;            /* verdicts dropped as wrong */
     int restarts;           /* walks resumed after wrong verdicts */

@@ -95,6 +95,7 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->restarts = r->restarts;
     s->verified_by = r->verified_by;
     s->second_opinion = r->second_opinion;
+    s->partial = r->partial;
     s->claims_checked = r->claims_checked;
     s->claims_refuted = r->claims_refuted;
     s->claims_early = r->early_sent;
@@ -206,6 +207,9 @@ void red_finish(wh_reduction_t *r)
     wh_precheck_summary_t pc;
     char *list = NULL;
     s_fill_summary(r, &s);
+    char budget[64];
+    wh_spend_format(&r->job.budget, budget, sizeof budget);
+    s.budget = budget[0] ? budget : NULL;
     red_precheck_summary(r, &pc, &list);
     s.precheck = &pc;
     char *sanitizers = NULL;
@@ -237,8 +241,19 @@ void red_finish(wh_reduction_t *r)
     wh_record_log(r->rec, "Final: %s", final ? final : "(out of memory)");
     red_out(r, "Final: %s\n", final ? final : "(out of memory)");
     free(final);
+    if (r->partial) {
+        wh_record_log(r->rec, "partial: %s; the answer is the walk's best so far", r->partial);
+        char *c = wh_strdup_printf("%sPartial: %s; the reduced test is the walk's best answer so "
+                                   "far (verified afresh; its claims were not checked)\n",
+                                   r->closing ? r->closing : "", r->partial);
+        if (c) {
+            free(r->closing);
+            r->closing = c;
+        }
+        red_out(r, "Partial: %s; the reduced test is the walk's best answer so far\n", r->partial);
+    }
     red_write_page(r);
     r->state = RED_DONE;
-    r->status = 0;
+    r->status = r->partial ? WH_EXIT_PARTIAL : 0;
     wh_pool_remove_job(r->pool, r->pool_id);
 }

@@ -868,9 +868,44 @@ static int s_wait_due(wh_reduction_t *r)
 }
 
 /* Runs the walk as far as the verdicts at hand allow. */
+/* --budget: 1 when the walk's budget is spent (r->partial then says why). */
+static int s_budget_spent(wh_reduction_t *r)
+{
+    if (r->partial)
+        return 1;
+    char why[160];
+    if (!wh_spend_over(&r->job.budget, r->evaluated, wh_now_ms() - r->t0, why, sizeof why))
+        return 0;
+    r->partial = strdup(why);
+    return 1;
+}
+
+/* The budget is spent: the walk stops where it stands. What the chain in
+ * flight counted so far is the engine's already (s_record_counted); its
+ * queued steps are cancelled, its running ones and every speculation too,
+ * and the answer so far is verified and fault-checked as any answer is
+ * (its claims are not checked: a partial answer claims no minimality). */
+static void s_stop_walk(wh_reduction_t *r)
+{
+    if (!r->partial) {
+        red_fail(r, 4, NULL); /* out of memory */
+        return;
+    }
+    s_settle(r);
+    red_clear_round(r);
+    s_cancel_spec(r, 1);
+    wh_record_log(r->rec, "budget: %s; the walk stops with its best answer so far", r->partial);
+    red_out(r, "Budget: %s; the walk stops here with its best answer so far\n", r->partial);
+    red_start_verify(r, wh_trail_steps(r->trail) - 1);
+}
+
 void red_advance(wh_reduction_t *r)
 {
     while (r->state == RED_ROUNDS) {
+        if (!r->round && s_budget_spent(r)) {
+            s_stop_walk(r);
+            return;
+        }
         if (!r->round && (s_wait_due(r) || !s_next_round(r)))
             return;
         red_ubguard_settle(r); /* no Preserved is accepted unguarded */
@@ -888,6 +923,10 @@ void red_advance(wh_reduction_t *r)
         if (!ready || red_precheck_waits(r, pl.n_steps - 1)) {
             if (!ready && !red_precheck_waits(r, pl.n_steps - 1) && s_record_counted(r, &pl) < 0)
                 return;
+            if (s_budget_spent(r)) {
+                s_stop_walk(r);
+                return;
+            }
             if (red_precheck_window(r))
                 red_fail(r, 4, NULL); /* out of memory */
             else

@@ -56,8 +56,8 @@ static void s_answer_key(const wh_reduction_t *r, const char *txt, size_t len, c
 
 void red_store_answer(wh_reduction_t *r)
 {
-    if (!r->verified || r->claims_refuted || r->dropped || r->answer_reused)
-        return;
+    if (!r->verified || r->claims_refuted || r->dropped || r->answer_reused || r->partial)
+        return; /* a partial answer (--budget) had no claims check to reuse */
     size_t len = 0;
     char *txt = wh_render(r->tree, wh_engine_removed(r->engine), &len);
     json_t *o = json_object();

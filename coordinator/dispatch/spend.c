@@ -1,0 +1,137 @@
+/* A job's budget: parsing and the spent test (spend.h). */
+#include "spend.h"
+
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "wh_common.h"
+
+#define S_MAX_BUILDS 1000000
+#define S_MAX_MS (30ull * 24 * 3600 * 1000)
+
+int wh_spend_duration(const char *s, uint64_t *ms)
+{
+    if (!s || !*s)
+        return -1;
+    uint64_t total = 0;
+    const char *p = s;
+    int parts = 0;
+    while (*p) {
+        if (*p < '0' || *p > '9')
+            return -1;
+        errno = 0;
+        char *end = NULL;
+        unsigned long long v = strtoull(p, &end, 10);
+        if (errno || end == p || v > S_MAX_MS / 1000)
+            return -1;
+        uint64_t unit = 1000;
+        if (*end == 'd')
+            unit = 24ull * 3600 * 1000;
+        else if (*end == 'h')
+            unit = 3600ull * 1000;
+        else if (*end == 'm')
+            unit = 60ull * 1000;
+        else if (*end == 's' || *end == '\0')
+            unit = 1000;
+        else
+            return -1;
+        if (*end == '\0' && parts > 0)
+            return -1; /* "1h30": a bare number only on its own */
+        total += (uint64_t)v * unit;
+        if (total > S_MAX_MS)
+            return -1;
+        p = *end ? end + 1 : end;
+        parts++;
+    }
+    if (total == 0)
+        return -1;
+    *ms = total;
+    return 0;
+}
+
+static int s_bad(char **err, const char *arg, const char *why)
+{
+    *err = wh_strdup_printf("--budget '%s': %s", arg, why);
+    return WH_EINVAL;
+}
+
+int wh_spend_parse(const char *arg, wh_spend_t *b, char **err)
+{
+    static const char *const what =
+        "want builds=N (1 to 1000000) or time=DURATION (90s, 30m, 2h, 1h30m; at most 30d), "
+        "or both joined by a comma";
+    if (!arg || !*arg)
+        return s_bad(err, arg ? arg : "", what);
+    char *copy = strdup(arg);
+    if (!copy)
+        return WH_ENOMEM;
+    int rc = 0;
+    for (char *part = copy, *next; part && !rc; part = next) {
+        /* every comma separates two parts: "builds=3," is refused */
+        next = strchr(part, ',');
+        if (next)
+            *next++ = '\0';
+        if (!strncmp(part, "builds=", 7)) {
+            long n = 0;
+            if (wh_parse_long(part + 7, 1, S_MAX_BUILDS, &n))
+                rc = s_bad(err, arg, what);
+            else
+                b->builds = (int)n;
+        } else if (!strncmp(part, "time=", 5)) {
+            uint64_t ms = 0;
+            if (wh_spend_duration(part + 5, &ms) < 0)
+                rc = s_bad(err, arg, what);
+            else
+                b->ms = ms;
+        } else {
+            rc = s_bad(err, arg, what);
+        }
+    }
+    free(copy);
+    return rc;
+}
+
+static void s_duration(uint64_t ms, char *buf, size_t n)
+{
+    uint64_t s = ms / 1000;
+    if (s % 3600 == 0)
+        snprintf(buf, n, "%lluh", (unsigned long long)(s / 3600));
+    else if (s % 60 == 0)
+        snprintf(buf, n, "%llum", (unsigned long long)(s / 60));
+    else
+        snprintf(buf, n, "%llus", (unsigned long long)s);
+}
+
+void wh_spend_format(const wh_spend_t *b, char *buf, size_t n)
+{
+    char t[32] = "";
+    if (b->ms)
+        s_duration(b->ms, t, sizeof t);
+    if (b->builds && b->ms)
+        snprintf(buf, n, "builds=%d,time=%s", b->builds, t);
+    else if (b->builds)
+        snprintf(buf, n, "builds=%d", b->builds);
+    else if (b->ms)
+        snprintf(buf, n, "time=%s", t);
+    else if (n)
+        buf[0] = '\0';
+}
+
+int wh_spend_over(const wh_spend_t *b, int builds, uint64_t elapsed_ms, char *buf, size_t n)
+{
+    if (b->builds && builds >= b->builds) {
+        snprintf(buf, n, "builds=%d spent: %d build%s of the walk", b->builds, builds,
+                 builds == 1 ? "" : "s");
+        return 1;
+    }
+    if (b->ms && elapsed_ms >= b->ms) {
+        char t[32];
+        s_duration(b->ms, t, sizeof t);
+        snprintf(buf, n, "time=%s spent: %.1f s, %d build%s of the walk", t,
+                 (double)elapsed_ms / 1000.0, builds, builds == 1 ? "" : "s");
+        return 1;
+    }
+    return 0;
+}
