@@ -18,6 +18,7 @@
 #include <zmq.h>
 
 #include "cli.h"
+#include "runner.h"
 #include "wh_common.h"
 #include "worker.h"
 
@@ -216,6 +217,9 @@ int main(int argc, char **argv)
     sa.sa_handler = s_on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
+    /* A job's commands see an allow-listed environment, never the node's
+     * secrets (WHITTLE_REDIS_PASSWORD, key paths): runner.h. */
+    wh_run_confine_env(1);
     void *zctx = zmq_ctx_new();
     char *err = NULL;
     wh_node_t *n = wh_node_start(zctx, &o, &err);

@@ -32,6 +32,10 @@
  * (that would steal our child), SIGCHLD is not set to SIG_IGN (children
  * would be auto-reaped), and nobody calls setenv while a run starts (environ
  * is read to build the child's environment).
+ *
+ * A node's commands see an allow-listed environment (wh_run_confine_env):
+ * the daemon's own variables (WHITTLE_REDIS_PASSWORD, key paths, a cloud
+ * token) are the node's, never a job's.
  */
 #define _GNU_SOURCE
 #include "runner.h"
@@ -82,6 +86,29 @@ static int s_overridden(const char *e, size_t klen, const char *const *const *l,
     return 0;
 }
 
+/* wh_run_confine_env: 1 when a command sees only the allow-listed part of
+ * this process's environment. Set once before any run starts. */
+static int s_confined;
+
+void wh_run_confine_env(int on)
+{
+    s_confined = on;
+}
+
+int wh_run_env_allowed(const char *entry)
+{
+    static const char *const names[] = {"PATH", "HOME", "TMPDIR", "LANG", "LANGUAGE", "TERM",
+                                        "TZ", "USER", "LOGNAME", "SHELL", NULL};
+    const char *eq = strchr(entry, '=');
+    size_t klen = eq ? (size_t)(eq - entry) : strlen(entry);
+    if (klen > 3 && strncmp(entry, "LC_", 3) == 0)
+        return 1;
+    for (const char *const *n = names; *n; n++)
+        if (strlen(*n) == klen && strncmp(*n, entry, klen) == 0)
+            return 1;
+    return 0;
+}
+
 /* The child's environment: the current one without every key the lists
  * l[0..S_ENV_LISTS) set, then the lists' entries, an entry only when no
  * earlier list sets its key (the caller's entries win over the workspace's
@@ -107,6 +134,8 @@ static char **s_build_env(const char *const *const *lists)
     for (char **e = environ; e && *e; e++) {
         const char *eq = strchr(*e, '=');
         size_t klen = eq ? (size_t)(eq - *e) : strlen(*e);
+        if (s_confined && !wh_run_env_allowed(*e))
+            continue;
         if (!s_overridden(*e, klen, l, S_ENV_LISTS))
             env[k++] = *e;
     }

@@ -50,6 +50,17 @@ typedef struct {
     uint64_t ms;
 } wh_run_result_t;
 
+/* From now on every command this process starts sees only the allow-listed
+ * part of its environment (PATH, HOME, TMPDIR, LANG, LANGUAGE, LC_*, TERM,
+ * TZ, USER, LOGNAME, SHELL) plus the entries of its wh_run_opts_t (the
+ * node's own: scratch TMPDIR and HOME, the runas user's, the setup's):
+ * nothing of a daemon's secrets (WHITTLE_REDIS_PASSWORD, WHITTLE_CACHE_SECRET*,
+ * key paths). whittle-node calls it once before its slots start; the
+ * embedded mode, on the user's own machine, keeps the whole environment. */
+void wh_run_confine_env(int on);
+/* 1 when "NAME=value" (or "NAME") passes the allow-list above. */
+int wh_run_env_allowed(const char *entry);
+
 /* Returns 0 when the command was started and waited for (whatever its
  * outcome), negative on failure to start. */
 int wh_run(const wh_run_opts_t *o, wh_run_result_t *r);

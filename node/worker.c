@@ -715,9 +715,9 @@ static int s_taint_setup(wk_slot_t *s, int own, int rc, char **detail)
         snprintf(why, sizeof why, "%s", s->setup_taint);
     else if ((t = wh_taint_classify(&st, why, sizeof why)) != WH_TAINT_NONE ||
              (t = wh_taint_disk(s->node->workdir, why, sizeof why)) != WH_TAINT_NONE) {
-        char tmp[800];
+        char tmp[sizeof why + 64];
         snprintf(tmp, sizeof tmp, "%s: %s", wh_taint_name(t), why);
-        snprintf(why, sizeof why, "%s", tmp);
+        snprintf(why, sizeof why, "%.*s", (int)sizeof why - 1, tmp);
     } else if (rc == WH_ESETUP && own)
         return rc;
     else

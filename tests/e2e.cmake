@@ -9,6 +9,8 @@ wh_add_e2e(ringq_flags ringq_foreach)
 wh_add_e2e(node_runas submit_guard SKIP77)
 # One tenant cannot touch another: a uid per workspace key (issue 18). Needs root.
 wh_add_e2e(tenant SKIP77)
+# A job's environment is allow-listed: none of the node's secrets (issue 34).
+wh_add_e2e(job_env)
 
 # No shared filesystem: git snapshots into mount namespaces that hide the project.
 wh_add_e2e(snapshot SKIP77 TIMEOUT 600)
