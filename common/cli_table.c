@@ -296,6 +296,12 @@ const wh_cli_opt_t wh_cli_opts[] = {
     {WH_CLI_COORD, "runs", 0, "DIR",
      "Where every submitted job's run folder goes (default ./whittle-runs); a client's --out "
      "names at most a relative folder under it."},
+    {WH_CLI_COORD, "grant", 0, "KEY=ROOT",
+     "Client key KEY (its key file's base name in --clients) may name projects, references "
+     "and -p folders at ROOT or below it (repeatable; symlinks resolved). A job naming any "
+     "other path is refused with exit 2, naming the path and the key; a key without a grant "
+     "may only send snapshots (--snapshot git). Under --insecure every client may name any "
+     "path."},
     {WH_CLI_COORD, "max-client-jobs", 0, "N",
      "At most N jobs queued or running per client key (1 to 100000, default 32; under "
      "--insecure, for all clients together). A submit beyond it is refused, not journaled, "

@@ -18,6 +18,9 @@
 #   WHITTLE_CACHE_SECRET_FILE  the cluster secret that MACs every value in Redis
 #                        (default /run/secrets/cache_secret when it exists);
 #                        passed as --cache-secret-file, the file, never the secret
+#   WHITTLE_GRANTS       "KEY=ROOT ..." (space-separated): the folders each client
+#                        key may name as a project (--grant, one per entry); a key
+#                        without one may only send snapshots (--snapshot git)
 #   WHITTLE_INSECURE=1   no keys (whittle-coordinator refuses it off loopback)
 #   WHITTLE_METRICS  [HOST:]PORT for Prometheus /metrics and the /healthz,
 #                    /readyz probes (default 0.0.0.0:9100 in the image; set it
@@ -37,6 +40,9 @@ secret="${WHITTLE_SECRET_KEY:-/run/secrets/coordinator_key}"
 if [ "${WHITTLE_INSECURE:-0}" != 0 ]; then
     set -- --insecure "$@"
 elif [ -r "$secret" ]; then
+    for g in ${WHITTLE_GRANTS:-}; do
+        set -- --grant "$g" "$@"
+    done
     set -- --secret-key "$secret" --nodes "${WHITTLE_NODES_DIR:-/etc/whittle/nodes}" \
            --clients "${WHITTLE_CLIENTS_DIR:-/etc/whittle/clients}" "$@"
 fi

@@ -11,6 +11,8 @@ wh_add_e2e(node_runas submit_guard SKIP77)
 wh_add_e2e(tenant SKIP77)
 # A job's environment is allow-listed: none of the node's secrets (issue 34).
 wh_add_e2e(job_env)
+# A client key names only the folders the coordinator granted it (issue 34).
+wh_add_e2e(grant)
 
 # No shared filesystem: git snapshots into mount namespaces that hide the project.
 wh_add_e2e(snapshot SKIP77 TIMEOUT 600)

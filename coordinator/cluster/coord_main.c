@@ -28,6 +28,7 @@
 #include "cache.h"
 #include "wh_mac.h"
 #include "cli.h"
+#include "grants.h"
 #include "group.h"
 #include "job.h"
 #include "jobsnap.h"
@@ -82,6 +83,7 @@ typedef struct {
     uint64_t submitted, finished, failed, resumed;
     uint64_t refused;        /* submits over max_client_jobs */
     int max_client_jobs;     /* jobs queued or running per client key */
+    wh_grants_t *grants;     /* --grant: the folders each client key may name */
     /* for --metrics */
     wh_metrics_t *metrics;
     uint64_t t0, last_publish;
@@ -351,10 +353,13 @@ static void s_on_submit(s_self_t *self, const void *ident, size_t ilen, const ch
     if (!o)
         err = strdup("submitted job is not valid JSON");
     else if (wh_job_from_json(&job, o, &err) == 0 &&
-             wh_job_place_runs(&job, self->runs, &err) == 0 && !job.git_url &&
+             wh_job_place_runs(&job, self->runs, &err) == 0 &&
+             wh_grants_check(self->grants, key, &job, &err) == 0 && !job.git_url &&
              wh_job_validate(&job, &err) == 0)
         wh_job_guess_includes(&job); /* a snapshot: on the preparing thread */
     json_decref(o);
+    if (err)
+        wh_warn("submit from client key %s refused: %s", *key ? key : "(anonymous)", err);
     char id[WH_JOURNAL_ID_LEN + 1];
     wh_journal_new_id(id);
     s_job_t *j = NULL;
@@ -712,7 +717,9 @@ static void s_resume(s_self_t *self)
         json_t *o = json_loads(e->job, 0, &je);
         wh_job_t job;
         wh_job_init(&job);
+        /* The grants are checked again: they may have changed since. */
         if (!o || wh_job_from_json(&job, o, &err) ||
+            wh_grants_check(self->grants, owner ? owner : "", &job, &err) ||
             (!job.git_url && wh_job_validate(&job, &err))) {
             fprintf(stderr, "whittle-coordinator: cannot resume job %s: %s\n", id,
                     err ? err : "its JSON does not parse");
@@ -805,6 +812,8 @@ int main(int argc, char **argv)
     int insecure = 0;
     unsigned hb = 1000;
     long max_client_jobs = S_MAX_CLIENT_JOBS;
+    s_self_t self = {0};
+    char *err = NULL;
     wh_cli_t c;
     int rc;
     wh_cli_begin(&c, "whittle-coordinator", NULL, argc - 1, argv + 1);
@@ -837,6 +846,16 @@ int main(int argc, char **argv)
             metrics = v;
         else if (wh_cli_is(&c, "runs"))
             runs = v;
+        else if (wh_cli_is(&c, "grant")) {
+            if (!self.grants && !(self.grants = wh_grants_new()))
+                return 1;
+            if (wh_grants_add(self.grants, v, &err)) {
+                fprintf(stderr, "whittle-coordinator: error: %s\n", err ? err : "out of memory");
+                free(err);
+                wh_grants_destroy(&self.grants);
+                return 2;
+            }
+        }
         else if (wh_cli_is(&c, "max-client-jobs")) {
             if (wh_parse_long(v, 1, 100000, &max_client_jobs)) {
                 fprintf(stderr, "whittle-coordinator: error: --max-client-jobs wants a number of "
@@ -857,16 +876,25 @@ int main(int argc, char **argv)
             hb = (unsigned)n;
         }
     }
-    if (rc < 0)
+    if (rc < 0) {
+        wh_grants_destroy(&self.grants);
         return c.exit;
-    char *err = NULL;
+    }
+    if (self.grants && !clients) {
+        fprintf(stderr, "whittle-coordinator: error: --grant names client keys: it needs "
+                        "--clients DIR (under --insecure every client may name any path)\n");
+        wh_grants_destroy(&self.grants);
+        return 2;
+    }
     if ((nodes || clients) && !secret) {
         fprintf(stderr, "whittle-coordinator: error: --nodes/--clients need --secret-key FILE\n");
+        wh_grants_destroy(&self.grants);
         return 2;
     }
     if (wh_auth_endpoint_check(bind, secret != NULL, insecure, &err) != 0) {
         fprintf(stderr, "whittle-coordinator: error: %s\n", err);
         free(err);
+        wh_grants_destroy(&self.grants);
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -874,11 +902,11 @@ int main(int argc, char **argv)
     sa.sa_handler = s_on_signal;
     sigaction(SIGINT, &sa, NULL);
     sigaction(SIGTERM, &sa, NULL);
-    s_self_t self = {0};
     self.wake_fd = -1;
     self.max_client_jobs = (int)max_client_jobs;
     if (!*runs || !(self.runs = wh_abspath(runs))) {
         fprintf(stderr, "whittle-coordinator: error: --runs wants a folder, not '%s'\n", runs);
+        wh_grants_destroy(&self.grants);
         return 2;
     }
     int code = 2;
@@ -933,6 +961,7 @@ out:
     }
     free(self.done_dirs);
     free(self.done_owners);
+    wh_grants_destroy(&self.grants);
     wh_pool_destroy(&self.pool);
     wh_journal_close(&self.journal);
     wh_cache_close(&self.cache);

@@ -34,7 +34,7 @@ verdicts() { rcli --scan --pattern 'whittle:v1:verdict:*' | LC_ALL=C sort | whil
 
 port=$(free_port); EP="tcp://127.0.0.1:$port"
 WHITTLE_CACHE_DIR="$T/coord-fallback" "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache "$RURL" -v \
-    --secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients" > "$T/coord.log" 2>&1 &
+    --secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients" --grant cli="$T" > "$T/coord.log" 2>&1 &
 PIDS+=($!)
 wait_listening "$T/coord.log"
 for n in 1 2; do

@@ -68,7 +68,7 @@ port=$(free_port); EP="tcp://127.0.0.1:$port"
 # claiming peer and its CURVE handshake outlasted the 3 s of the default.
 HB=(--heartbeat 4000)
 "$COORD" --runs "$T" --bind "$EP" --cache memory: -v --secret-key "$K/coord.secret" --nodes "$K/nodes" \
-    --clients "$K/clients" "${HB[@]}" > "$T/coord.log" 2>&1 &
+    --clients "$K/clients" --grant cli="$T" "${HB[@]}" > "$T/coord.log" 2>&1 &
 PIDS+=($!)
 wait_listening "$T/coord.log"
 SK=(--server-key "$K/coord.public")

@@ -49,7 +49,7 @@ PORT=$(free_port); EP="tcp://127.0.0.1:$PORT"
 COORD_PID=
 start_coord() { # cache-spec log
     "$B/coordinator/whittle-coordinator" --bind "$EP" --cache "$1" --runs "$RUNS" -v --secret-key "$K/coord.secret" \
-        --nodes "$K/nodes" --clients "$K/clients" >> "$2" 2>&1 &
+        --nodes "$K/nodes" --clients "$K/clients" --grant cli="$T" --grant other="$T" >> "$2" 2>&1 &
     COORD_PID=$!
     PIDS+=($COORD_PID)
     _t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do "$WHITTLE" status --cluster "$EP" > /dev/null 2>&1 && return 0; sleep 0.1; done
@@ -220,7 +220,7 @@ gone_start() { # name coordinator-args...
     local ep="tcp://127.0.0.1:$(free_port)"
     echo "$ep" > "$T/$name.ep"
     "$B/coordinator/whittle-coordinator" --bind "$ep" --cache "dir:$T/$name.cache" --runs "$RUNS" "$@" \
-        --secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients" > "$T/$name.coord.log" 2>&1 &
+        --secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients" --grant cli="$T" --grant other="$T" > "$T/$name.coord.log" 2>&1 &
     echo $! > "$T/$name.coord.pid"
     _t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do "$WHITTLE" status --cluster "$ep" > /dev/null 2>&1 && break; sleep 0.1; done
     job "$name" > "$T/$name.json"

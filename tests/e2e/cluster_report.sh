@@ -16,7 +16,7 @@ K="$T/keys"; mkdir -p "$K/nodes" "$K/clients"
 for k in coord nodes/n1 nodes/n2 clients/cli; do "$WHITTLE" keygen --out "$K/$k" > /dev/null || fail "keygen $k"; done
 export WHITTLE_SECRET_KEY="$K/clients/cli.secret" WHITTLE_SERVER_KEY="$K/coord.public"
 "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache memory: \
-    --secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients" > "$T/coord.log" 2>&1 &
+    --secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients" --grant cli="$T" > "$T/coord.log" 2>&1 &
 PIDS+=($!)
 for n in 1 2; do
     "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/node$n" --id "n$n" \

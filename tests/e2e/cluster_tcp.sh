@@ -28,7 +28,7 @@ start_coord() { # cache-spec
     local port; port=$(free_port)
     EP="tcp://127.0.0.1:$port"
     "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache "$1" -v \
-        --secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients" > "$T/coord.$port.log" 2>&1 &
+        --secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients" --grant cli="$T" > "$T/coord.$port.log" 2>&1 &
     PIDS+=($!)
     wait_listening "$T/coord.$port.log"
 }

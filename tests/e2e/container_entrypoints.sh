@@ -51,6 +51,11 @@ check_eq "coordinator with keys" \
         WHITTLE_REDIS_PASSWORD_FILE="$T/redis.pw" WHITTLE_RUNS=/srv/p/runs WHITTLE_BIND=tcp://0.0.0.0:7800 \
         WHITTLE_METRICS=9200 WHITTLE_VERBOSE=1 -- --heartbeat 500)" \
     "whittle-coordinator -v --metrics 9200 --secret-key $T/coord.secret --nodes /k/n --clients /k/c --cache redis://redis:6379/0 --bind tcp://0.0.0.0:7800 --runs /srv/p/runs --heartbeat 500 pw=s3cret sk=$T/coord.secret pk=unset"
+# WHITTLE_GRANTS: one --grant per entry (issue 34)
+check_eq "coordinator with grants" \
+    "$(run coordinator WHITTLE_SECRET_KEY="$T/coord.secret" WHITTLE_METRICS= \
+        WHITTLE_GRANTS="alice=/projects/alice bob=/projects/bob" --)" \
+    "whittle-coordinator --secret-key $T/coord.secret --nodes /etc/whittle/nodes --clients /etc/whittle/clients --grant bob=/projects/bob --grant alice=/projects/alice --cache redis://redis:6379/0 --bind tcp://0.0.0.0:7700 --runs /projects/whittle-runs pw=unset sk=$T/coord.secret pk=unset"
 # empty WHITTLE_CACHE: the embedded cache; empty WHITTLE_METRICS: no endpoint
 check_eq "coordinator insecure, embedded cache, no metrics" \
     "$(run coordinator WHITTLE_CACHE= WHITTLE_METRICS= WHITTLE_INSECURE=1 -- -v)" \

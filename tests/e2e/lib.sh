@@ -89,6 +89,6 @@ curve_keys() {
     local k
     for k in coord clients/cli "${@/#/nodes/}"; do "$WHITTLE" keygen --out "$K/$k" > /dev/null || fail "keygen $k"; done
     export WHITTLE_SECRET_KEY="$K/clients/cli.secret" WHITTLE_SERVER_KEY="$K/coord.public"
-    coord_keys=(--secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients")
+    coord_keys=(--secret-key "$K/coord.secret" --nodes "$K/nodes" --clients "$K/clients" --grant cli="$T")
 }
 node_keys() { echo --secret-key "$K/nodes/$1.secret" --server-key "$K/coord.public"; }

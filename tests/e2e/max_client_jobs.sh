@@ -36,7 +36,7 @@ has_jobs() { [ "$(njobs "$1")" = "$2" ]; }
 
 EP="tcp://127.0.0.1:$(free_port)"
 "$COORD" --runs "$T/runs" --bind "$EP" --cache memory: --journal "$T/journal" --secret-key "$K/coord.secret" \
-    --nodes "$K/nodes" --clients "$K/clients" > "$T/coord.log" 2>&1 &
+    --nodes "$K/nodes" --clients "$K/clients" --grant alice="$T" --grant bob="$T" > "$T/coord.log" 2>&1 &
 PIDS+=($!)
 wait_for 10 as alice status --cluster "$EP" > /dev/null 2>&1 || fail "coordinator did not start: $(cat "$T/coord.log")"
 

@@ -39,7 +39,7 @@ job() { # out test [run]: another run command is another job, which the
 
 EP="tcp://127.0.0.1:$(free_port)"
 "$COORD" --runs "$T/runs" --bind "$EP" --cache memory: --secret-key "$K/coord.secret" --nodes "$K/nodes" \
-    --clients "$K/clients" > "$T/coord.log" 2>&1 &
+    --clients "$K/clients" --grant alice="$T" --grant bob="$T" > "$T/coord.log" 2>&1 &
 PIDS+=($!)
 wait_for 10 as alice status --cluster "$EP" > /dev/null 2>&1 || fail "coordinator did not start: $(cat "$T/coord.log")"
 "$NODE" --connect "$EP" --slots 1 --workdir "$T/node" --id n1 --secret-key "$K/nodes/n1.secret" > "$T/node.log" 2>&1 &
