@@ -59,6 +59,16 @@ const char *wh_runas_user(const wh_runas_t *r);
  * a negative errno. */
 int wh_runas_grant(const wh_runas_t *r, const char *path, int deep);
 
+/* Calls fn(arg) on a thread of its own whose file-system identity is r's
+ * user (fsuid, fsgid and supplementary groups, set with raw per-thread
+ * system calls, so no other thread of the node changes): every file it
+ * opens, reads or creates is checked and owned as that user's, never
+ * root's. The thread ends with fn, and its identity with it. Runs fn on
+ * the calling thread when r is NULL or keeps the node's user. Returns fn's
+ * result, or a negative errno when the thread or the identity could not be
+ * had (fn not called). */
+int wh_runas_as_user(const wh_runas_t *r, int (*fn)(void *arg), void *arg);
+
 /* One command to start: `/bin/sh -c cmd` in cwd, in a new session, stdin
  * /dev/null, stdout and stderr on logfd, every other descriptor closed,
  * signals at their defaults, environment env (the caller adds

@@ -206,6 +206,19 @@ static char *s_bear_broke(const char *log)
     return line;
 }
 
+/* wh_workspace_copy's arguments, for wh_runas_as_user. */
+typedef struct {
+    const char *project, *dir;
+    const char *const *exclude;
+    char *err;
+} s_copy_t;
+
+static int s_copy_main(void *arg)
+{
+    s_copy_t *c = arg;
+    return wh_workspace_copy(c->project, c->dir, c->exclude, &c->err);
+}
+
 /* Copies the project into dir and runs the setup there (seen at mount_at
  * when not NULL), under bear when with_bear and bear is there (wsflags.h).
  * Writes the setup's log beside dir. *bear_broke: bear's own failing
@@ -214,12 +227,20 @@ static int s_copy_setup_once(const wh_warm_req_t *r, const char *dir, const char
                              int with_bear, char **bear_broke, char **detail)
 {
     *bear_broke = NULL;
-    char *err = NULL;
-    int rc = wh_workspace_copy(r->project, dir, r->exclude, &err);
+    /* Read and copied as the job's user, never as root: a file of the
+     * project that user may not read (another tenant's 0600 file on a
+     * shared folder) fails the copy, named, instead of reaching the job
+     * (issue 34). */
+    s_copy_t cp = {r->project, dir, r->exclude, NULL};
+    int rc = wh_runas_as_user(r->runas, s_copy_main, &cp);
     if (rc) {
-        *detail = wh_strdup_printf("cannot copy project %s: %s", r->project,
-                                   err ? err : wh_strerror(rc));
-        free(err);
+        const char *who = wh_runas_user(r->runas);
+        *detail = who ? wh_strdup_printf("cannot copy project %s as %s (uid %u, the job's "
+                                         "user): %s", r->project, who,
+                                         wh_runas_uid(r->runas), cp.err ? cp.err : wh_strerror(rc))
+                      : wh_strdup_printf("cannot copy project %s: %s", r->project,
+                                         cp.err ? cp.err : wh_strerror(rc));
+        free(cp.err);
         return rc;
     }
     /* Setup, build and test write in the copy: it is the user's. */
