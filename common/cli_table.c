@@ -326,18 +326,22 @@ const wh_cli_opt_t wh_cli_opts[] = {
     {WH_CLI_NODE, "max-disk", 0, "SIZE",
      "Evicts the least recently used idle workspaces past SIZE (like 20G; K, M, G, T)."},
     {WH_CLI_NODE, "run-as", 0, "USER",
-     "Started as root, runs every job's setup, build and test as USER (default nobody), never "
-     "as root. Every workspace's commands get a TMPDIR and HOME of their own, emptied before "
-     "each run."},
+     "Started as root, runs every job's setup, build and test as USER, never as root, instead "
+     "of a uid per client key and workspace (--job-uids, the default): for a node that serves "
+     "one tenant. Every workspace's commands get a TMPDIR and HOME of their own, emptied "
+     "before each run, and an allow-listed environment (PATH, HOME, TMPDIR, LANG, LC_*, TERM, "
+     "TZ, USER, LOGNAME, SHELL; none of the node's variables)."},
     {WH_CLI_NODE, "sandbox", 0, "auto|bwrap|none",
      "bwrap confines each job command with bubblewrap: system folders read-only, a private "
      "/tmp, its workspace (other workspaces masked), loopback-only network; the node does not "
      "start where no sandbox starts. auto (the default): bwrap where a sandbox starts, else "
      "none with a warning naming why. none: no sandbox, no warning."},
     {WH_CLI_NODE, "job-uids", 0, "LO-HI",
-     "Started as root, runs each workspace key's commands (one project snapshot, setup and "
-     "test file) as a uid of its own from LO..HI, skipping uids with an account; its key "
-     "folder is that uid's alone, so one job's commands cannot read or change another's "
-     "workspace. Default: off (every job as --run-as)."},
+     "Started as root, runs each workspace key's commands (one client key's project "
+     "snapshot, setup and test file) as a uid of its own from LO..HI, skipping uids with an "
+     "account; its key folder is that uid's alone, so two client keys never share a uid and "
+     "one job's commands cannot read or change another's workspace; the project is read and "
+     "copied as that uid. Default for a node started as root: 60000-60999 (unless --run-as "
+     "is given)."},
     {0, NULL, 0, NULL, NULL},
 };

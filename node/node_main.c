@@ -92,8 +92,8 @@ static void s_say_confinement(const wh_node_t *n, const wh_node_opts_t *o)
 {
     const char *box = wh_node_sandboxed(n) ? " in a bwrap sandbox (loopback-only network)" : "";
     if (o->job_uid_hi)
-        fprintf(stderr, "whittle-node: job commands run as a uid of their workspace key's own "
-                "(%u-%u)%s\n", o->job_uid_lo, o->job_uid_hi, box);
+        fprintf(stderr, "whittle-node: job commands run as a uid of their own per client key "
+                "and workspace (%u-%u)%s\n", o->job_uid_lo, o->job_uid_hi, box);
     else if (o->run_as || *box)
         fprintf(stderr, "whittle-node: job commands run as %s%s\n",
                 o->run_as ? o->run_as : "this node's user", box);
@@ -174,6 +174,12 @@ int main(int argc, char **argv)
         char uid[32];
         snprintf(uid, sizeof uid, "%u", (unsigned)geteuid());
         return s_die("--job-uids needs a node started as root; this one runs as uid", uid);
+    }
+    /* Started as root without --run-as: a uid per client key and workspace
+     * (issue 34: two tenants never share one). */
+    if (!o.run_as && !o.job_uid_hi && geteuid() == 0) {
+        o.job_uid_lo = 60000;
+        o.job_uid_hi = 60999;
     }
     if (!o.run_as && geteuid() == 0)
         o.run_as = "nobody"; /* never a job's commands as root by default */

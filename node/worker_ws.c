@@ -20,9 +20,10 @@
 #include "scratch.h"
 #include "wh_common.h"
 
-/* The warm-workspace key: the project snapshot, the setup command and the
- * test file. Different tests of one file share it; candidates rewrite the
- * test file each time, so sharing is safe. */
+/* The warm-workspace key: the project snapshot, the setup command, the
+ * test file and the client key that owns the job. Different tests of one
+ * file share it; candidates rewrite the test file each time, so sharing is
+ * safe; two owners never share one (each key its own uid: wk_key_runas). */
 void wk_ws_key(const wh_job_spec_t *j, const char *project, char out[65])
 {
     wh_sha256_t *h = wh_sha256_new();
@@ -32,6 +33,8 @@ void wk_ws_key(const wh_job_spec_t *j, const char *project, char out[65])
     wh_sha256_field_str(h, project);
     wh_sha256_field_str(h, j->setup_cmd);
     wh_sha256_field_str(h, j->test_file);
+    if (j->tenant && *j->tenant) /* none: the key of before (kept workspaces stay warm) */
+        wh_sha256_field_str(h, j->tenant);
     wh_sha256_final_hex(&h, out);
 }
 

@@ -51,6 +51,7 @@ void wh_job_spec_clear(wh_job_spec_t *j)
     free(j->git_rev);
     free(j->git_subdir);
     free(j->git_reference);
+    free(j->tenant);
     free(j->git_patch);
     for (int i = 0; i < j->n_exclude && j->exclude; i++)
         free(j->exclude[i]);
@@ -112,6 +113,7 @@ int wh_job_spec_copy(wh_job_spec_t *dst, const wh_job_spec_t *src)
     t.git_rev = s_dup(src->git_rev, &bad);
     t.git_subdir = s_dup(src->git_subdir, &bad);
     t.git_reference = s_dup(src->git_reference, &bad);
+    t.tenant = s_dup(src->tenant, &bad);
     t.git_patch = NULL;
     t.git_patch_len = 0;
     if (src->git_patch) {
@@ -181,7 +183,7 @@ static int s_job_out(Whittle__JobSpec *o, const wh_job_spec_t *j)
         !s_str_ok(j->build_cmd) || !s_str_ok(j->run_cmd) || !s_str_ok(j->framework) ||
         !s_str_ok(j->failure_regex) || !s_str_ok(j->pass_regex) || !s_str_ok(j->reference) ||
         !s_str_ok(j->message_continuation) || !s_str_ok(j->test_fn) || !s_str_ok(j->git_url) || !s_str_ok(j->git_rev) ||
-        !s_str_ok(j->git_subdir) || !s_str_ok(j->git_reference) ||
+        !s_str_ok(j->git_subdir) || !s_str_ok(j->git_reference) || !s_str_ok(j->tenant) ||
         !s_str_ok(j->ctest_pass_regex) || !s_str_ok(j->ctest_fail_regex) ||
         j->git_patch_len > WH_WIRE_MAX_PATCH)
         return WH_ETOOBIG;
@@ -231,6 +233,7 @@ static int s_job_out(Whittle__JobSpec *o, const wh_job_spec_t *j)
     o->git_rev = S_W(j->git_rev);
     o->git_subdir = S_W(j->git_subdir);
     o->git_reference = S_W(j->git_reference);
+    o->tenant = S_W(j->tenant);
     if (j->git_patch) {
         o->has_git_patch = 1;
         o->git_patch.data = j->git_patch;
@@ -764,6 +767,7 @@ static void s_job_in(s_dec_t *d, wh_job_spec_t *j, const Whittle__JobSpec *o)
     j->git_rev = s_str_in(d, o->git_rev, "job.git_rev");
     j->git_subdir = s_str_in(d, o->git_subdir, "job.git_subdir");
     j->git_reference = s_str_in(d, o->git_reference, "job.git_reference");
+    j->tenant = s_str_in(d, o->tenant, "job.tenant");
     j->git_patch = s_bytes_in(d, o->has_git_patch, &o->git_patch, WH_WIRE_MAX_PATCH,
                               "job.git_patch", &j->git_patch_len);
     if (o->n_exclude > WH_WIRE_MAX_EXCLUDE) {

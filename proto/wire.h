@@ -77,6 +77,10 @@ typedef struct {
     char *git_url, *git_rev, *git_subdir, *git_reference;
     uint8_t *git_patch;
     size_t git_patch_len;
+    /* The client key that owns the job (its name), set by the coordinator;
+     * NULL or "": the one anonymous owner of --insecure. A node gives each
+     * owner's workspaces uids of their own (worker_ws.c). */
+    char *tenant;
 } wh_job_spec_t;
 
 typedef struct {

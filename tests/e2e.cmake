@@ -15,6 +15,8 @@ wh_add_e2e(job_env)
 wh_add_e2e(grant)
 # A node copies a project as the job's user, never as root (issue 34). Needs root.
 wh_add_e2e(tenant_copy SKIP77)
+# Each client key's jobs under uids of their own, by default (issue 34). Needs root.
+wh_add_e2e(tenant_uid SKIP77)
 
 # No shared filesystem: git snapshots into mount namespaces that hide the project.
 wh_add_e2e(snapshot SKIP77 TIMEOUT 600)

@@ -274,6 +274,11 @@ static s_job_t *s_job_start(s_self_t *self, const char *id, const char *owner, w
     j->resumed = resumed;
     j->job = *job;
     wh_job_init(job);
+    /* The owner's key name goes to the nodes (JobSpec.tenant): each
+     * owner's workspaces get uids of their own there. */
+    const char *colon = strchr(owner, ':');
+    free(j->job.tenant);
+    j->job.tenant = *owner ? strdup(colon ? colon + 1 : owner) : NULL;
     j->last_progress = wh_now_ms();
     j->wake_fd = self->wake_fd;
     if (!j->owner || pthread_create(&j->th, NULL, s_prepare_main, j) != 0) {
@@ -803,6 +808,27 @@ static wh_journal_t *s_journal_open(const char *opt, const char *cache_spec, cha
     return j;
 }
 
+/* --grant v (added to self->grants), or with v NULL the check after every
+ * option: grants name client keys, so they need --clients. 0, or 2 after
+ * one error line (grants freed). */
+static int s_grant_opt(s_self_t *self, const char *v, const char *clients)
+{
+    char *err = NULL;
+    if (!v && self->grants && !clients)
+        err = strdup("--grant names client keys: it needs --clients DIR (under --insecure "
+                     "every client may name any path)");
+    else if (v && !self->grants && !(self->grants = wh_grants_new()))
+        err = strdup("out of memory");
+    else if (v && wh_grants_add(self->grants, v, &err) && !err)
+        err = strdup("out of memory");
+    if (!err)
+        return 0;
+    fprintf(stderr, "whittle-coordinator: error: %s\n", err);
+    free(err);
+    wh_grants_destroy(&self->grants);
+    return 2;
+}
+
 int main(int argc, char **argv)
 {
     const char *bind = "tcp://0.0.0.0:7700", *cache_spec = NULL, *journal = NULL;
@@ -846,16 +872,8 @@ int main(int argc, char **argv)
             metrics = v;
         else if (wh_cli_is(&c, "runs"))
             runs = v;
-        else if (wh_cli_is(&c, "grant")) {
-            if (!self.grants && !(self.grants = wh_grants_new()))
-                return 1;
-            if (wh_grants_add(self.grants, v, &err)) {
-                fprintf(stderr, "whittle-coordinator: error: %s\n", err ? err : "out of memory");
-                free(err);
-                wh_grants_destroy(&self.grants);
-                return 2;
-            }
-        }
+        else if (wh_cli_is(&c, "grant") && s_grant_opt(&self, v, NULL))
+            return 2;
         else if (wh_cli_is(&c, "max-client-jobs")) {
             if (wh_parse_long(v, 1, 100000, &max_client_jobs)) {
                 fprintf(stderr, "whittle-coordinator: error: --max-client-jobs wants a number of "
@@ -876,25 +894,17 @@ int main(int argc, char **argv)
             hb = (unsigned)n;
         }
     }
-    if (rc < 0) {
+    if (rc < 0 || s_grant_opt(&self, NULL, clients)) {
         wh_grants_destroy(&self.grants);
-        return c.exit;
-    }
-    if (self.grants && !clients) {
-        fprintf(stderr, "whittle-coordinator: error: --grant names client keys: it needs "
-                        "--clients DIR (under --insecure every client may name any path)\n");
-        wh_grants_destroy(&self.grants);
-        return 2;
+        return rc < 0 ? c.exit : 2;
     }
     if ((nodes || clients) && !secret) {
         fprintf(stderr, "whittle-coordinator: error: --nodes/--clients need --secret-key FILE\n");
-        wh_grants_destroy(&self.grants);
         return 2;
     }
     if (wh_auth_endpoint_check(bind, secret != NULL, insecure, &err) != 0) {
         fprintf(stderr, "whittle-coordinator: error: %s\n", err);
         free(err);
-        wh_grants_destroy(&self.grants);
         return 2;
     }
     signal(SIGPIPE, SIG_IGN);
@@ -906,7 +916,6 @@ int main(int argc, char **argv)
     self.max_client_jobs = (int)max_client_jobs;
     if (!*runs || !(self.runs = wh_abspath(runs))) {
         fprintf(stderr, "whittle-coordinator: error: --runs wants a folder, not '%s'\n", runs);
-        wh_grants_destroy(&self.grants);
         return 2;
     }
     int code = 2;

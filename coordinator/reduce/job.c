@@ -59,6 +59,7 @@ void wh_job_clear(wh_job_t *j)
     free(j->reference);
     free(j->ref_picked);
     free(j->ref_why);
+    free(j->tenant);
     for (int i = 0; i < j->nargs; i++)
         free(j->args[i]);
     free(j->args);
@@ -76,7 +77,7 @@ int wh_job_copy(wh_job_t *d, const wh_job_t *src)
                            &d->framework, &d->out, &d->cache, &d->compdb, &d->failure_regex,
                            &d->pass_regex, &d->reference, &d->message_continuation,
                            &d->ref_picked, &d->ref_why, &d->ctest_pass_regex,
-                           &d->ctest_fail_regex};
+                           &d->ctest_fail_regex, &d->tenant};
     int bad = 0;
     for (size_t i = 0; i < sizeof strs / sizeof strs[0]; i++) {
         if (*strs[i]) {

@@ -82,6 +82,10 @@ typedef struct {
     char *git_url, *git_rev, *git_subdir, *git_reference;
     uint8_t *git_patch;
     size_t git_patch_len;
+    /* The client key that owns the job (its name), set by the coordinator
+     * from the connection (never read from a client's JSON, not
+     * serialized, not in the identity); NULL: none (--insecure, local). */
+    char *tenant;
 } wh_job_t;
 
 void wh_job_init(wh_job_t *j);

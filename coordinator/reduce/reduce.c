@@ -271,6 +271,7 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     spec.git_rev = r->job.git_rev;
     spec.git_subdir = r->job.git_subdir;
     spec.git_reference = r->job.git_reference;
+    spec.tenant = r->job.tenant;
     spec.git_patch = r->job.git_patch;
     spec.git_patch_len = r->job.git_patch_len;
     spec.keep_fault = r->job.keep_fault;

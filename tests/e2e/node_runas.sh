@@ -40,10 +40,11 @@ port=$(free_port); EP="tcp://127.0.0.1:$port"
 PIDS+=($!)
 wait_listening "$T/coord.log"
 
-# 1. As nobody (root's default), no sandbox (--sandbox none: no warning;
+# 1. As nobody (--run-as; root's default is a uid per client key and
+# workspace: tenant.sh), no sandbox (--sandbox none: no warning;
 # the default sandbox is tenant.sh's).
 W="$T/wd-plain"
-start_node "$W" "$T/plain.log" --sandbox none
+start_node "$W" "$T/plain.log" --sandbox none --run-as nobody
 wait_slots 1
 grep -q "^whittle-node: job commands run as nobody$" "$T/plain.log" && pass "the node says it runs commands as nobody" \
     || fail "node log: $(cat "$T/plain.log")"
@@ -70,7 +71,7 @@ port=$(free_port); EP="tcp://127.0.0.1:$port"
 PIDS+=($!)
 wait_listening "$T/coord2.log"
 W="$T/wd-boxed"
-start_node "$W" "$T/boxed.log" --sandbox bwrap
+start_node "$W" "$T/boxed.log" --sandbox bwrap --run-as nobody
 # Where no user namespace can be made for nobody (inside a chroot, as in
 # .ci/fresh, or a kernel that forbids unprivileged ones) the node refuses at
 # start with its reason: the sandbox checks are skipped, said so, not failed.
@@ -134,6 +135,6 @@ env PATH=/nonexistent "$NODE" --connect tcp://127.0.0.1:1 --insecure --workdir "
 PIDS+=($!)
 _t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 30 ] && ! grep -qs "^whittle-node: warning" "$T/auto.log"; do sleep 0.1; done
 check_eq "default without bwrap: the warning" "$(grep -c . "$T/auto.log") $(grep warning "$T/auto.log")" \
-    "3 whittle-node: warning: no sandbox: bwrap is not on PATH (Debian: apt-get install bubblewrap); one job's commands can read and change another job's workspaces on this node; --sandbox none silences this"
+    "3 whittle-node: warning: no sandbox: bwrap is not on PATH (Debian: apt-get install bubblewrap); job commands see this host's files and network (their uids keep other jobs' workspaces out); --sandbox none silences this"
 stop_all
 finish
