@@ -193,6 +193,7 @@ int main(int argc, char **argv)
         return 2;
     }
     o.keys = have ? &keys : NULL;
+    o.secret_key = have ? (secret ? secret : getenv("WHITTLE_SECRET_KEY")) : NULL;
 #ifdef WH_NODE_TEST
     /* TEST ONLY, and only in whittle-node-test (built with WH_NODE_TEST):
      * a node that lies (tests/e2e/liar.sh): every candidate would be

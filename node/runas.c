@@ -42,8 +42,11 @@
 #define S_MAX_DEPTH 256
 /* bwrap's own arguments, without the masks of the key folder's other
  * entries (3 words each, at most S_MAX_MASKS of them). */
-#define S_MAX_ARGS 64
+#define S_MAX_ARGS 72
 #define S_MAX_MASKS 64
+/* Folders or files of the node's own secrets (its CURVE key) hidden in the
+ * sandbox: the given path's and its real path's. */
+#define S_MAX_HIDE 2
 
 struct wh_runas {
     char *user;          /* NULL: the node's own */
@@ -55,6 +58,9 @@ struct wh_runas {
     char *home;
     char *bwrap;         /* absolute path of bwrap, or NULL (no sandbox) */
     char *ws;            /* workdir/ws/: key folders under it get their siblings masked */
+    char *hide[S_MAX_HIDE]; /* under a system folder the sandbox shows: masked there */
+    int hide_dir[S_MAX_HIDE]; /* 1: a folder (an empty tmpfs over it); 0: a file (/dev/null) */
+    int nhide;
     char *env_home, *env_user, *env_logname;
     const char *env[4];
 };
@@ -142,10 +148,20 @@ static int s_probe(const wh_runas_t *r, const char *workdir, char **err)
     pid_t pid = -1;
     int rc = wh_runas_spawn(r, &c, &pid);
     close(p[1]);
+    /* bwrap writes "bwrap: " and its reason apart: read to the end */
     char out[512];
-    ssize_t n = rc ? 0 : read(p[0], out, sizeof out - 1);
+    size_t n = 0;
+    for (ssize_t k = 1; !rc && k != 0 && n < sizeof out - 1;) {
+        k = read(p[0], out + n, sizeof out - 1 - n);
+        if (k > 0)
+            n += (size_t)k;
+        else if (k < 0 && errno != EINTR)
+            break;
+    }
     close(p[0]);
-    out[n > 0 ? n : 0] = '\0';
+    while (n > 0 && (out[n - 1] == '\n' || out[n - 1] == ' '))
+        n--;
+    out[n] = '\0';
     for (char *nl = strchr(out, '\n'); nl; nl = strchr(nl, '\n'))
         *nl = ' ';
     int st = 0;
@@ -164,7 +180,65 @@ static int s_probe(const wh_runas_t *r, const char *workdir, char **err)
     return rc ? rc : *err ? WH_EINVAL : 0;
 }
 
-wh_runas_t *wh_runas_new(const char *user, wh_sandbox_t sb, const char *workdir, char **err)
+static const char *const s_sys[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
+                                    "/libx32", "/etc", "/opt", NULL};
+
+/* The system folder (one of s_sys) path lies in, or NULL. */
+static const char *s_sys_of(const char *path)
+{
+    for (const char *const *d = s_sys; *d; d++) {
+        size_t l = strlen(*d);
+        if (!strncmp(path, *d, l) && path[l] == '/')
+            return *d;
+    }
+    return NULL;
+}
+
+/* What of secret the sandbox must not show: nothing when it is in no
+ * system folder (the sandbox does not bind it), else its folder (a
+ * Kubernetes Secret volume's files are links into a hidden folder beside
+ * them), or the file itself when its folder is the system folder. Both the
+ * path as given and its real path. */
+static int s_hide(wh_runas_t *r, const char *secret)
+{
+    /* as given: its folder's real path and its own name (a link stays) */
+    const char *slash = strrchr(secret, '/');
+    char *folder = slash ? strndup(secret, (size_t)(slash - secret) + 1) : strdup(".");
+    char *rfolder = folder ? realpath(folder, NULL) : NULL;
+    char *paths[2] = {rfolder ? wh_path_join(rfolder, slash ? slash + 1 : secret) : NULL,
+                      realpath(secret, NULL)};
+    free(folder);
+    free(rfolder);
+    int rc = 0;
+    for (int i = 0; i < 2 && !rc; i++) {
+        const char *p = paths[i], *sys = p ? s_sys_of(p) : NULL;
+        if (!sys)
+            continue;
+        const char *sl = strrchr(p, '/');
+        int dir = (size_t)(sl - p) > strlen(sys);
+        char *h = dir ? strndup(p, (size_t)(sl - p)) : strdup(p);
+        int dup = 0;
+        for (int k = 0; h && k < r->nhide && !dup; k++) {
+            size_t l = strlen(r->hide[k]);
+            dup = r->hide_dir[k] ? !strncmp(h, r->hide[k], l) && (h[l] == '/' || !h[l])
+                                 : !strcmp(h, r->hide[k]);
+        }
+        if (!h)
+            rc = WH_ENOMEM;
+        else if (dup)
+            free(h);
+        else {
+            r->hide_dir[r->nhide] = dir;
+            r->hide[r->nhide++] = h;
+        }
+    }
+    free(paths[0]);
+    free(paths[1]);
+    return rc;
+}
+
+wh_runas_t *wh_runas_new(const char *user, wh_sandbox_t sb, const char *workdir,
+                         const char *secret, char **err)
 {
     *err = NULL;
     wh_runas_t *r = calloc(1, sizeof *r);
@@ -175,6 +249,8 @@ wh_runas_t *wh_runas_new(const char *user, wh_sandbox_t sb, const char *workdir,
         rc = s_home(r, workdir, err);
     if (!rc && !(r->ws = wh_strdup_printf("%s/ws/", workdir)))
         rc = WH_ENOMEM;
+    if (!rc && sb == WH_SANDBOX_BWRAP && secret && *secret)
+        rc = s_hide(r, secret);
     if (!rc && sb == WH_SANDBOX_BWRAP && !(r->bwrap = s_which("bwrap"))) {
         *err = strdup("--sandbox bwrap: bwrap is not on PATH (Debian: apt-get install bubblewrap)");
         rc = WH_EINVAL;
@@ -214,6 +290,12 @@ wh_runas_t *wh_runas_for_uid(const wh_runas_t *base, unsigned uid, const char *w
         rc = WH_ENOMEM;
     if (!rc && base && base->bwrap && !(r->bwrap = strdup(base->bwrap)))
         rc = WH_ENOMEM;
+    for (int i = 0; !rc && base && i < base->nhide; i++) {
+        if (!(r->hide[i] = strdup(base->hide[i])))
+            rc = WH_ENOMEM;
+        r->hide_dir[i] = base->hide_dir[i];
+        r->nhide = i + 1;
+    }
     if (rc) {
         if (!*err)
             *err = wh_strdup_printf("--job-uids: uid %u: %s", uid, wh_strerror(rc));
@@ -236,6 +318,8 @@ void wh_runas_destroy(wh_runas_t **rp)
     free(r->home);
     free(r->bwrap);
     free(r->ws);
+    for (int i = 0; i < r->nhide; i++)
+        free(r->hide[i]);
     free(r->env_home);
     free(r->env_user);
     free(r->env_logname);
@@ -380,16 +464,20 @@ static int s_masks(const char *keydir, const char *base, char **masks, int *dirs
 static int s_bwrap_argv(const wh_runas_t *r, const wh_runas_cmd_t *c, const char *keydir,
                         char *const *masks, const int *dirs, int nmasks, const char **v)
 {
-    static const char *const sys[] = {"/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64",
-                                      "/libx32", "/etc", "/opt", NULL};
     int n = 0;
     v[n++] = r->bwrap;
     v[n++] = "--unshare-all";  /* its own network: loopback only */
     v[n++] = "--die-with-parent";
-    for (const char *const *s = sys; *s; s++) {
+    for (const char *const *s = s_sys; *s; s++) {
         v[n++] = "--ro-bind-try";
         v[n++] = *s;
         v[n++] = *s;
+    }
+    for (int i = 0; i < r->nhide; i++) { /* the node's key: not the job's */
+        v[n++] = r->hide_dir[i] ? "--tmpfs" : "--ro-bind";
+        if (!r->hide_dir[i])
+            v[n++] = "/dev/null";
+        v[n++] = r->hide[i];
     }
     v[n++] = "--proc"; v[n++] = "/proc";
     v[n++] = "--dev"; v[n++] = "/dev";

@@ -9,7 +9,8 @@
  * workspace and the files beside it in its key folder (the report and
  * sanitizer logs the node reads; the key folder's other folders, other
  * slots' workspaces and the golden copy, are masked; other keys' folders
- * are not there at all) and a network with nothing but loopback.
+ * are not there at all; nor is the node's secret key) and a network with
+ * nothing but loopback.
  * whittle-node's default, --sandbox auto, is bwrap wherever it starts.
  *
  * The coordinator, the embedded default and a node started without root
@@ -34,15 +35,22 @@ typedef struct wh_runas wh_runas_t;
 
 /* user: the account to run as (NULL: the node's own); sb: the sandbox;
  * workdir: the node's workdir (exists), where the user's HOME is made
- * (workdir/home-USER, mode 0700, owned by the user). Checks that the user
- * can enter workdir and, with bwrap, that a sandbox starts. Returns NULL
- * with *err (one line) on failure. */
-wh_runas_t *wh_runas_new(const char *user, wh_sandbox_t sb, const char *workdir, char **err);
+ * (workdir/home-USER, mode 0700, owned by the user); secret: the node's
+ * secret key file, or NULL. Checks that the user can enter workdir and,
+ * with bwrap, that a sandbox starts. With bwrap, a secret inside a system
+ * folder the sandbox shows (a Kubernetes Secret mounted under /etc) is not
+ * there: its folder is an empty tmpfs in the sandbox (the file is
+ * /dev/null when it lies right in the system folder), so a job running as
+ * the node's own uid cannot read the node's key. Returns NULL with *err
+ * (one line) on failure. */
+wh_runas_t *wh_runas_new(const char *user, wh_sandbox_t sb, const char *workdir,
+                         const char *secret, char **err);
 void wh_runas_destroy(wh_runas_t **r);
 
 /* The user of one workspace key (whittle-node --job-uids): uid and gid
  * uid, no supplementary group, no passwd entry needed, HOME
- * workdir/home-whittle-UID (mode 0700, its own), base's sandbox. Needs a
+ * workdir/home-whittle-UID (mode 0700, its own), base's sandbox (and what
+ * it hides). Needs a
  * node running as root. NULL with *err (one line) on failure. */
 wh_runas_t *wh_runas_for_uid(const wh_runas_t *base, unsigned uid, const char *workdir,
                              char **err);

@@ -909,7 +909,7 @@ static int s_start_runas(wh_node_t *n, const wh_node_opts_t *o, char **err)
     wh_sandbox_t sb = (wh_sandbox_t)o->sandbox;
     if (sb == WH_SANDBOX_AUTO) {
         char *why = NULL;
-        if ((n->runas = wh_runas_new(o->run_as, WH_SANDBOX_BWRAP, n->workdir, &why)))
+        if ((n->runas = wh_runas_new(o->run_as, WH_SANDBOX_BWRAP, n->workdir, o->secret_key, &why)))
             return 0;
         /* "--sandbox bwrap: <reason>": the reason is what auto says */
         const char *r = why && !strncmp(why, "--sandbox bwrap: ", 17) ? why + 17 : why;
@@ -921,7 +921,7 @@ static int s_start_runas(wh_node_t *n, const wh_node_opts_t *o, char **err)
         }
         sb = WH_SANDBOX_NONE;
     }
-    if ((o->run_as || sb) && !(n->runas = wh_runas_new(o->run_as, sb, n->workdir, err)))
+    if ((o->run_as || sb) && !(n->runas = wh_runas_new(o->run_as, sb, n->workdir, o->secret_key, err)))
         return -1;
     return 0;
 }

@@ -41,6 +41,8 @@ typedef struct {
                                  node starts where no sandbox starts); WH_SANDBOX_AUTO:
                                  bwrap where a sandbox starts, else none, said by
                                  wh_node_sandbox_note */
+    const char *secret_key;   /* the node's CURVE secret key file, or NULL: a sandbox
+                                 never shows it (wh_runas_new) */
     unsigned job_uid_lo, job_uid_hi; /* both 0: off; else every workspace key's commands run
                                         as a uid of its own from lo..hi (needs root), and its
                                         key folder is that uid's alone (mode 0700) */
