@@ -9,6 +9,8 @@
 #   WHITTLE_MAX_DISK  cap on the workspaces' disk, e.g. 50G (default: no cap)
 #   WHITTLE_WORKDIR   workspaces folder             (default /var/lib/whittle, a volume)
 #   WHITTLE_NODE_ID   node name in run logs         (default: whittle-node's own)
+#   WHITTLE_SANDBOX   auto, bwrap or none           (default: whittle-node's, auto);
+#                     bwrap: the node refuses to start where no sandbox starts
 #   WHITTLE_SECRET_KEY  this node's CURVE secret key file
 #                       (default /run/secrets/node_key when it exists)
 #   WHITTLE_SERVER_KEY  the coordinator's public key file
@@ -27,6 +29,7 @@ set -- --connect "${WHITTLE_CONNECT:-tcp://coordinator:7700}" --slots "$slots" \
        --workdir "$workdir" "$@"
 [ -z "${WHITTLE_MAX_DISK:-}" ] || set -- --max-disk "$WHITTLE_MAX_DISK" "$@"
 [ -z "${WHITTLE_NODE_ID:-}" ] || set -- --id "$WHITTLE_NODE_ID" "$@"
+[ -z "${WHITTLE_SANDBOX:-}" ] || set -- --sandbox "$WHITTLE_SANDBOX" "$@"
 if [ "${WHITTLE_INSECURE:-0}" != 0 ]; then
     set -- --insecure "$@"
 else

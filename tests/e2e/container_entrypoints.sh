@@ -70,8 +70,8 @@ check_eq "node defaults" "$(run node WHITTLE_WORKDIR="$T/work" --)" \
     "whittle-node --connect tcp://coordinator:7700 --slots 4 --workdir $T/work pw=unset sk=unset pk=/etc/whittle/coordinator.public"
 check_eq "node settings" \
     "$(run node WHITTLE_WORKDIR="$T/work/new" WHITTLE_SLOTS=auto WHITTLE_MAX_DISK=50G WHITTLE_NODE_ID=n1 \
-        WHITTLE_SECRET_KEY=/k/node.secret WHITTLE_SERVER_KEY=/k/c.public WHITTLE_VERBOSE=1 -- --heartbeat 500)" \
-    "whittle-node -v --id n1 --max-disk 50G --connect tcp://coordinator:7700 --slots $(nproc) --workdir $T/work/new --heartbeat 500 pw=unset sk=/k/node.secret pk=/k/c.public"
+        WHITTLE_SANDBOX=bwrap WHITTLE_SECRET_KEY=/k/node.secret WHITTLE_SERVER_KEY=/k/c.public WHITTLE_VERBOSE=1 -- --heartbeat 500)" \
+    "whittle-node -v --sandbox bwrap --id n1 --max-disk 50G --connect tcp://coordinator:7700 --slots $(nproc) --workdir $T/work/new --heartbeat 500 pw=unset sk=/k/node.secret pk=/k/c.public"
 check_eq "node creates its workdir" "$(test -d "$T/work/new" && echo yes)" yes
 check_eq "node insecure" "$(run node WHITTLE_WORKDIR="$T/work" WHITTLE_INSECURE=1 --)" \
     "whittle-node --insecure --connect tcp://coordinator:7700 --slots 4 --workdir $T/work pw=unset sk=unset pk=unset"

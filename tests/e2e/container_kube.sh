@@ -46,11 +46,30 @@ command -v podman >/dev/null || skip "podman is not installed (apt-get install p
 command -v runc >/dev/null || skip "runc is not installed (apt-get install runc)"
 python3 -c 'import yaml' 2>/dev/null || skip "python3-yaml is not installed"
 
-cat > "$T/containers.conf" <<'CONF'
+# procMount: Unmasked, which podman 4.3's kube play ignores, is done as the
+# Kubernetes runtimes do it (no masked or read-only paths in the container's
+# OCI config) by a precreate hook of the test's own, for the pods the
+# patched copy annotates (see the patching below).
+mkdir -p "$T/hooks"
+cat > "$T/hooks/unmask.py" <<'PY'
+#!/usr/bin/python3
+# precreate hook: the OCI config on stdin, the config to use on stdout
+import json, sys
+c = json.load(sys.stdin)
+c.setdefault("linux", {})["maskedPaths"] = []
+c["linux"]["readonlyPaths"] = []
+json.dump(c, sys.stdout)
+PY
+chmod 755 "$T/hooks/unmask.py"
+printf '%s\n' '{"version": "1.0.0", "hook": {"path": "'"$T/hooks/unmask.py"'"},' \
+    ' "when": {"annotations": {"^io\\.whittle\\.test\\.procmount$": "^Unmasked$"}},' \
+    ' "stages": ["precreate"]}' > "$T/hooks/unmask.json"
+cat > "$T/containers.conf" <<CONF
 [containers]
 default_ulimits = ["nofile=20000:20000", "nproc=4096:4096"]
 [engine]
 runtime = "runc"
+hooks_dir = ["$T/hooks"]
 CONF
 export CONTAINERS_CONF="$T/containers.conf"
 
@@ -192,6 +211,19 @@ for d in docs:
                     {"name": t["metadata"]["name"], "persistentVolumeClaim": {"claimName": claim}})
             spec.pop("serviceName", None)
             d["kind"] = "Deployment"
+        # hostUsers: false is --userns=auto in podman 4.3, which needs
+        # subordinate ids of the user "containers" in /etc/subuid (not here;
+        # /etc stays untouched): the pods run in the host's user namespace.
+        pod.pop("hostUsers", None)
+        # procMount: Unmasked -> the annotation the precreate hook acts on
+        # (a pod's annotations reach all its containers: all must ask). Podman
+        # 4.3 gives a Deployment's pods the Deployment's own annotations, not
+        # its template's.
+        unmasked = [c.get("securityContext", {}).get("procMount") == "Unmasked"
+                    for c in pod["containers"]]
+        if any(unmasked):
+            assert all(unmasked), "%s: procMount Unmasked on some containers only" % name
+            d["metadata"].setdefault("annotations", {})["io.whittle.test.procmount"] = "Unmasked"
         d["metadata"]["name"] = P + "-" + name
         for c in pod["containers"]:
             c["image"] = images.get(c["image"], c["image"])
@@ -293,12 +325,12 @@ want_body='static void test_added_item_is_in_cart(void **state)
         assert_string_equal("apple", cart_item(cart, i)->name);
     }
 }'
-reduce() { # out
+reduce() { # out [project]
     timeout 600 podman run --rm --name "$P-client" --network "$NET" \
         -v "$P-projects:/projects:ro" -v "$T/client:/etc/whittle/client:ro" \
         -e WHITTLE_SECRET_KEY=/etc/whittle/client/me.secret \
         -e WHITTLE_SERVER_KEY=/etc/whittle/client/coordinator.public \
-        "$COORD_IMG" whittle reduce --cluster "$EP" --config /projects/cart/whittle.json --out "$1"
+        "$COORD_IMG" whittle reduce --cluster "$EP" --config "/projects/${2:-cart}/whittle.json" --out "$1"
 }
 t1=$(date +%s.%N)
 reduce cart > "$T/reduce.out" 2>&1; rc=$?
@@ -339,6 +371,94 @@ R2=$(run_dir "$PROJ/whittle-runs/cart-again" 2>/dev/null)
 check_eq "rerun reduced test" "$(awk '/^static void test_added_item_is_in_cart/,/^}/' "$R2/reduced.c" 2>/dev/null)" "$want_body"
 check_eq "rerun evaluated" "$(json "$R2/summary.json" .evaluated 2>/dev/null)" 0
 printf 'time: rerun from Redis %.1f s (client wall)\n' "$(echo "$t4 - $t3" | bc)" >&2
+
+# --- a hostile job (issue 34) --------------------------------------------------
+# Another tenant's project, whose setup and --run read the node's secret key
+# (where node.yaml mounts it, also through /proc/N/root) into their output and
+# into a log in their own workspace (which a later job of that tenant could
+# send anywhere), and write into every other job's workspaces on the node.
+# Each node pod confines jobs (node.yaml: the bwrap sandbox): the key is in no
+# file of the nodes' workdirs or /tmp, no run folder and no client output; the
+# cart job's workspaces are unchanged, byte for byte; and the script did run
+# (its log is in its workspace).
+for n in 0 1; do
+    conf=$(podman logs "$P-node-pod-$n-node" 2>&1 | grep "^whittle-node: \(job commands\|warning\)")
+    check_eq "node-pod-$n: confinement" "$conf" \
+        "whittle-node: job commands run as this node's user in a bwrap sandbox (loopback-only network)"
+done
+KEYDIR=$(python3 - "$C/k8s/node.yaml" <<'PY'
+import os, sys, yaml
+d = next(d for d in yaml.safe_load_all(open(sys.argv[1])) if d and d["kind"] == "Deployment")
+env = {e["name"]: e.get("value") for e in d["spec"]["template"]["spec"]["containers"][0]["env"]}
+print(os.path.dirname(env["WHITTLE_SECRET_KEY"]))
+PY
+)
+node_secret=$(sed -n 's/^ *secret-key = "\(.*\)"$/\1/p' "$T/keys/node.secret")
+[ -n "$node_secret" ] || { fail "no secret-key line in the node's key file"; finish; }
+(cd "$FIX" && tar --exclude='build*' -cf - cart) | tar -C "$T" -xf - && mv "$T/cart" "$PROJ/evil"
+cat > "$PROJ/evil/evil.sh" <<EVIL
+#!/bin/sh
+# A hostile tenant's step: the node's key into this output, marks in the
+# workspaces of every other job on the node.
+exec >> evil.log 2>&1     # in its own workspace
+echo "evil \$1: ran as uid \$(id -u) in \$(pwd)"
+for f in $KEYDIR/* $KEYDIR/..data/* /proc/[0-9]*/root$KEYDIR/*; do
+    [ -f "\$f" ] && echo "evil \$1: read \$f:" && cat "\$f"
+done 2>/dev/null
+own=\$(dirname "\$(pwd -P)")   # this job's own key folder: left alone
+for d in /var/lib/whittle/ws/*/*/ /var/lib/whittle/ws/*/*/tests/; do
+    case \$d in "\$own"/*) continue ;; esac
+    echo evil > "\$d/PLANTED" 2>/dev/null && echo "evil \$1: wrote into \$d"
+    [ -f "\$d/test_cart.c" ] && echo '#error planted' >> "\$d/test_cart.c" 2>/dev/null \
+        && echo "evil \$1: changed \$d/test_cart.c"
+done
+exit 0
+EVIL
+cat > "$PROJ/evil/whittle.json" <<'JSON'
+{
+  "project": ".",
+  "file": "tests/test_cart.c",
+  "test": "test_added_item_is_in_cart",
+  "setup": "sh ./evil.sh setup; cmake -S . -B build -G Ninja >/dev/null && cmake --build build",
+  "build": "cmake --build build",
+  "run": "sh ./evil.sh run; build/test_cart"
+}
+JSON
+chown -R 10001:10001 "$PROJ/evil"
+# Every file of the workspaces there are now (the cart job's), per node pod.
+ws_sums() { # pod-index
+    podman exec "$P-node-pod-$1-node" sh -c \
+        'cd /var/lib/whittle/ws && find . -type f -print0 | sort -z | xargs -0 md5sum' 2>&1
+}
+for n in 0 1; do ws_sums $n > "$T/ws-before-$n"; done
+check_eq "cart workspaces hold files" "$(cat "$T/ws-before-0" "$T/ws-before-1" | grep -c 'test_cart[.]c$' | sed 's/^[1-9][0-9]*$/some/')" some
+reduce evil evil > "$T/evil.out" 2>&1; rc=$?
+echo "hostile job: exit $rc; $(grep -c . "$T/evil.out") lines of client output" >&2
+ran=$(for n in 0 1; do podman exec "$P-node-pod-$n-node" sh -c \
+    'grep -rl "^evil run: ran as uid" /var/lib/whittle/ws 2>/dev/null'; done | grep -c .)
+[ "$ran" -gt 0 ] && pass "the hostile --run ran ($ran logs of it in its workspaces)" \
+    || { cat "$T/evil.out" >&2; fail "the hostile job left no log in its workspaces"; }
+leaks=$( { grep -rlF "$node_secret" "$PROJ/whittle-runs" "$T/evil.out"
+           for n in 0 1; do printf '%s\n' "$node_secret" | podman exec -i "$P-node-pod-$n-node" \
+               sh -c 'grep -rlF -f /dev/stdin /var/lib/whittle /tmp 2>/dev/null' | sed "s/^/node-pod-$n:/"; done; } )
+if [ -n "$leaks" ]; then
+    fail "the node's secret key is in $(echo "$leaks" | grep -c .) files (the hostile job read it): $(echo $leaks | cut -c1-300)"
+else
+    pass "the node's secret key is in no workdir, /tmp, run folder or client output"
+fi
+for n in 0 1; do
+    ws_sums $n > "$T/ws-after-$n"
+    # the workspaces there were before: the hostile job's own key folder is new
+    keys=$(sed -n 's:^[0-9a-f]*  [.]/\([0-9a-f]*\)/.*:\1:p' "$T/ws-before-$n" | sort -u | tr '\n' '|')
+    grep -E "  [.]/(${keys%|})/" "$T/ws-after-$n" > "$T/ws-after-old-$n"
+    grep -E "  [.]/(${keys%|})/" "$T/ws-before-$n" > "$T/ws-before-old-$n"
+    if diff "$T/ws-before-old-$n" "$T/ws-after-old-$n" > "$T/ws-diff-$n"; then
+        pass "node-pod-$n: the other job's workspaces are unchanged ($(grep -c . "$T/ws-before-old-$n") files)"
+    else
+        fail "node-pod-$n: the hostile job changed another job's workspaces: $(grep -c '^[<>]' "$T/ws-diff-$n") lines differ"
+        head -6 "$T/ws-diff-$n" >&2
+    fi
+done
 
 # No secret on any command line of any container of the run.
 pw=$(cat "$T/keys/redis.password")
