@@ -151,6 +151,13 @@ for image in ("coordinator", "node"):
     else:
         check_paths(where, image, eff, mounts, ["WHITTLE_WORKDIR"],
                     ["WHITTLE_SECRET_KEY", "WHITTLE_SERVER_KEY"])
+        # jobs are confined (issue 34): bwrap or no node, and what bwrap needs
+        opts = set(svc.get("security_opt", []))
+        check(env.get("WHITTLE_SANDBOX") == "bwrap", f"{where}: WHITTLE_SANDBOX=bwrap")
+        check({"systempaths=unconfined", "seccomp=unconfined"} <= opts,
+              f"{where}: security_opt unmasks /proc and allows user namespaces for bwrap")
+        check(svc.get("cap_drop") == ["ALL"] and "no-new-privileges:true" in opts,
+              f"{where}: no capability, no privilege gained")
     check("WHITTLE_INSECURE" not in env, f"{where}: keys, not --insecure")
 
 # --------------------------------------------------------------- kubernetes
@@ -209,6 +216,13 @@ for image in ("coordinator", "node"):
     else:
         check_paths(where, image, eff, mounts, ["WHITTLE_WORKDIR"],
                     ["WHITTLE_SECRET_KEY", "WHITTLE_SERVER_KEY"])
+        # jobs are confined (issue 34): bwrap or no node, and what bwrap needs
+        sc = ctr["securityContext"]
+        check(env.get("WHITTLE_SANDBOX") == "bwrap", f"{where}: WHITTLE_SANDBOX=bwrap")
+        check(sc.get("procMount") == "Unmasked" and spec.get("hostUsers") is False,
+              f"{where}: procMount Unmasked (bwrap's /proc), in a pod of hostUsers: false")
+        check(sc.get("allowPrivilegeEscalation") is False and sc.get("capabilities") == {"drop": ["ALL"]},
+              f"{where}: no capability, no privilege gained")
     check("WHITTLE_INSECURE" not in env, f"{where}: keys, not --insecure")
 
 print("all checks passed" if not fails else f"{fails} check(s) failed", file=sys.stderr)
