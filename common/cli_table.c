@@ -333,7 +333,8 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "TZ, USER, LOGNAME, SHELL; none of the node's variables)."},
     {WH_CLI_NODE, "sandbox", 0, "auto|bwrap|none",
      "bwrap confines each job command with bubblewrap: system folders read-only, a private "
-     "/tmp, its workspace (other workspaces masked), loopback-only network; the node does not "
+     "/tmp, its workspace (other workspaces masked), not the node's secret key, loopback-only "
+     "network; the node does not "
      "start where no sandbox starts. auto (the default): bwrap where a sandbox starts, else "
      "none with a warning naming why. none: no sandbox, no warning."},
     {WH_CLI_NODE, "job-uids", 0, "LO-HI",
