@@ -244,6 +244,9 @@ for d in docs:
                 v["name"] = "%s-%s-%s" % (P, name, v["name"])
         for c in pod["containers"]:
             for e in c.get("env", []):
+                # the client key "me" names its projects on the projects PVC
+                if e["name"] == "WHITTLE_GRANTS":
+                    e["value"] = "me=/projects"
                 if "value" in e:
                     e["value"] = re.sub(r"(?<=//)([a-z0-9-]+)(?=:)",
                                         lambda m: svc.get(m.group(1), m.group(1)), e["value"])
