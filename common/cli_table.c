@@ -207,6 +207,12 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "is split into the failing functions its output names (cmocka, GoogleTest, Unity, "
      "Check, CUnit, Criterion), each reduced. --from-junit does the same for a report in "
      "a CMake build folder."},
+    {WH_CLI_REDUCE, "each", 0, NULL,
+     "With --from-ctest or --from-junit: reduce every failing test, not one per root cause. "
+     "By default each failing test's original is run first (its fingerprint, nothing "
+     "reduced), the failures are grouped by root cause (kind, failing line, the message "
+     "with its numbers and the test's name masked), and only each group's smallest test is "
+     "reduced; the others get its answer."},
     {WH_CLI_REDUCE, "ignore", 0, "GLOB",
      "Leaves files matching GLOB (a name anywhere, or a path from the project root when it "
      "holds '/') out of the job's identity, so they do not miss the cache; may be given more "

@@ -37,3 +37,5 @@ wh_add_e2e(shared_state)
 wh_add_e2e(abort_assert)
 # --budget builds=N|time=D (issue 35): a partial answer, exit 6.
 wh_add_e2e(budget)
+# A night of failures: grouped before reducing, one reduction per root cause (issue 35).
+wh_add_e2e(night)

@@ -18,6 +18,8 @@
 typedef struct {
     const wh_job_t *jobs;
     size_t n;
+    const wh_from_members_t *mem; /* failures answered by their group's job, or NULL */
+    char **rdir; /* per job: its run folder once it reduced its test, else NULL */
     char **dirs; /* run folders of the reduced tests */
     size_t ndirs;
     int worst;
@@ -139,10 +141,22 @@ static void s_closing(const s_state_t *st, const wh_buf_t *missing, int code)
     size_t skipped = 0;
     for (const char *p = missing->buf; p && *p; p++)
         skipped += *p == '\n';
-    printf("Summary: %zu failing test%s\n", st->n + skipped, st->n + skipped == 1 ? "" : "s");
+    size_t all = st->n + skipped + (st->mem ? st->mem->n : 0);
+    printf("Summary: %zu failing test%s\n", all, all == 1 ? "" : "s");
     for (size_t i = 0; i < st->n; i++)
         printf("  %s (%s): %s\n", st->jobs[i].test, st->jobs[i].file,
                st->end && st->end[i] ? st->end[i] : "not finished");
+    for (size_t k = 0; st->mem && k < st->mem->n; k++) {
+        const wh_from_member_t *m = &st->mem->v[k];
+        const char *dir = st->rdir ? st->rdir[m->rep] : NULL;
+        if (dir)
+            printf("  %s (%s): grouped with %s, whose reduced test answers it: %s/reduced%s\n",
+                   m->job->test, m->job->file, st->jobs[m->rep].test, dir,
+                   wh_job_ext(m->job));
+        else
+            printf("  %s (%s): grouped with %s, which was not reduced: reduce it alone with "
+                   "--each\n", m->job->test, m->job->file, st->jobs[m->rep].test);
+    }
     for (const char *p = missing->buf; p && *p;) {
         const char *e = strchr(p, '\n');
         int len = e ? (int)(e - p) : (int)strlen(p);
@@ -217,6 +231,8 @@ static void s_finished(void *arg, size_t i, wh_reduction_t *r)
     printf("[%zu/%zu] %s: reduced test (%s/reduced%s):\n%s", i + 1, st->n, st->jobs[i].test,
            wh_reduction_dir(r), wh_job_ext(&st->jobs[i]),
            wh_reduction_result_text(r) ? wh_reduction_result_text(r) : "");
+    if (st->rdir)
+        st->rdir[i] = strdup(wh_reduction_dir(r));
     char **nd = realloc(st->dirs, (st->ndirs + 1) * sizeof *nd);
     if (nd && (nd[st->ndirs] = strdup(wh_reduction_dir(r))))
         st->ndirs++;
@@ -224,10 +240,11 @@ static void s_finished(void *arg, size_t i, wh_reduction_t *r)
         st->dirs = nd;
 }
 
-static int s_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
-                      const wh_buf_t *missing)
+int wh_from_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
+                     const wh_buf_t *missing, const wh_from_members_t *mem)
 {
-    s_state_t st = {jobs, n, NULL, 0, 0, NULL, NULL, NULL};
+    s_state_t st = {jobs, n, mem, NULL, NULL, 0, 0, NULL, NULL, NULL};
+    st.rdir = calloc(n, sizeof *st.rdir);
     st.shown = calloc(n, sizeof *st.shown);
     st.end = calloc(n, sizeof *st.end);
     st.diff = calloc(n, sizeof *st.diff);
@@ -253,7 +270,9 @@ static int s_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
     for (size_t i = 0; i < n; i++) {
         free(st.end ? st.end[i] : NULL);
         free(st.diff ? st.diff[i] : NULL);
+        free(st.rdir ? st.rdir[i] : NULL);
     }
+    free(st.rdir);
     free(st.end);
     free(st.diff);
     free(st.dirs);
@@ -394,8 +413,9 @@ int wh_from_cmd(const wh_job_t *tmpl, const wh_from_opts_t *o)
     if (nj)
         code = s_refauto(tmpl, jobs, nj, o->cluster_run != NULL);
     if (nj && !code)
-        code = o->cluster_run ? s_cluster(jobs, nj, tmpl->out, o)
-                              : s_embedded(jobs, nj, o, &missing);
+        code = o->cluster_run            ? s_cluster(jobs, nj, tmpl->out, o)
+               : o->each || nj < 2       ? wh_from_embedded(jobs, nj, o, &missing, NULL)
+                                         : wh_from_grouped(jobs, nj, o, &missing);
     if (!code && missing.len)
         code = 1;
     for (size_t i = 0; i < nj; i++)

@@ -26,6 +26,7 @@ typedef struct {
     void *cluster_arg;
     uint64_t cache_max; /* --cache-max for the embedded cache; 0: none */
     int keep_work;      /* --keep-work: the embedded run's workspaces stay */
+    int each;           /* --each: reduce every failing test, not one per group */
 } wh_from_opts_t;
 
 /* tmpl: the flags' job (its --test is ignored, its --file may be a glob).
@@ -33,5 +34,27 @@ typedef struct {
  * worst job's status; 1 when a test was not found; 2 for a report that
  * cannot be read. */
 int wh_from_cmd(const wh_job_t *tmpl, const wh_from_opts_t *o);
+
+/* A failure a batch answers with its group's reduced test (from_group.c). */
+typedef struct {
+    const wh_job_t *job;
+    size_t rep; /* the index of its group's job among the jobs reduced */
+} wh_from_member_t;
+typedef struct {
+    const wh_from_member_t *v;
+    size_t n;
+} wh_from_members_t;
+
+/* Reduces jobs on the embedded pool, then prints the groups of the reduced
+ * tests and the closing summary (with a line for each of mem's failures,
+ * when given). Returns the worst exit status. */
+int wh_from_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
+                     const wh_buf_t *missing, const wh_from_members_t *mem);
+/* Group first (from_group.c): every job's original run for its fingerprint
+ * only, the failures grouped by root cause (batchgroup.h), then one
+ * reduction per group (its smallest test) through wh_from_embedded, the
+ * others answered by it. */
+int wh_from_grouped(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
+                    const wh_buf_t *missing);
 
 #endif

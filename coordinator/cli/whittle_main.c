@@ -487,6 +487,10 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
             s_keep_work = 1;
             continue;
         }
+        if (wh_cli_is(&c, "each")) {
+            s_from_opt.each = 1;
+            continue;
+        }
         if (wh_cli_is(&c, "from-junit") || wh_cli_is(&c, "from-ctest")) {
             /* the last one given */
             s_from_opt.junit = wh_cli_is(&c, "from-junit") ? c.arg : NULL;

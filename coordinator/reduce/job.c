@@ -624,7 +624,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         "project", "file", "test", "setup", "build", "run", "framework", "algorithm",
         "ddmin", "out", "build_timeout", "test_timeout", "setup_timeout", "match", "args",
         "compdb", "jobs", "cache", "failure_regex", "pass_regex", "message_continuation",
-        "pass_on_exit0", "repeat", "flaky_ok", "budget", "whole_test", "will_fail", "ctest_pass_regex",
+        "pass_on_exit0", "repeat", "flaky_ok", "budget", "fingerprint_only", "whole_test", "will_fail", "ctest_pass_regex",
         "ctest_fail_regex",
         "reference", "keep_fault", "no_keep_fault", "speculate", "allow_parse_errors", "precheck",
         "ub_guard", "prior", "ignore", "git", "reference_picked", "reference_why", NULL};
@@ -715,6 +715,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
     rc = rc ? rc : s_get_int(o, "flaky_ok", 0, 1000, &j->flaky_ok, err);
     rc = rc ? rc : s_get_budget(o, &j->budget, err);
     rc = rc ? rc : s_get_bool(o, "keep_fault", &j->keep_fault, err);
+    rc = rc ? rc : s_get_bool(o, "fingerprint_only", &j->fingerprint_only, err);
     rc = rc ? rc : s_get_bool(o, "no_keep_fault", &j->no_keep_fault, err);
     rc = rc ? rc : s_get_bool(o, "pass_on_exit0", &j->pass_on_exit0, err);
     rc = rc ? rc : s_get_bool(o, "speculate", &j->speculate, err);
@@ -819,6 +820,8 @@ char *wh_job_to_json(const wh_job_t *j)
     }
     if (j->keep_fault)
         json_object_set_new(o, "keep_fault", json_true());
+    if (j->fingerprint_only)
+        json_object_set_new(o, "fingerprint_only", json_true());
     if (j->no_keep_fault)
         json_object_set_new(o, "no_keep_fault", json_true());
     json_object_set_new(o, "speculate", json_boolean(j->speculate));

@@ -55,6 +55,8 @@ typedef struct {
     char *ctest_pass_regex, *ctest_fail_regex; /* PASS_/FAIL_REGULAR_EXPRESSION */
     int repeat;           /* --repeat K: runs of the original and of each candidate */
     int flaky_ok;         /* --flaky-ok R: Preserved when >= R of K runs preserve; 0 = all K */
+    int fingerprint_only; /* stop after the original's fingerprint (a batch's grouping
+                             run, farm/nightgroup.h); not part of the job's identity */
     wh_spend_t budget;    /* --budget: the walk stops with its best answer when spent; not
                              part of the job's identity (its verdicts are every budget's) */
     char *reference;      /* --reference DIR|GIT-REV, resolved to a folder */

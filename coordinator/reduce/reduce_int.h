@@ -494,6 +494,9 @@ void red_on_note(void *ctx, uint64_t id, wh_pool_note_t what, const char *worker
 /* reduce_results.c */
 /* Writes the record of a successful run and ends the job (status 0). */
 void red_finish(wh_reduction_t *r);
+/* A fingerprint-only job (job.fingerprint_only) has its fingerprint: its
+ * summary.json (nothing reduced, nothing verified), and done. */
+void red_finish_fingerprint(wh_reduction_t *r);
 /* A run that stops part-way: tree.json and partial.diff from the accepted
  * configuration so far, for report.html. */
 void red_write_partial(wh_reduction_t *r);

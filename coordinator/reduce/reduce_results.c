@@ -197,6 +197,19 @@ void red_write_partial(wh_reduction_t *r)
     free(compact);
 }
 
+void red_finish_fingerprint(wh_reduction_t *r)
+{
+    r->wall_ms = wh_now_ms() - r->t0;
+    wh_summary_t s;
+    s_fill_summary(r, &s);
+    wh_record_summary(r->rec, &s);
+    wh_record_log(r->rec, "fingerprint only: the original's failure taken for a batch's "
+                          "grouping; nothing reduced");
+    r->state = RED_DONE;
+    r->status = 0;
+    wh_pool_remove_job(r->pool, r->pool_id);
+}
+
 void red_finish(wh_reduction_t *r)
 {
     red_store_answer(r);

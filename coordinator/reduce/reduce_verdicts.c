@@ -319,6 +319,10 @@ void red_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed)
 void red_begin_walk(wh_reduction_t *r)
 {
     red_flags_say(r); /* the tree's flags are final now */
+    if (r->job.fingerprint_only) { /* a batch's grouping run: nothing more */
+        red_finish_fingerprint(r);
+        return;
+    }
     s_make_prior(r); /* the fingerprint is known: observed, or from the cache */
     if (r->job.ref_picked && r->job.reference && !r->refprobe_id) {
         r->refprobe_id = ++r->next_eval;

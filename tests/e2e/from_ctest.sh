@@ -12,7 +12,8 @@ check_eq "ctest's list" "$(cat "$B/Testing/Temporary/LastTestsFailed.log" | tr '
 digest=$(tree_digest "$P")
 args=(--project "$P" --file tests/test_purse.c
       --setup "cmake -S . -B build -G Ninja >/dev/null && cmake --build build" --build "cmake --build build"
-      --run "ctest --test-dir build" --framework ctest --jobs 2 --out "$T/runs")
+      --run "ctest --test-dir build" --framework ctest --jobs 2 --out "$T/runs"
+      --each) # every failing test reduced (e2e_night groups them first)
 "$WHITTLE" reduce --from-ctest "$B" "${args[@]}" > "$T/o" 2> "$T/e" || { cat "$T/o" "$T/e"; fail "from-ctest exit"; }
 cat "$T/o" >&2
 check_eq "failing tests line" "$(head -n1 "$T/o")" "$B: 2 failing tests"

@@ -13,7 +13,8 @@ check_eq "failing cases in the report" "$(grep -c 'status="fail"' "$T/report.xml
 # {test} in --build and $WHITTLE_TEST name each job's test.
 args=(--project "$P" --file 'tests/*.c' --setup "cmake -S . -B build -G Ninja >/dev/null && cmake --build build"
       --build "cmake --build build && echo {test}=\$WHITTLE_TEST >> '$T/built'"
-      --run "ctest --test-dir build" --framework ctest --jobs 2 --out "$T/runs")
+      --run "ctest --test-dir build" --framework ctest --jobs 2 --out "$T/runs"
+      --each) # every failing test reduced (e2e_night groups them first)
 "$WHITTLE" reduce --from-junit "$T/report.xml" "${args[@]}" > "$T/o" 2> "$T/e" ||
     { cat "$T/o" "$T/e"; fail "from-junit exit"; }
 cat "$T/o" >&2
@@ -63,7 +64,7 @@ sed -i '/^const struct item \*shop_find/,/^}/ s/i < s->n;/i < s->n - 1;/' "$F/sr
 (cp -r "$F" "$T/fq" && cd "$T/fq" && make -s >/dev/null 2>&1 &&
     CMOCKA_MESSAGE_OUTPUT=xml CMOCKA_XML_FILE="$T/cmocka.xml" ./test_shop >/dev/null 2>&1)
 "$WHITTLE" reduce --from-junit "$T/cmocka.xml" --project "$F" --file 'tests/test_*.c' --setup "make -s" \
-    --build "make -s" --run ./test_shop --framework cmocka --jobs 2 --out "$T/fruns" > "$T/fo" 2> "$T/fe" ||
+    --build "make -s" --run ./test_shop --framework cmocka --jobs 2 --out "$T/fruns" --each > "$T/fo" 2> "$T/fe" ||
     { cat "$T/fo" "$T/fe"; fail "cmocka from-junit exit"; }
 check_eq "cmocka: failing tests line" "$(head -n1 "$T/fo")" "$T/cmocka.xml: 2 failing tests"
 for t in test_price_last:"assert_int_equal(30, shop_price(&s, 3));" \
