@@ -39,3 +39,5 @@ wh_add_e2e(abort_assert)
 wh_add_e2e(budget)
 # A night of failures: grouped before reducing, one reduction per root cause (issue 35).
 wh_add_e2e(night)
+# Weak cases of issue 34: replays refused, honest errors.
+wh_add_e2e(wire_limit)

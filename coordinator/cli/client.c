@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include "client.h"
 
+#include <jansson.h>
 #include <stdlib.h>
 #include <string.h>
 #include <zmq.h>
@@ -29,6 +30,38 @@ static void s_send(void *sock, wh_msg_type_t type, const char *id, uint64_t tag,
     m.job.job_id = (char *)id;
     m.json = (char *)json;
     wh_wire_send(sock, &m, ZMQ_DONTWAIT);
+}
+
+int wh_client_check_size(char *const *jobs_json, int n, char **err)
+{
+    for (int i = 0; jobs_json && i < n; i++) {
+        size_t len = jobs_json[i] ? strlen(jobs_json[i]) : 0;
+        if (len <= WH_WIRE_MAX_STRING)
+            continue;
+        /* The job's JSON keys are its options' names: name the biggest. */
+        json_t *o = json_loads(jobs_json[i], 0, NULL);
+        const char *key, *big = NULL;
+        size_t big_len = 0;
+        json_t *v;
+        json_object_foreach(o, key, v) {
+            size_t l = json_is_string(v) ? json_string_length(v) : 0;
+            if (l > big_len)
+                big = key, big_len = l;
+        }
+        if (big && big_len > WH_WIRE_MAX_STRING / 2)
+            *err = wh_strdup_printf("job %d: --%s is %zu bytes; a job travels to the "
+                                    "coordinator in one message of at most %u bytes (the job "
+                                    "is %zu); put the command in a script in the project and "
+                                    "give its path",
+                                    i, big, big_len, (unsigned)WH_WIRE_MAX_STRING, len);
+        else
+            *err = wh_strdup_printf("job %d is %zu bytes; a job travels to the coordinator in "
+                                    "one message of at most %u bytes",
+                                    i, len, (unsigned)WH_WIRE_MAX_STRING);
+        json_decref(o);
+        return WH_ETOOBIG;
+    }
+    return 0;
 }
 
 /* Draws a running job's status line from the coordinator; in plain mode a

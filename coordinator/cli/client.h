@@ -42,6 +42,13 @@ typedef struct {
  * reduced; a job's own status; 2 refused keys; 4 the coordinator lost). */
 int wh_client_wait(const wh_client_t *c, char *const *jobs_json, const char *const *ids, int n);
 
+/* Checks that every job of jobs_json[0..n) fits one message to the
+ * coordinator (WH_WIRE_MAX_STRING bytes: a bigger one cannot be sent, and
+ * the coordinator would never hear of it). 0, or WH_ETOOBIG with *err
+ * (one line, malloc'ed) naming the job, the limit and the option that
+ * takes the most room (--run, --setup, ...). */
+int wh_client_check_size(char *const *jobs_json, int n, char **err);
+
 /* Asks the coordinator to cancel job id (only its owner may) and prints the
  * answer. 0, or the refusal's status (2 not yours, 4 unknown or no answer
  * within 5 s). */

@@ -717,8 +717,14 @@ static int s_verify_local_run(const wh_job_t *j, int code)
 static int s_cluster_run(const char *endpoint, char **jobs_json, const char *const *ids, int n,
                          int quiet)
 {
-    void *zctx = zmq_ctx_new();
     char *err = NULL;
+    /* Said before sending: a job over the wire limit never arrives. */
+    if (wh_client_check_size(jobs_json, n, &err)) {
+        int code = s_die(2, "%s", err);
+        free(err);
+        return code;
+    }
+    void *zctx = zmq_ctx_new();
     void *mon = NULL;
     int code = 0;
     void *s = s_client_connect(zctx, endpoint, &mon, &err, &code);
