@@ -7,7 +7,7 @@
  *
  * Redis key layout (copied into doc/internals.md):
  *
- *     whittle:v1:verdict:<key>  ->  <VerdictName>
+ *     whittle:v1:verdict:<key>  ->  <VerdictName> node=<ID>[ gen=<G>] mac=<hex>
  *
  *   <key> is the 64-char lower-case hex cache key of wh_cache_key();
  *   <VerdictName> is one of Preserved, TestPassed, DifferentFailure,
@@ -26,6 +26,16 @@
  *   real verdict is never confused with a prediction; same rules otherwise.
  *
  *   A verdict found wrong (wh_cache_drop) is deleted with DEL.
+ *
+ *   Every verdict and prediction carries, under its MAC, the generation
+ *   (whittle:v1:generation) it was stored under ("gen=G", absent for 0).
+ *   A value of a generation older than the current one is refused like
+ *   one without a valid MAC (a miss, counted in whittle:v1:rejected, a
+ *   warning once): a forget bumps the generation first, then deletes the
+ *   forgotten node's values and signs every other current value again
+ *   under the new generation, so a forgotten node's values written back
+ *   afterwards (they are MAC-valid: the coordinator signed them) are
+ *   never believed again. A clear leaves nothing to sign again.
  *
  *     whittle:v1:blob:<name>    ->  <one-line text>
  *
@@ -63,9 +73,13 @@ static const char *const s_redis_prefix[WH_CACHE_NS] = {"whittle:v1:verdict:",
 #define S_REDIS_BLOB_PREFIX "whittle:v1:blob:"
 #define S_REDIS_GEN_KEY "whittle:v1:generation"
 #define S_SCAN_COUNT "1000"
+/* The most keys one SCAN page may hand over (COUNT is a hint: Redis may
+ * return more); values beyond it are not signed again (refused later). */
+#define S_SCAN_PAGE_MAX 4096
 #define S_REDIS_HITS_KEY "whittle:v1:hits"
 #define S_REDIS_MISSES_KEY "whittle:v1:misses"
 #define S_REDIS_REJECTED_KEY "whittle:v1:rejected"
+#define S_GEN_TOKEN_MAX (5 + 10) /* " gen=" and a uint32 */
 
 /* ---- redis back end ---- */
 
@@ -88,6 +102,7 @@ typedef struct wh_cache_redis {
     long long hits, misses; /* verdict lookups not yet added to Redis's counters */
     long long rejected;    /* values without a valid MAC found by lookups, not yet added */
     long long rejected_total; /* ... and in all, by this process */
+    long long stale_total; /* values of an older generation found by this process */
     wh_mac_t *mac;         /* the cluster secret: signs and checks every value */
     uint64_t next_retry_ms;
     unsigned retry_ms;
@@ -173,9 +188,11 @@ static int s_redis_set_batch(s_redis_t *r, const s_pending_t *items, size_t n, c
         size_t kl = s_redis_key(k, items[sent].ns, items[sent].key);
         /* v None: a dropped verdict, deleted. */
         int del = items[sent].v == WH_V_NONE;
-        char val[WH_CACHE_VALUE_MAX + WH_MAC_SUFFIX_LEN + 1];
+        char val[WH_CACHE_VALUE_MAX + S_GEN_TOKEN_MAX + WH_MAC_SUFFIX_LEN + 1];
         int vl = del ? 0 : wh_cache_value_format((wh_verdict_t)items[sent].v, items[sent].node,
                                                  val, WH_CACHE_VALUE_MAX + 1);
+        if (!del && items[sent].gen)
+            vl += snprintf(val + vl, S_GEN_TOKEN_MAX + 1, " gen=%u", items[sent].gen);
         if (!del)
             vl += (int)wh_mac_sign(r->mac, k, kl, val, (size_t)vl, val + vl);
         const char *argv[3] = {del ? "DEL" : "SET", k, val};
@@ -348,19 +365,23 @@ static int s_redis_gen_read(s_redis_t *r, char *why, size_t why_sz)
 }
 
 /* Parses a stored value of Redis key k: 0 with *v and node set when it
- * carries a valid MAC and a storable verdict; 1 when it is a string
- * without a valid MAC (not believed: forged, or of an older whittle); -1
- * otherwise (nil, or authentic but unreadable). */
+ * carries a valid MAC and a storable verdict of the current generation;
+ * 1 when it is a string without a valid MAC (not believed: forged, or of
+ * an older whittle); 2 when it is MAC-valid but of an older generation
+ * (stored before a forget: not believed, *v and node set all the same);
+ * -1 otherwise (nil, or authentic but unreadable). */
 static int s_redis_parse(const s_redis_t *r, const char *k, size_t kl, const redisReply *el,
                          wh_verdict_t *v, char node[WH_CACHE_NODE_MAX + 1])
 {
     size_t body = 0;
     if (el->type != REDIS_REPLY_STRING)
         return -1;
-    if (el->len > WH_CACHE_VALUE_MAX + WH_MAC_SUFFIX_LEN ||
+    if (el->len > WH_CACHE_VALUE_MAX + S_GEN_TOKEN_MAX + WH_MAC_SUFFIX_LEN ||
         !wh_mac_verify(r->mac, k, kl, el->str, el->len, &body))
         return 1;
-    return wh_cache_value_parse(el->str, body, v, node) ? -1 : 0;
+    if (wh_cache_value_parse(el->str, body, v, node))
+        return -1;
+    return r->gen_known && wh_cache_value_gen(el->str, body) < r->gen ? 2 : 0;
 }
 
 /* Stores one MGET reply element's verdict in *out (a miss: None),
@@ -372,7 +393,13 @@ static void s_redis_value(s_redis_t *r, const char *k, size_t kl, const redisRep
     int rc = s_redis_parse(r, k, kl, el, out, node);
     if (rc) {
         *out = WH_V_NONE;
-        if (rc > 0) {
+        if (rc == 2) {
+            r->rejected++;
+            if (!r->stale_total++)
+                wh_warn("redis at %s holds values of a generation before the last forget "
+                        "(%.*s...: node %s); ignoring them (written back after a forget?)",
+                        r->url, (int)(kl < 40 ? kl : 40), k, node[0] ? node : "?");
+        } else if (rc > 0) {
             r->rejected++;
             if (!r->rejected_total++)
                 wh_warn("redis at %s holds values without a valid MAC (%.*s...); ignoring them "
@@ -588,6 +615,7 @@ static int s_redis_put(void *be, int ns, const uint8_t key[WH_CACHE_KEY_BYTES], 
         memcpy(item.key, key, WH_CACHE_KEY_BYTES);
         item.v = (uint8_t)v;
         item.ns = (uint8_t)ns;
+        item.gen = r->gen;
         snprintf(item.node, sizeof item.node, "%s", node);
         char why[256];
         if (s_redis_set_batch(r, &item, 1, why, sizeof why) == 0)
@@ -608,6 +636,7 @@ static int s_redis_drop(void *be, const uint8_t key[WH_CACHE_KEY_BYTES])
         memcpy(item.key, key, WH_CACHE_KEY_BYTES);
         item.ns = WH_CACHE_VERDICTS;
         item.v = WH_V_NONE;
+        item.gen = r->gen;
         char why[256];
         if (s_redis_set_batch(r, &item, 1, why, sizeof why) == 0)
             return erc;
@@ -687,26 +716,59 @@ static int s_redis_scan(s_redis_t *r, const char *prefix, s_page_fn fn, void *ct
 }
 
 typedef struct {
-    const char *node;
+    const char *node;  /* NULL: every key (clear) */
+    int ns;            /* the key space scanned (forget) */
     long deleted;
+    long resigned;     /* values signed again under the new generation */
+    s_pending_t *sign; /* scratch for one page's values to sign again */
 } s_forget_t;
 
-/* DELs the keys of a page whose value names the node (one pipeline). */
+/* Sorts one value of a forget's page: 1 to delete (the forgotten node's),
+ * 3 to delete too (of a generation before the last one: never current
+ * again), 2 to sign again under the new generation r->gen into *item, 0
+ * to leave (no valid MAC: refused anyway; or current already). */
+static int s_forget_sort(const s_redis_t *r, const s_forget_t *f, const redisReply *k,
+                         const redisReply *v, s_pending_t *item)
+{
+    size_t body = 0;
+    wh_verdict_t verdict;
+    if (v->type != REDIS_REPLY_STRING ||
+        v->len > WH_CACHE_VALUE_MAX + S_GEN_TOKEN_MAX + WH_MAC_SUFFIX_LEN ||
+        !wh_mac_verify(r->mac, k->str, k->len, v->str, v->len, &body) ||
+        wh_cache_value_parse(v->str, body, &verdict, item->node))
+        return 0;
+    uint32_t g = wh_cache_value_gen(v->str, body);
+    if (f->ns == WH_CACHE_VERDICTS && !strcmp(item->node, f->node))
+        return 1;
+    if (g + 1 < r->gen)
+        return 3;
+    if (g >= r->gen || k->len != strlen(s_redis_prefix[f->ns]) + 2 * WH_CACHE_KEY_BYTES ||
+        wh_cache_key_parse_n(k->str + strlen(s_redis_prefix[f->ns]), item->key))
+        return 0;
+    item->v = (uint8_t)verdict;
+    item->ns = (uint8_t)f->ns;
+    item->gen = r->gen;
+    return 2;
+}
+
+/* DELs the keys of a page whose value names the node (one pipeline); with
+ * f->node NULL every key (clear). A forget signs the page's other current
+ * values again under the new generation (s_forget_sort). */
 static int s_forget_page(s_redis_t *r, const redisReply *keys, const redisReply *vals, void *ctx,
                          char *why, size_t why_sz)
 {
     s_forget_t *f = ctx;
-    size_t sent = 0;
+    size_t sent = 0, nsign = 0;
     int rc = 0;
     for (size_t i = 0; i < keys->elements; i++) {
-        const redisReply *v = vals->element[i];
-        wh_verdict_t verdict;
-        char node[WH_CACHE_NODE_MAX + 1];
-        /* f->node NULL: every key of the page (clear). */
-        if (f->node && (s_redis_parse(r, keys->element[i]->str, keys->element[i]->len, v,
-                                      &verdict, node) ||
-                        strcmp(node, f->node)))
+        int what = f->node ? s_forget_sort(r, f, keys->element[i], vals->element[i],
+                                           &f->sign[nsign])
+                           : 1;
+        if (what == 2 && nsign < S_SCAN_PAGE_MAX)
+            nsign++;
+        if (what != 1 && what != 3)
             continue;
+        f->deleted += what == 1;
         const char *argv[2] = {"DEL", keys->element[i]->str};
         size_t argl[2] = {3, keys->element[i]->len};
         if (redisAppendCommandArgv(r->rc, 2, argv, argl) != REDIS_OK) {
@@ -722,10 +784,11 @@ static int s_forget_page(s_redis_t *r, const redisReply *keys, const redisReply 
             snprintf(why, why_sz, "%s", s_rc_err(r->rc));
             return -1;
         }
-        redisReply *rep = vrep;
-        if (rep->type == REDIS_REPLY_INTEGER)
-            f->deleted += (long)rep->integer;
-        freeReplyObject(rep);
+        freeReplyObject(vrep);
+    }
+    if (!rc && nsign) {
+        rc = s_redis_set_batch(r, f->sign, nsign, why, why_sz);
+        f->resigned += rc ? 0 : (long)nsign;
     }
     return rc;
 }
@@ -755,7 +818,12 @@ static int s_redis_bump_gen(s_redis_t *r, int rc, wh_redisc_nopipe_t *np, char *
 
 /* Redis first, so that the generation is bumped before the fallback is
  * touched: a process that looks up in between already ignores its old
- * fallback verdicts. */
+ * fallback verdicts. The generation is bumped before anything else: from
+ * then on every value not signed again under it is refused, so a forget
+ * cut short (Redis lost mid-scan) loses cached verdicts, never believes
+ * the forgotten node's. Then the node's values are deleted and every
+ * other current verdict and prediction signed again under the new
+ * generation (one SCAN, one pipeline per page). */
 static int s_redis_forget(void *be, const char *node, wh_cache_forgot_t *out)
 {
     s_redis_t *r = be;
@@ -763,14 +831,31 @@ static int s_redis_forget(void *be, const char *node, wh_cache_forgot_t *out)
     char why[256];
     int rrc = WH_EUNAVAIL;
     if (r->rc) {
-        s_forget_t f = {node, 0};
         wh_redisc_nopipe_t np;
         wh_redisc_nopipe_begin(&np);
-        int rc = s_redis_scan(r, s_redis_prefix[WH_CACHE_VERDICTS], s_forget_page, &f, why,
-                              sizeof why);
-        out->redis = f.deleted;
-        if ((rrc = s_redis_bump_gen(r, rc, &np, why, sizeof why)) == 0)
+        rrc = s_redis_bump_gen(r, 0, &np, why, sizeof why);
+    }
+    if (!rrc) {
+        s_forget_t f = {node, WH_CACHE_VERDICTS, 0, 0, malloc(S_SCAN_PAGE_MAX * sizeof *f.sign)};
+        wh_redisc_nopipe_t np;
+        wh_redisc_nopipe_begin(&np);
+        int rc = f.sign ? 0 : (snprintf(why, sizeof why, "out of memory"), -1);
+        for (int ns = 0; ns < WH_CACHE_NS && !rc; ns++) {
+            f.ns = ns;
+            rc = s_redis_scan(r, s_redis_prefix[ns], s_forget_page, &f, why, sizeof why);
+            if (ns == WH_CACHE_VERDICTS)
+                out->redis = f.deleted;
+        }
+        wh_redisc_nopipe_end(&np);
+        free(f.sign);
+        wh_debug("forget %s: %ld values signed again under generation %u", node, f.resigned,
+                 r->gen);
+        if (rc) {
+            s_redis_down(r, why);
+            rrc = WH_EUNAVAIL;
+        } else {
             out->generation = r->gen;
+        }
     }
     uint64_t g = out->generation;
     int erc = r->emb_ops->forget(r->emb, node, out);
@@ -810,6 +895,8 @@ static int s_tally_page(s_redis_t *r, const redisReply *keys, const redisReply *
             t->st->blobs++;
         else if (wh_cache_value_parse(v->str, body, &verdict, node))
             continue;
+        else if (wh_cache_value_gen(v->str, body) < r->gen)
+            t->st->stale++;
         else if (t->ns == WH_CACHE_PREDICTED)
             t->st->predicted++;
         else
@@ -878,7 +965,7 @@ static int s_redis_clear(void *be, wh_cache_forgot_t *out)
         wh_redisc_nopipe_begin(&np);
         int rc = 0;
         for (int i = 0; i < 3 && !rc; i++) {
-            s_forget_t f = {NULL, 0};
+            s_forget_t f = {NULL, 0, 0, 0, NULL};
             rc = s_redis_scan(r, prefix[i], s_forget_page, &f, why, sizeof why);
             if (i == 0)
                 out->redis = f.deleted;

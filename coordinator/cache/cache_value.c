@@ -102,6 +102,20 @@ int wh_cache_value_format(wh_verdict_t v, const char *node, char *out, size_t ou
     return n < 0 ? 0 : (size_t)n < outsz ? n : (int)outsz - 1;
 }
 
+uint32_t wh_cache_value_gen(const char *s, size_t n)
+{
+    uint64_t g = 0;
+    for (size_t i = 0; i + 4 < n; i++) {
+        if ((i && s[i - 1] != ' ') || memcmp(s + i, "gen=", 4))
+            continue;
+        g = 0;
+        for (size_t k = i + 4; k < n && s[k] >= '0' && s[k] <= '9'; k++)
+            g = g * 10 + (uint64_t)(s[k] - '0') > UINT32_MAX ? UINT32_MAX
+                                                              : g * 10 + (uint64_t)(s[k] - '0');
+    }
+    return (uint32_t)g;
+}
+
 int wh_cache_value_parse(const char *s, size_t n, wh_verdict_t *v,
                          char node[WH_CACHE_NODE_MAX + 1])
 {

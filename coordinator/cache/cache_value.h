@@ -54,6 +54,12 @@ void wh_cache_node_clean(const char *name, char out[WH_CACHE_NODE_MAX + 1]);
 int wh_cache_value_format(wh_verdict_t v, const char *node, char *out, size_t outsz);
 int wh_cache_value_parse(const char *s, size_t n, wh_verdict_t *v,
                          char node[WH_CACHE_NODE_MAX + 1]);
+/* The forget generation a value carries: its " gen=<N>" token (a Redis
+ * value is "<VerdictName> node=<ID> gen=<N>" under the MAC when N > 0),
+ * 0 when it has none. A value of a generation older than the store's
+ * was stored before a forget or clear and is refused: a forgotten node's
+ * values written back are not believed again. */
+uint32_t wh_cache_value_gen(const char *s, size_t n);
 
 /* What a forget did. generation: the generation after it (Redis's with a
  * Redis cache, else the embedded log's). */
@@ -75,6 +81,8 @@ typedef struct {
     uint64_t generation;
     long long hits, misses;     /* verdict lookups recorded (Redis); -1: not recorded */
     long unauthenticated;       /* Redis: values found without a valid MAC (not believed) */
+    long stale;                 /* Redis: MAC-valid values of an older generation (not
+                                   believed: stored before a forget, or written back) */
     long long rejected;         /* Redis: lookups that found one (counted as misses); -1 */
 } wh_cache_stats_t;
 

@@ -130,8 +130,13 @@ static void s_print_stats(const wh_cache_stats_t *st, const char *label)
     else
         printf("  lookups: not recorded (embedded)\n");
     if (!strncmp(st->where, "redis", 5))
+    {
         printf("  without a valid MAC (not believed): %ld values; %lld lookups rejected\n",
                st->unauthenticated, st->rejected < 0 ? 0 : st->rejected);
+        if (st->stale)
+            printf("  of a generation before the last forget (not believed): %ld values\n",
+                   st->stale);
+    }
 }
 
 static int s_stats(wh_cache_t *c)

@@ -30,7 +30,7 @@ _t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do redis-cli -p "$RPORT" ping
 RURL="redis://127.0.0.1:$RPORT/2"
 rcli() { redis-cli -p "$RPORT" -n 2 "$@"; }
 # key:value of every stored verdict, sorted
-verdicts() { rcli --scan --pattern 'whittle:v1:verdict:*' | LC_ALL=C sort | while read -r k; do echo "$k $(rcli get "$k" | sed 's/ mac=[0-9a-f]\{64\}$//')"; done; }
+verdicts() { rcli --scan --pattern 'whittle:v1:verdict:*' | LC_ALL=C sort | while read -r k; do echo "$k $(rcli get "$k" | sed 's/ mac=[0-9a-f]\{64\}$//; s/ gen=[0-9]*$//')"; done; }
 
 port=$(free_port); EP="tcp://127.0.0.1:$port"
 WHITTLE_CACHE_DIR="$T/coord-fallback" "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache "$RURL" -v \

@@ -3,7 +3,10 @@
  * format and its check (wh_mac.h), the secret file's rules, and the Redis
  * back end against a private redis-server whose values are rewritten by
  * hand: a value without a valid MAC is a miss, counted, named by the
- * stats, and overwritten by the next honest put.
+ * stats, and overwritten by the next honest put. A forgotten node's
+ * MAC-valid value written back after the forget is refused too (issue
+ * 34: values carry the forget generation), while the other nodes'
+ * verdicts and the predictions survive the forget.
  */
 #define _GNU_SOURCE
 #include <stdlib.h>
@@ -208,6 +211,97 @@ out:
     wh_redis_kill(pid);
 }
 
+/* Fresh fallback folder NAME under s_tmp, then the cache at url. */
+static wh_cache_t *s_open_fresh(const char *url, const char *name)
+{
+    char *dir = wh_path_join(s_tmp, name), *err = NULL;
+    setenv("WHITTLE_CACHE_DIR", dir, 1);
+    free(dir);
+    wh_cache_t *c = wh_cache_open(url, &err);
+    CHECK(c != NULL);
+    free(err);
+    return c;
+}
+
+/* A forgotten node's values, saved before `cache forget` and written back
+ * after it (SET of the very bytes: MAC-valid), are not believed. */
+static void test_redis_replay(void)
+{
+    int port = wh_redis_free_port();
+    pid_t pid = wh_redis_start(port);
+    CHECK(pid > 0);
+    if (pid <= 0)
+        return;
+    char url[64], cmd[600], reply[512], saved[2][512];
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d/0", port);
+    wh_cache_t *a = s_open_fresh(url, "r1");
+    char k[3][65];
+    for (int i = 0; i < 3; i++)
+        wh_cache_key("job", "t.c", &i, sizeof i, k[i]);
+    if (!a)
+        goto out;
+    CHECK_EQ_INT(wh_cache_put_node(a, WH_CACHE_VERDICTS, k[0], WH_V_PRESERVED, "liar"), 0);
+    CHECK_EQ_INT(wh_cache_put_node(a, WH_CACHE_VERDICTS, k[1], WH_V_TEST_PASSED, "honest"), 0);
+    CHECK_EQ_INT(wh_cache_put_ns(a, WH_CACHE_PREDICTED, k[2], WH_V_BUILD_FAILED), 0);
+    /* the liar's value as it stands, and the generation key's */
+    snprintf(cmd, sizeof cmd, "GET whittle:v1:verdict:%s", k[0]);
+    wh_redis_raw(port, cmd, saved[0], sizeof saved[0]);
+    CHECK(strstr(saved[0], "Preserved node=liar mac=") != NULL);
+    wh_cache_forgot_t f = {0};
+    CHECK_EQ_INT(wh_cache_forget_node(a, "liar", &f), 0);
+    CHECK_EQ_INT(f.redis, 1);
+    CHECK_EQ_INT((int)f.generation, 1);
+    wh_cache_close(&a);
+    /* the survivors carry the new generation under their MAC */
+    snprintf(cmd, sizeof cmd, "GET whittle:v1:verdict:%s", k[1]);
+    wh_redis_raw(port, cmd, saved[1], sizeof saved[1]);
+    CHECK(strstr(saved[1], "TestPassed node=honest gen=1 mac=") != NULL);
+    /* written back: the saved bytes, MAC and all (a "$N\r\n...\r\n" bulk
+     * reply: the value is its second line) */
+    char *val = strstr(saved[0], "\r\n");
+    CHECK(val != NULL);
+    if (val) {
+        val += 2;
+        char *end = strstr(val, "\r\n");
+        if (end)
+            *end = '\0';
+        snprintf(cmd, sizeof cmd, "SET whittle:v1:verdict:%s \"%s\"", k[0], val);
+        wh_redis_raw(port, cmd, reply, sizeof reply);
+        CHECK(strstr(reply, "OK") != NULL);
+    }
+    wh_cache_t *b = s_open_fresh(url, "r2");
+    if (!b)
+        goto out;
+    CHECK_EQ_INT(s_get1(b, k[0]), WH_V_NONE);        /* the replay: refused */
+    CHECK_EQ_INT(s_get1(b, k[1]), WH_V_TEST_PASSED); /* the honest node's: kept */
+    wh_verdict_t pv = WH_V_NONE;
+    const char *pk = k[2];
+    CHECK_EQ_INT(wh_cache_mget_ns(b, WH_CACHE_PREDICTED, &pk, 1, &pv), 0);
+    CHECK_EQ_INT(pv, WH_V_BUILD_FAILED);
+    wh_verdict_t nv = WH_V_NONE;
+    char node[WH_CACHE_NODE_MAX + 1];
+    CHECK_EQ_INT(wh_cache_get_node(b, k[0], &nv, node), 0);
+    CHECK_EQ_INT(nv, WH_V_NONE);
+    wh_cache_stats_t st[2];
+    int n = 0;
+    CHECK_EQ_INT(wh_cache_stats(b, st, &n), 0);
+    CHECK_EQ_INT(st[0].stale, 1);
+    CHECK_EQ_INT(st[0].verdicts[WH_V_PRESERVED], 0);
+    CHECK_EQ_INT(st[0].verdicts[WH_V_TEST_PASSED], 1);
+    CHECK(st[0].rejected >= 1);
+    /* a second forget deletes the replayed value (two generations old) */
+    CHECK_EQ_INT(wh_cache_forget_node(b, "nobody", &f), 0);
+    CHECK_EQ_INT(f.redis, 0);
+    snprintf(cmd, sizeof cmd, "EXISTS whittle:v1:verdict:%s", k[0]);
+    wh_redis_raw(port, cmd, reply, sizeof reply);
+    CHECK(strstr(reply, ":0") != NULL);
+    CHECK_EQ_INT(s_get1(b, k[1]), WH_V_TEST_PASSED);
+    wh_cache_close(&b);
+out:
+    unsetenv("WHITTLE_CACHE_DIR");
+    wh_redis_kill(pid);
+}
+
 int main(void)
 {
     snprintf(s_tmp, sizeof s_tmp, "/tmp/whittle-test-cache-mac-XXXXXX");
@@ -218,6 +312,7 @@ int main(void)
     RUN_TEST(test_format_verify);
     RUN_TEST(test_secret_file);
     RUN_TEST(test_redis_forged);
+    RUN_TEST(test_redis_replay);
     wh_rm_rf(s_tmp);
     TEST_MAIN_END();
 }
