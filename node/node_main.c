@@ -68,7 +68,10 @@ static int s_refused(const wh_node_t *n, const wh_node_opts_t *o, const wh_auth_
     if (r == WH_AUTH_NOT_REFUSED)
         return 0;
     const char *file = secret ? secret : getenv("WHITTLE_SECRET_KEY");
-    if (r == WH_AUTH_KEY_REFUSED)
+    if (r == WH_AUTH_ROLE_REFUSED)
+        fprintf(stderr, "whittle-node: error: coordinator at %s: %s (this node's key '%s'); "
+                "stopping\n", o->endpoint, wh_node_refusal_detail(n), file ? file : "?");
+    else if (r == WH_AUTH_KEY_REFUSED)
         fprintf(stderr, "whittle-node: error: coordinator at %s refused this node's key '%s' "
                 "(public key %s) %d times in a row: it is not in the coordinator's --nodes "
                 "folder; stopping\n", o->endpoint, file ? file : "?",

@@ -865,7 +865,19 @@ static void *s_slot_main(void *arg)
                     s_evaluate(s, &m);
                 else if (m.type == WH_MSG_WARM)
                     wk_warm(s, &m);
-                else if (m.type == WH_MSG_BYE) {
+                else if (m.type == WH_MSG_BYE && m.refused) {
+                    /* Let in, but not as a node: a retry cannot help. */
+                    if (atomic_exchange(&n->role_refusal_set, 1) == 0) {
+                        snprintf(n->role_refusal, sizeof n->role_refusal, "%s",
+                                 m.detail ? m.detail : wh_auth_refusal_why(WH_AUTH_ROLE_REFUSED));
+                        wh_warn("node %s slot %d: coordinator at %s: %s", n->node_id, s->index,
+                                n->endpoint, n->role_refusal);
+                        atomic_store(&n->refused, (int)WH_AUTH_ROLE_REFUSED);
+                    }
+                    wh_msg_clear(&m);
+                    s_disconnect(s);
+                    break;
+                } else if (m.type == WH_MSG_BYE) {
                     wh_msg_clear(&m);
                     /* the coordinator is going away: reconnect later */
                     s_disconnect(s);
@@ -1024,6 +1036,11 @@ void wh_node_stop(wh_node_t **np)
     memset(&n->keys, 0, sizeof n->keys);
     free(n);
     *np = NULL;
+}
+
+const char *wh_node_refusal_detail(const wh_node_t *n)
+{
+    return wh_node_refused(n) == WH_AUTH_ROLE_REFUSED ? n->role_refusal : "";
 }
 
 wh_auth_refusal_t wh_node_refused(const wh_node_t *n)

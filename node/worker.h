@@ -73,6 +73,9 @@ void wh_node_stop(wh_node_t **n);
  * WH_NODE_REFUSALS times in a row: it will not let the node in, so the
  * node should stop. Any thread. */
 wh_auth_refusal_t wh_node_refused(const wh_node_t *n);
+/* With WH_AUTH_ROLE_REFUSED: the coordinator's line saying why (the key
+ * is a client key, ...); "" otherwise. Any thread. */
+const char *wh_node_refusal_detail(const wh_node_t *n);
 /* 1 when job commands run in a bwrap sandbox. */
 int wh_node_sandboxed(const wh_node_t *n);
 /* NULL, or why a WH_SANDBOX_AUTO node runs job commands without a sandbox

@@ -46,6 +46,11 @@ struct wh_node {
     atomic_int refusals;
     atomic_int refused;
     _Atomic uint64_t refusal_ms;  /* when the last refusal was counted */
+    /* The coordinator's own words when it refused this key's role (a
+     * BYE with refused): written once, by the slot that set refused to
+     * WH_AUTH_ROLE_REFUSED, before it did. */
+    char role_refusal[512];
+    atomic_int role_refusal_set;
     atomic_uint_fast64_t evaluated;
     pthread_mutex_t disk_mu;   /* serializes eviction scans */
     wh_warmup_t *warm;         /* one setup per node per workspace key */

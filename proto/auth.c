@@ -492,6 +492,24 @@ int wh_auth_admit(const char *user_id, int msg_type)
     return 0;
 }
 
+char *wh_auth_refusal_text(const char *user_id, int msg_type)
+{
+    if (msg_type == WH_MSG_BYE || msg_type == WH_MSG_NONE)
+        return NULL;
+    wh_role_t role = wh_auth_role_of(user_id);
+    const char *colon = user_id ? strchr(user_id, ':') : NULL;
+    const char *name = colon ? colon + 1 : user_id ? user_id : "?";
+    /* The role the peer acted in is the one its message belongs to. */
+    int as_node = wh_auth_role_allows(WH_ROLE_NODE, msg_type);
+    const char *has = role == WH_ROLE_NODE     ? "a node key (in the coordinator's --nodes)"
+                      : role == WH_ROLE_CLIENT ? "a client key (in the coordinator's --clients)"
+                                               : "a key of no role";
+    return wh_strdup_printf("the coordinator refused key '%s' as a %s: it is %s, not a %s key; "
+                            "use a key from its %s folder",
+                            name, as_node ? "node" : "client", has,
+                            as_node ? "node" : "client", as_node ? "--nodes" : "--clients");
+}
+
 void wh_auth_refuse_claim(const char *owner, const char *user_id, const void *ident,
                           size_t ident_len)
 {
@@ -573,6 +591,9 @@ const char *wh_auth_refusal_why(wh_auth_refusal_t r)
            : r == WH_AUTH_HANDSHAKE_FAILED
                ? "the security handshake failed (keys on one side, --insecure on the other, or "
                  "the wrong --server-key)"
+           : r == WH_AUTH_ROLE_REFUSED
+               ? "the coordinator refused this key's role (a client key as a node, or the other "
+                 "way round)"
                : NULL;
 }
 

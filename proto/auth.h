@@ -87,6 +87,8 @@ typedef enum {
     WH_AUTH_NOT_REFUSED = 0,
     WH_AUTH_KEY_REFUSED = 1,      /* the coordinator's ZAP handler refused the key */
     WH_AUTH_HANDSHAKE_FAILED = 2, /* keys on one side only, or the wrong server key */
+    WH_AUTH_ROLE_REFUSED = 3,     /* let in, but the key's role is the other one (a BYE
+                                     with refused said so; never from the monitor) */
 } wh_auth_refusal_t;
 wh_auth_refusal_t wh_auth_refusal(void *mon);
 /* A refusal's one-line reason (static); NULL for WH_AUTH_NOT_REFUSED. */
@@ -125,6 +127,12 @@ int wh_auth_role_allows(wh_role_t role, int msg_type);
 /* wh_auth_role_allows for a user id; a refusal is logged (at most once a
  * second) naming the message type and the key. 1 admit, 0 drop. */
 int wh_auth_admit(const char *user_id, int msg_type);
+/* What the coordinator tells a peer whose message wh_auth_admit dropped
+ * (a BYE with refused set, whose detail this is): one line naming the key
+ * and the role it has and the role it acted in ("key 'cli' is a client
+ * key (--clients), not a node key: ..."). NULL when no answer is due (a
+ * BYE, which must not start a ping-pong) or out of memory; malloc'ed. */
+char *wh_auth_refusal_text(const char *user_id, int msg_type);
 /* Logs that user_id claimed a routing id owned by slot owner. */
 void wh_auth_refuse_claim(const char *owner, const char *user_id, const void *ident,
                           size_t ident_len);

@@ -430,6 +430,8 @@ static int s_enc_bye(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
     whittle__bye__init(&b->bye);
     b->bye.node_id = S_W(m->node_id);
     b->bye.detail = S_W(m->detail);
+    b->bye.has_refused = m->refused != 0;
+    b->bye.refused = m->refused != 0;
     env->body_case = WHITTLE__ENVELOPE__BODY_BYE;
     env->bye = &b->bye;
     return 0;
@@ -880,6 +882,7 @@ static void s_env_in(s_dec_t *d, wh_msg_t *m, const Whittle__Envelope *e)
     case WH_MSG_BYE:
         m->node_id = s_str_in(d, e->bye->node_id, "bye.node_id");
         m->detail = s_str_in(d, e->bye->detail, "bye.detail");
+        m->refused = e->bye->refused != 0;
         break;
     case WH_MSG_SUBMIT:
         m->json = s_str_in(d, e->submit->json, "submit.json");

@@ -122,6 +122,8 @@ typedef struct {
     uint32_t clone_ms;       /* WARMED: of which the clone */
     int cloned;              /* WARMED: cloned from the node's set-up copy */
     uint32_t setups;         /* WARMED: setups run for it (0 for a clone) */
+    int refused;             /* BYE (coord -> peer): the peer's key has the wrong role
+                                for what it sent; detail says which; it must not retry */
 } wh_msg_t;
 
 /* Which fields each type carries (others are not sent and decode as zero /
@@ -134,7 +136,7 @@ typedef struct {
  *   CANCEL     cand_id, job.job_id (coord -> slot; or client -> coord: cancel
  *              job job_id, cand_id the client's tag)
  *   HEARTBEAT  node_id, slot, cand_id, warms
- *   BYE        node_id, detail
+ *   BYE        node_id, detail, refused
  *   SUBMIT     json, cand_id (the client's tag)
  *   STATUS_REQ (nothing)
  *   STATUS     detail

@@ -178,6 +178,14 @@ int wh_client_wait(const wh_client_t *c, char *const *jobs_json, const char *con
                 lost_at = 0;
                 if (m.type == WH_MSG_PROGRESS)
                     left -= s_on_progress(c, t, n, &m, &worst);
+                if (m.type == WH_MSG_BYE && m.refused) {
+                    wh_progress_erase();
+                    fprintf(stderr, "whittle: error: cluster '%s': %s\n", c->endpoint,
+                            m.detail ? m.detail : wh_auth_refusal_why(WH_AUTH_ROLE_REFUSED));
+                    wh_msg_clear(&m);
+                    worst = 2;
+                    break;
+                }
                 fflush(stdout);
             }
             wh_msg_clear(&m);
@@ -216,6 +224,12 @@ int wh_client_cancel(const wh_client_t *c, const char *id)
         wh_msg_t m = {0};
         int got = wh_wire_recv(c->sock, &m, ZMQ_DONTWAIT) == 0 && m.type == WH_MSG_PROGRESS &&
                   m.final;
+        if (m.type == WH_MSG_BYE && m.refused) {
+            fprintf(stderr, "whittle: error: cluster '%s': %s\n", c->endpoint,
+                    m.detail ? m.detail : wh_auth_refusal_why(WH_AUTH_ROLE_REFUSED));
+            wh_msg_clear(&m);
+            return 2;
+        }
         int code = m.code;
         if (got && code)
             fprintf(stderr, "whittle: error: %s\n", m.detail ? m.detail : "refused");

@@ -1090,10 +1090,18 @@ static int s_status(int argc, char **argv)
                     wh_msg_clear(&r);
                     break;
                 }
+                if (r.type == WH_MSG_BYE && r.refused) {
+                    code = s_die(2, "cluster '%s': %s", cluster,
+                                 r.detail ? r.detail : wh_auth_refusal_why(WH_AUTH_ROLE_REFUSED));
+                    wh_msg_clear(&r);
+                    break;
+                }
                 wh_msg_clear(&r);
             }
         }
-        if (code && refused)
+        if (code == 2) {
+            /* said */
+        } else if (code && refused)
             code = s_die(2, "cluster '%s': %s", cluster, refused);
         else if (code)
             s_die(code, "no answer from cluster '%s' within 5 s", cluster);

@@ -1215,9 +1215,19 @@ int wh_pool_poll(wh_pool_t *p, int timeout_ms)
                 wh_msg_clear(&m);
                 break;
             }
-            if (r == 0 && wh_auth_admit(key, m.type))
+            if (r == 0 && wh_auth_admit(key, m.type)) {
                 s_handle(p, ident, ilen, key, &m);
-            else if (r != WH_EPROTO && r != WH_ETOOBIG) {
+            } else if (r == 0) {
+                /* The wrong role: tell the peer, so it says so and stops
+                 * (it would take the silence for a dead coordinator). */
+                wh_msg_t bye = {0};
+                bye.type = WH_MSG_BYE;
+                bye.refused = 1;
+                bye.detail = wh_auth_refusal_text(key, m.type);
+                if (bye.detail)
+                    wh_wire_send_to(p->sock, ident, ilen, &bye, ZMQ_DONTWAIT);
+                free(bye.detail);
+            } else if (r != WH_EPROTO && r != WH_ETOOBIG) {
                 wh_msg_clear(&m);
                 break;
             } else {

@@ -8,7 +8,7 @@
 #    and the job (client key) reduces to exactly the embedded run's test, on
 #    the two listed nodes only;
 #  - a node key sending SUBMIT is dropped (no job), a client key sending
-#    HELLO is dropped, both logged;
+#    HELLO is dropped, both logged, and the peer gets only a refusing BYE;
 #  - after a slot's node dies, another key claiming its routing id is refused
 #    (the slot is dropped, never inherited);
 #  - `whittle status` names slots by key (n1/0), never by routing id;
@@ -150,14 +150,15 @@ grep -q "auth: dropped HELLO from client:cli: a client key may only send SUBMIT,
 jq -n --arg p "$P" --arg o "$T/by-node" '{project: $p, file: "tests/test_request.c", test: "test_should_read_headers",
     setup: "make -s", build: "make -s", run: "./test_request", framework: "cmocka", out: $o}' > "$T/job.json"
 "$PEER" --connect "$EP" --secret-key "$K/nodes/n2.secret" "${SK[@]}" --send submit --json "$T/job.json" --wait 1500 > "$T/nodesubmit.out" 2>&1
-check_eq "a node key's SUBMIT gets" "$(cat "$T/nodesubmit.out")" "total 0"
+# (only the refusal: a BYE saying the key is a node key, issue 34)
+check_eq "a node key's SUBMIT gets" "$(cat "$T/nodesubmit.out")" $'BYE 1\ntotal 1'
 grep -q "auth: dropped SUBMIT from node:n2: a node key may only send HELLO, HEARTBEAT, VERDICT, WARMED and BYE" "$T/coord.log" \
     && pass "a node key's SUBMIT is dropped and logged" || fail "node SUBMIT not logged"
 [ -e "$T/by-node" ] && fail "a node key started a job" || pass "no job from a node key"
 "$WHITTLE" status --cluster "$EP" > "$T/status2" 2>&1
 check_eq "jobs submitted (only the client's)" "$(sed -n 's/^jobs submitted: \([0-9]*\).*/\1/p' "$T/status2")" 1
 "$PEER" --connect "$EP" --secret-key "$K/nodes/n2.secret" "${SK[@]}" --send status --wait 1000 > "$T/nodestatus.out" 2>&1
-check_eq "a node key's STATUS_REQ gets" "$(cat "$T/nodestatus.out")" "total 0"
+check_eq "a node key's STATUS_REQ gets" "$(cat "$T/nodestatus.out")" $'BYE 1\ntotal 1'
 
 # n1 dies; before its slot expires, n2's key claims its routing id: refused,
 # and the slot is dropped rather than inherited.
