@@ -26,6 +26,7 @@ struct wh_journal {
     wh_journal_entry_t *v; /* latest record per id, in first-seen order */
     int n, cap;
     char *load_err;        /* the first bad record met while loading */
+    uint64_t seq;          /* the highest sequence number read or written */
 };
 
 static const char *const s_states[] = {"running", "done", "failed", "cancelled"};
@@ -69,9 +70,10 @@ char *wh_journal_encode(const wh_journal_entry_t *e)
 {
     json_error_t je;
     json_t *job = e->job ? json_loads(e->job, 0, &je) : NULL;
-    json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:I}", "v", 1, "id", e->id, "owner",
-                          e->owner ? e->owner : "", "state", wh_journal_state_name(e->state),
-                          "code", e->code, "resumed", e->resumed, "t", (json_int_t)e->t);
+    json_t *o = json_pack("{s:i, s:s, s:s, s:s, s:i, s:i, s:I, s:I}", "v", 1, "id", e->id,
+                          "owner", e->owner ? e->owner : "", "state",
+                          wh_journal_state_name(e->state), "code", e->code, "resumed", e->resumed,
+                          "t", (json_int_t)e->t, "seq", (json_int_t)e->seq);
     if (!o || !job) {
         json_decref(o);
         json_decref(job);
@@ -119,7 +121,7 @@ int wh_journal_decode(const char *text, wh_journal_entry_t *e, char **why)
     json_t *v = json_object_get(o, "v"), *id = json_object_get(o, "id");
     json_t *st = json_object_get(o, "state"), *job = json_object_get(o, "job");
     json_t *code = json_object_get(o, "code"), *t = json_object_get(o, "t");
-    json_t *res = json_object_get(o, "resumed");
+    json_t *res = json_object_get(o, "resumed"), *seq = json_object_get(o, "seq");
     if (!json_is_integer(v) || json_integer_value(v) != 1)
         rc = s_bad(why, "field '%s' is not 1 (the record version this coordinator reads)", "v");
     else if (!json_is_string(id) || !s_id_ok(json_string_value(id)))
@@ -130,6 +132,8 @@ int wh_journal_decode(const char *text, wh_journal_entry_t *e, char **why)
              json_integer_value(code) < 0 || json_integer_value(code) > 255 ||
              json_integer_value(res) < 0 || json_integer_value(res) > 1000000)
         rc = s_bad(why, "fields '%s', 't' and 'resumed' must be small whole numbers", "code");
+    else if (seq && (!json_is_integer(seq) || json_integer_value(seq) < 0))
+        rc = s_bad(why, "field '%s' is not a whole number", "seq");
     else {
         int k = -1;
         for (int i = 0; i < 4 && json_is_string(st); i++)
@@ -143,6 +147,7 @@ int wh_journal_decode(const char *text, wh_journal_entry_t *e, char **why)
             e->code = (int)json_integer_value(code);
             e->t = (int64_t)json_integer_value(t);
             e->resumed = (int)json_integer_value(res);
+            e->seq = seq ? (uint64_t)json_integer_value(seq) : 0;
             e->job = json_dumps(job, JSON_COMPACT);
             rc = s_opt_str(o, "owner", &e->owner, why);
             rc = rc ? rc : s_opt_str(o, "result", &e->result, why);
@@ -198,7 +203,31 @@ static int s_remember(wh_journal_t *j, const wh_journal_entry_t *e)
     return 0;
 }
 
-static int s_visit(void *ctx, const char *where, const char *record)
+/* Why record e (at where) is refused for its sequence number, or NULL:
+ * not the number the back end's index holds (want), or older than the
+ * job's record read before it. */
+static char *s_stale(const wh_journal_t *j, const wh_journal_entry_t *e, int64_t want)
+{
+    const wh_journal_entry_t *prev = wh_journal_find(j, e->id);
+    if (want >= 0 && e->seq != (uint64_t)want)
+        return want ? wh_strdup_printf("its record has sequence number %llu, the journal's "
+                                       "index %lld",
+                                       (unsigned long long)e->seq, (long long)want)
+                    : wh_strdup_printf("its record (sequence number %llu) is not in the "
+                                       "journal's index",
+                                       (unsigned long long)e->seq);
+    if (want == WH_JOURNAL_SEQ_NO_INDEX && e->seq)
+        return wh_strdup_printf("its record has sequence number %llu but the journal's index "
+                                "is missing",
+                                (unsigned long long)e->seq);
+    if (prev && prev->seq > e->seq)
+        return wh_strdup_printf("its record (sequence number %llu) comes after a newer one "
+                                "(%llu)",
+                                (unsigned long long)e->seq, (unsigned long long)prev->seq);
+    return NULL;
+}
+
+static int s_visit(void *ctx, const char *where, const char *record, int64_t want)
 {
     wh_journal_t *j = ctx;
     wh_journal_entry_t e;
@@ -208,6 +237,17 @@ static int s_visit(void *ctx, const char *where, const char *record)
                                        why ? why : "longer than 1 MiB");
         free(why);
         return 1;
+    }
+    if (e.seq > j->seq)
+        j->seq = e.seq;
+    if ((why = s_stale(j, &e, want))) {
+        /* An older record written back: never resumed, never answered. */
+        wh_warn("journal %s: job %s (%s): %s: an older record written back; refused, not "
+                "resumed",
+                j->ops->describe(j->be), e.id, wh_journal_state_name(e.state), why);
+        free(why);
+        wh_journal_entry_clear(&e);
+        return 0;
     }
     int rc = s_remember(j, &e);
     wh_journal_entry_clear(&e);
@@ -320,6 +360,7 @@ int wh_journal_put(wh_journal_t *j, const wh_journal_entry_t *e)
         return WH_EINVAL;
     wh_journal_entry_t c = *e;
     c.t = (int64_t)time(NULL);
+    c.seq = ++j->seq;
     /* e may point into the record it replaces: encode the copy kept */
     int rc = s_remember(j, &c);
     const wh_journal_entry_t *kept = rc ? NULL : wh_journal_find(j, c.id);
@@ -328,7 +369,7 @@ int wh_journal_put(wh_journal_t *j, const wh_journal_entry_t *e)
         rc = WH_EINVAL; /* the job is not JSON */
     char *err = NULL;
     if (!rc)
-        rc = j->ops->put(j->be, c.id, rec, &err);
+        rc = j->ops->put(j->be, c.id, rec, c.seq, &err);
     if (rc)
         wh_warn("journal %s: job %s not journaled (%s): it will not survive a restart",
                 j->ops->describe(j->be), c.id, err ? err : wh_strerror(rc));

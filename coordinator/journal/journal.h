@@ -18,6 +18,17 @@
  * On open, finished jobs older than a day are dropped and the file is
  * compacted to one record per job.
  *
+ * Every record carries a sequence number (the journal's: every put takes
+ * the next one), so an older record written back is refused, never
+ * resumed (issue 34: a finished job's "running" record written back into
+ * Redis was resumed and run again): in a file, a record older than one
+ * already read for its job; in Redis, a record whose number is not the
+ * one the MAC'd index field "_index" (id -> latest number, written in the
+ * same HSET as the record) holds for its job. A refused record is warned
+ * about and left out (its job is neither resumed nor answered). A
+ * rollback of the whole hash to an older copy, index included, is not
+ * told apart from that older state.
+ *
  * One owner thread (the coordinator's poll loop).
  */
 #ifndef WH_JOURNAL_H
@@ -48,6 +59,8 @@ typedef struct {
     char *run_dir;        /* the latest run folder, or NULL */
     int resumed;          /* times resumed after a coordinator restart */
     int64_t t;            /* unix seconds of this record */
+    uint64_t seq;         /* the journal's sequence number of this record: every put
+                             takes the next (0: a record of an older whittle) */
 } wh_journal_entry_t;
 
 typedef struct wh_journal wh_journal_t;

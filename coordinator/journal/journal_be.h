@@ -6,13 +6,27 @@
 #ifndef WH_JOURNAL_BE_H
 #define WH_JOURNAL_BE_H
 
+#include <stdint.h>
+
+/* What a back end knows of the sequence number a record must carry: it
+ * keeps no index of them (the file: the latest record of an id wins, and
+ * one older than an id's record seen before is refused by the front), it
+ * keeps one but found none (Redis: a record with a sequence number is
+ * then refused, one of an older whittle without one is taken), or the
+ * number itself (>= 0; 0 for an id its index does not list). */
+#define WH_JOURNAL_SEQ_ANY (-1)
+#define WH_JOURNAL_SEQ_NO_INDEX (-2)
+
 /* Called once per stored record on load; where names it for errors
- * ("line 7", "field 0123abcd..."). Nonzero stops the load. */
-typedef int (*wh_journal_visit_fn)(void *ctx, const char *where, const char *record);
+ * ("line 7", "field 0123abcd..."), want is the sequence number the back
+ * end's index holds for it (above). Nonzero stops the load. */
+typedef int (*wh_journal_visit_fn)(void *ctx, const char *where, const char *record,
+                                   int64_t want);
 
 typedef struct {
-    /* Stores record as id's latest. 0 or a negative WH_E code with *err. */
-    int (*put)(void *be, const char *id, const char *record, char **err);
+    /* Stores record, whose sequence number is seq, as id's latest. 0 or a
+     * negative WH_E code with *err. */
+    int (*put)(void *be, const char *id, const char *record, uint64_t seq, char **err);
     /* Visits every stored record, oldest first for a file. 0, the
      * visitor's nonzero return, or a negative code with *err. */
     int (*load)(void *be, wh_journal_visit_fn fn, void *ctx, char **err);

@@ -128,7 +128,7 @@ static int s_load(void *be, wh_journal_visit_fn fn, void *ctx, char **err)
         if (*p) {
             char where[64];
             snprintf(where, sizeof where, "line %d", lineno);
-            rc = fn(ctx, where, p);
+            rc = fn(ctx, where, p, WH_JOURNAL_SEQ_ANY);
         }
         p = nl + 1;
     }
@@ -153,9 +153,10 @@ static int s_append(int fd, const char *record)
     return e;
 }
 
-static int s_put(void *be, const char *id, const char *record, char **err)
+static int s_put(void *be, const char *id, const char *record, uint64_t seq, char **err)
 {
     (void)id;
+    (void)seq; /* in the record; the front refuses an older one read after a newer */
     s_file_t *f = be;
     int rc = s_append(f->fd, record);
     if (rc)

@@ -317,6 +317,101 @@ static void test_redis_password(void)
     wh_redis_kill(pid);
 }
 
+/* A finished job's older ("running") record appended again to the file:
+ * the job stays finished, it is not resumed (issue 34). */
+static void test_file_replay(void)
+{
+    char *path = s_path("replay/journal"), *err = NULL;
+    wh_journal_t *j = wh_journal_open(path, &err);
+    CHECK(j != NULL);
+    if (!j)
+        goto out;
+    wh_journal_entry_t a = s_entry("abababababababab", "client:alice", "{\"test\":\"a\"}");
+    CHECK_EQ_INT(wh_journal_put(j, &a), 0);
+    CHECK_EQ_INT(wh_journal_finish(j, a.id, WH_JOURNAL_DONE, 0, "Reduced test:\nx;"), 0);
+    wh_journal_close(&j);
+    char *text = NULL;
+    size_t len = 0;
+    CHECK_EQ_INT(wh_read_file(path, 1 << 20, &text, &len), 0);
+    char *nl = text ? strchr(text, '\n') : NULL;
+    CHECK(nl != NULL);
+    if (nl) {
+        nl[1] = '\0';
+        CHECK(strstr(text, "\"running\"") != NULL);
+        s_append_raw(path, text); /* the running record, written back */
+    }
+    free(text);
+    j = wh_journal_open(path, &err);
+    CHECK(j != NULL);
+    const wh_journal_entry_t *e = j ? wh_journal_find(j, a.id) : NULL;
+    CHECK(e != NULL);
+    CHECK_EQ_INT(e ? (int)e->state : -1, WH_JOURNAL_DONE);
+    /* and the next put outnumbers every record read */
+    CHECK_EQ_INT(j ? wh_journal_set_run(j, a.id, "/runs/a", 0) : -1, 0);
+    e = j ? wh_journal_find(j, a.id) : NULL;
+    CHECK(e && e->seq == 3);
+    wh_journal_close(&j);
+out:
+    free(err);
+    free(path);
+}
+
+/* The same against Redis: the record, MAC and all, HSET back over the
+ * finished one is refused (not resumed, not answered). */
+static void test_redis_replay(void)
+{
+    int port = wh_redis_free_port();
+    pid_t pid = wh_redis_start(port);
+    CHECK(pid > 0);
+    if (pid <= 0)
+        return;
+    char url[64], cmd[1024], reply[1024];
+    snprintf(url, sizeof url, "redis://127.0.0.1:%d/0", port); /* wh_redis_raw: db 0 */
+    char *err = NULL;
+    const char *id = "cdcdcdcdcdcdcdcd";
+    wh_journal_t *j = wh_journal_open(url, &err);
+    CHECK(j != NULL);
+    if (!j)
+        goto out;
+    wh_journal_entry_t a = s_entry(id, "client:alice", "{\"test\":\"a\"}");
+    wh_journal_entry_t b = s_entry("efefefefefefefef", "client:bob", "{\"test\":\"b\"}");
+    CHECK_EQ_INT(wh_journal_put(j, &a), 0);
+    CHECK_EQ_INT(wh_journal_put(j, &b), 0);
+    snprintf(cmd, sizeof cmd, "HGET whittle:v1:jobs %s", id);
+    wh_redis_raw(port, cmd, reply, sizeof reply);
+    CHECK_EQ_INT(wh_journal_finish(j, id, WH_JOURNAL_DONE, 0, "Reduced test:\nx;"), 0);
+    wh_journal_close(&j);
+    /* "$N\r\n<record>\r\n": written back as it was, byte for byte */
+    char *val = strstr(reply, "\r\n"), *end = val ? strstr(val + 2, "\r\n") : NULL;
+    CHECK(val && end && strstr(val, "\"running\"") != NULL);
+    if (val && end) {
+        val += 2;
+        *end = '\0';
+        snprintf(cmd, sizeof cmd, "*4\r\n$4\r\nHSET\r\n$15\r\nwhittle:v1:jobs\r\n$16\r\n%s\r\n$%zu\r\n%s",
+                 id, strlen(val), val);
+        wh_redis_raw(port, cmd, reply, sizeof reply);
+        CHECK(strstr(reply, ":0") != NULL); /* the field was overwritten */
+    }
+    j = wh_journal_open(url, &err);
+    CHECK(j != NULL);
+    if (j) {
+        const wh_journal_entry_t *e = wh_journal_find(j, id);
+        CHECK(e == NULL || e->state != WH_JOURNAL_RUNNING);
+        const wh_journal_entry_t *eb = wh_journal_find(j, b.id);
+        CHECK(eb != NULL && eb->state == WH_JOURNAL_RUNNING); /* the other job: resumed */
+    }
+    wh_journal_close(&j);
+    /* without its index, a record with a sequence number is refused too */
+    wh_redis_raw(port, "HDEL whittle:v1:jobs _index", reply, sizeof reply);
+    j = wh_journal_open(url, &err);
+    CHECK(j != NULL);
+    CHECK(j && wh_journal_find(j, b.id) == NULL);
+    wh_journal_close(&j);
+out:
+    free(err);
+    wh_redis_kill(pid);
+}
+
 int main(void)
 {
     if (!mkdtemp(s_dir))
@@ -328,6 +423,8 @@ int main(void)
     RUN_TEST(test_old_finished_dropped);
     RUN_TEST(test_redis);
     RUN_TEST(test_redis_password);
+    RUN_TEST(test_file_replay);
+    RUN_TEST(test_redis_replay);
     wh_rm_rf(s_dir);
     TEST_MAIN_END();
 }
