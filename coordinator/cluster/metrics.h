@@ -23,10 +23,17 @@
 #include "wh_common.h"
 
 #define WH_METRICS_STALL_MS 10000
-/* The server's connections: at most WH_METRICS_MAX_CONNECTIONS at once,
- * and one idle (or sending a request slowly) for WH_METRICS_IDLE_TIMEOUT_S
- * is closed, so idle clients cannot keep the probes out for long. */
-#define WH_METRICS_MAX_CONNECTIONS 1024
+/* The server's connections: at most WH_METRICS_MAX_CONNECTIONS at once
+ * (fewer when the process may open fewer files: its soft limit is raised
+ * to the hard one at start, and WH_METRICS_FD_RESERVE are kept for the
+ * rest of the coordinator), served by one epoll thread; a connection whose
+ * request has not arrived whole within WH_METRICS_IDLE_TIMEOUT_S of its
+ * start (or of its previous answer) is closed, whether it sent nothing
+ * (idle) or a byte at a time (slow-loris), so held connections cannot
+ * keep the probes out (issue 34: 1,100 held connections failed 10 of 15
+ * one-second /healthz probes). */
+#define WH_METRICS_MAX_CONNECTIONS 16384
+#define WH_METRICS_FD_RESERVE 256
 #define WH_METRICS_IDLE_TIMEOUT_S 5
 
 typedef struct {

@@ -1,17 +1,46 @@
 /* The metrics and health HTTP server (libmicrohttpd, its own thread): see
- * metrics.h. It serves only what the poll loop published. */
+ * metrics.h. It serves only what the poll loop published.
+ *
+ * libmicrohttpd's own timeout counts inactivity, so a client sending a
+ * byte every few seconds (slow-loris) kept its connection for ever. A
+ * reaper thread holds every connection's start (set again when a request
+ * is answered) and shuts down (shutdown(2): libmicrohttpd sees the end of
+ * the stream and closes the socket itself) one whose request is not whole
+ * after WH_METRICS_IDLE_TIMEOUT_S. The list is changed under a mutex that
+ * the reaper holds while it calls shutdown, and libmicrohttpd reports a
+ * connection closed before it closes its socket, so the reaper never
+ * touches a descriptor number reused by another file. */
 #define _GNU_SOURCE
 #include <arpa/inet.h>
 #include <microhttpd.h>
 #include <netinet/in.h>
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/socket.h>
+#include <unistd.h>
 
 #include "metrics.h"
 
+#define S_REAP_EVERY_MS 200
+
+/* One open connection. */
+typedef struct s_conn {
+    int fd;
+    int shut;          /* shutdown already */
+    uint64_t since_ms; /* its start, or its last answer */
+    struct s_conn *prev, *next;
+} s_conn_t;
+
 struct wh_metrics {
     struct MHD_Daemon *d;
+    pthread_mutex_t cmu;   /* conns */
+    s_conn_t *conns;
+    pthread_t reaper;
+    int reaper_started;
+    atomic_int stop;
     pthread_mutex_t mu;
     char *text;            /* newest /metrics body */
     int ready;
@@ -90,6 +119,95 @@ static enum MHD_Result s_handle(void *cls, struct MHD_Connection *c, const char 
     return rc;
 }
 
+/* libmicrohttpd's word that a connection opened or closed. */
+static void s_on_conn(void *cls, struct MHD_Connection *c, void **socket_context,
+                      enum MHD_ConnectionNotificationCode toe)
+{
+    wh_metrics_t *m = cls;
+    if (toe == MHD_CONNECTION_NOTIFY_STARTED) {
+        const union MHD_ConnectionInfo *ci =
+            MHD_get_connection_info(c, MHD_CONNECTION_INFO_CONNECTION_FD);
+        s_conn_t *k = ci ? calloc(1, sizeof *k) : NULL;
+        *socket_context = k;
+        if (!k)
+            return; /* not reaped: libmicrohttpd's inactivity timeout still holds */
+        k->fd = ci->connect_fd;
+        k->since_ms = wh_now_ms();
+        pthread_mutex_lock(&m->cmu);
+        k->next = m->conns;
+        if (m->conns)
+            m->conns->prev = k;
+        m->conns = k;
+        pthread_mutex_unlock(&m->cmu);
+    } else if (toe == MHD_CONNECTION_NOTIFY_CLOSED && *socket_context) {
+        s_conn_t *k = *socket_context;
+        pthread_mutex_lock(&m->cmu);
+        if (k->prev)
+            k->prev->next = k->next;
+        else
+            m->conns = k->next;
+        if (k->next)
+            k->next->prev = k->prev;
+        pthread_mutex_unlock(&m->cmu);
+        free(k);
+        *socket_context = NULL;
+    }
+}
+
+/* A request was answered: the connection's next one has its own time. */
+static void s_on_done(void *cls, struct MHD_Connection *c, void **con_cls,
+                      enum MHD_RequestTerminationCode toe)
+{
+    (void)con_cls;
+    (void)toe;
+    wh_metrics_t *m = cls;
+    const union MHD_ConnectionInfo *ci =
+        MHD_get_connection_info(c, MHD_CONNECTION_INFO_SOCKET_CONTEXT);
+    s_conn_t *k = ci ? ci->socket_context : NULL;
+    if (!k)
+        return;
+    pthread_mutex_lock(&m->cmu);
+    k->since_ms = wh_now_ms();
+    pthread_mutex_unlock(&m->cmu);
+}
+
+static void *s_reaper(void *arg)
+{
+    wh_metrics_t *m = arg;
+    const uint64_t limit = (uint64_t)WH_METRICS_IDLE_TIMEOUT_S * 1000u;
+    while (!atomic_load(&m->stop)) {
+        usleep(S_REAP_EVERY_MS * 1000);
+        uint64_t now = wh_now_ms();
+        pthread_mutex_lock(&m->cmu);
+        for (s_conn_t *k = m->conns; k; k = k->next)
+            if (!k->shut && now - k->since_ms >= limit) {
+                shutdown(k->fd, SHUT_RDWR);
+                k->shut = 1;
+            }
+        pthread_mutex_unlock(&m->cmu);
+    }
+    return NULL;
+}
+
+/* How many connections the server may hold: WH_METRICS_MAX_CONNECTIONS,
+ * or what the open-files limit leaves (its soft limit raised to the hard
+ * one first). */
+static unsigned s_conn_limit(void)
+{
+    struct rlimit rl;
+    if (getrlimit(RLIMIT_NOFILE, &rl) != 0)
+        return 1024;
+    if (rl.rlim_cur < rl.rlim_max) {
+        struct rlimit up = {rl.rlim_max, rl.rlim_max};
+        if (setrlimit(RLIMIT_NOFILE, &up) == 0)
+            rl = up;
+    }
+    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > WH_METRICS_MAX_CONNECTIONS + WH_METRICS_FD_RESERVE)
+        return WH_METRICS_MAX_CONNECTIONS;
+    return rl.rlim_cur > 2 * WH_METRICS_FD_RESERVE ? (unsigned)(rl.rlim_cur - WH_METRICS_FD_RESERVE)
+                                                   : (unsigned)rl.rlim_cur / 2;
+}
+
 /* "PORT" or "HOST:PORT" into an IPv4 socket address. */
 static int s_parse_addr(const char *addr, struct sockaddr_in *sa, char **err)
 {
@@ -134,16 +252,28 @@ wh_metrics_t *wh_metrics_start(const char *addr, char **err)
         return NULL;
     }
     pthread_mutex_init(&m->mu, NULL);
+    pthread_mutex_init(&m->cmu, NULL);
     m->stall_ms = WH_METRICS_STALL_MS;
+    /* epoll (MHD_USE_AUTO on Linux): no select() limit of 1024 descriptors */
     m->d = MHD_start_daemon(MHD_USE_INTERNAL_POLLING_THREAD | MHD_USE_AUTO, 0, NULL, NULL,
                             s_handle, m, MHD_OPTION_SOCK_ADDR, (struct sockaddr *)&sa,
-                            MHD_OPTION_CONNECTION_LIMIT, (unsigned)WH_METRICS_MAX_CONNECTIONS,
+                            MHD_OPTION_CONNECTION_LIMIT, s_conn_limit(),
                             MHD_OPTION_CONNECTION_TIMEOUT, (unsigned)WH_METRICS_IDLE_TIMEOUT_S,
-                            MHD_OPTION_END);
-    if (!m->d) {
-        *err = wh_strdup_printf("--metrics: cannot serve on %s (address in use or not local?)",
-                                addr);
+                            MHD_OPTION_CONNECTION_MEMORY_LIMIT, (size_t)16384,
+                            MHD_OPTION_LISTEN_BACKLOG_SIZE, 1024u,
+                            MHD_OPTION_NOTIFY_CONNECTION, s_on_conn, m,
+                            MHD_OPTION_NOTIFY_COMPLETED, s_on_done, m, MHD_OPTION_END);
+    if (m->d && pthread_create(&m->reaper, NULL, s_reaper, m) == 0)
+        m->reaper_started = 1;
+    if (!m->d || !m->reaper_started) {
+        *err = m->d ? strdup("--metrics: cannot start the connection reaper thread")
+                    : wh_strdup_printf("--metrics: cannot serve on %s (address in use or not "
+                                       "local?)",
+                                       addr);
+        if (m->d)
+            MHD_stop_daemon(m->d);
         pthread_mutex_destroy(&m->mu);
+        pthread_mutex_destroy(&m->cmu);
         free(m);
         return NULL;
     }
@@ -186,8 +316,11 @@ void wh_metrics_stop(wh_metrics_t **pm)
     wh_metrics_t *m = *pm;
     if (!m)
         return;
-    MHD_stop_daemon(m->d);
+    atomic_store(&m->stop, 1);
+    pthread_join(m->reaper, NULL);
+    MHD_stop_daemon(m->d); /* reports every connection closed: the list empties */
     pthread_mutex_destroy(&m->mu);
+    pthread_mutex_destroy(&m->cmu);
     free(m->text);
     free(m->why_not);
     free(m);
