@@ -30,6 +30,13 @@ static void s_on_signal(int sig)
     s_stop = 1;
 }
 
+/* Continued after a stop: the slots check whether their sessions survived. */
+static void s_on_cont(int sig)
+{
+    (void)sig;
+    wh_node_note_continued();
+}
+
 static int s_die(const char *msg, const char *arg)
 {
     fprintf(stderr, "whittle-node: error: %s%s%s\n", msg, arg ? " " : "", arg ? arg : "");
@@ -230,6 +237,10 @@ int main(int argc, char **argv)
     /* A job's commands see an allow-listed environment, never the node's
      * secrets (WHITTLE_REDIS_PASSWORD, key paths): runner.h. */
     wh_run_confine_env(1);
+    struct sigaction sc = {0};
+    sc.sa_handler = s_on_cont;
+    sc.sa_flags = SA_RESTART;
+    sigaction(SIGCONT, &sc, NULL);
     void *zctx = zmq_ctx_new();
     char *err = NULL;
     wh_node_t *n = wh_node_start(zctx, &o, &err);

@@ -87,6 +87,13 @@ static int s_check_refused(wk_slot_t *s)
     if (r == WH_AUTH_NOT_REFUSED)
         return 0;
     uint64_t now = wh_now_ms(), last = atomic_load(&n->refusal_ms);
+    uint64_t resumed = atomic_load(&n->resumed_ms);
+    if (r == WH_AUTH_HANDSHAKE_FAILED && resumed && now - resumed < 10000) {
+        /* a handshake under way when the process stopped, cut meanwhile */
+        wh_debug("node %s slot %d: a handshake cut while this node was stopped; retrying",
+                 n->node_id, s->index);
+        return 0;
+    }
     if (r == WH_AUTH_HANDSHAKE_FAILED && last && now - last < 1000)
         return 0;
     atomic_store(&n->refusal_ms, now);
@@ -805,8 +812,47 @@ static int s_taint_run(s_runs_t *x, wh_eval_result_t *er, const wh_fp_t *ref,
 
 /* ---- slot thread ---- */
 
+static atomic_uint s_continued;
+
+void wh_node_note_continued(void)
+{
+    atomic_fetch_add(&s_continued, 1);
+}
+
+/* Whether this process was stopped since the slot last ran, long enough
+ * for the coordinator to drop the slot (3 heartbeats): then says so, ends
+ * the old session before anything is sent on it, and returns 1 (the
+ * caller reconnects at once). Else notes that the slot runs; 0. */
+static int s_resumed(wk_slot_t *s)
+{
+    wh_node_t *n = s->node;
+    unsigned cont = atomic_load(&s_continued);
+    uint64_t now = wh_now_ms();
+    if (cont == s->cont_seen) {
+        s->alive_ms = now;
+        return 0;
+    }
+    s->cont_seen = cont;
+    uint64_t gap = s->alive_ms ? now - s->alive_ms : 0;
+    s->alive_ms = now;
+    if (!s->sock || gap < 3u * n->hb_ms)
+        return 0; /* the session outlived the stop */
+    wh_warn("node %s slot %d: this node was stopped for %.1f s (SIGSTOP, or the machine "
+            "slept): longer than 3 heartbeats, so the coordinator at %s has dropped this "
+            "slot's session; reconnecting",
+            n->node_id, s->index, (double)gap / 1000.0, n->endpoint);
+    atomic_store(&n->resumed_ms, now);
+    s_disconnect(s);
+    s->backoff_ms = 1000;
+    return 1;
+}
+
 static void s_tick_hb(void *arg)
 {
+    wk_slot_t *s = arg;
+    /* a stop during a build is handled when the slot's loop turns again */
+    if (atomic_load(&s_continued) == s->cont_seen)
+        s->alive_ms = wh_now_ms();
     s_heartbeat_if_due(arg);
 }
 
@@ -841,7 +887,9 @@ static void *s_slot_main(void *arg)
     wk_slot_t *s = arg;
     wh_node_t *n = s->node;
     s->backoff_ms = 1000;
+    s->cont_seen = atomic_load(&s_continued);
     while (!atomic_load(&n->stop)) {
+        s_resumed(s);
         if (!s->sock && s_connect(s) < 0) {
             usleep(200 * 1000);
             continue;
@@ -889,6 +937,8 @@ static void *s_slot_main(void *arg)
             }
             wh_msg_clear(&m);
         }
+        if (s_resumed(s))
+            continue; /* nothing more on the lost session */
         int refused = s_check_refused(s);
         s_heartbeat_if_due(s);
         /* Three missed heartbeats: the coordinator is gone or the link is

@@ -76,6 +76,12 @@ wh_auth_refusal_t wh_node_refused(const wh_node_t *n);
 /* With WH_AUTH_ROLE_REFUSED: the coordinator's line saying why (the key
  * is a client key, ...); "" otherwise. Any thread. */
 const char *wh_node_refusal_detail(const wh_node_t *n);
+/* Says this process was continued after a stop (SIGCONT): the caller's
+ * signal handler calls it (async-signal-safe). A slot stopped longer than
+ * 3 heartbeats has lost its session at the coordinator (its slot declared
+ * dead): it says so and reconnects at once, before it sends anything on
+ * the old session. */
+void wh_node_note_continued(void);
 /* 1 when job commands run in a bwrap sandbox. */
 int wh_node_sandboxed(const wh_node_t *n);
 /* NULL, or why a WH_SANDBOX_AUTO node runs job commands without a sandbox

@@ -51,6 +51,10 @@ struct wh_node {
      * WH_AUTH_ROLE_REFUSED, before it did. */
     char role_refusal[512];
     atomic_int role_refusal_set;
+    /* When a slot last found that this process had been stopped (SIGSTOP)
+     * long enough to lose its session: a handshake failing soon after is
+     * the cut session's, not the keys'. */
+    _Atomic uint64_t resumed_ms;
     atomic_uint_fast64_t evaluated;
     pthread_mutex_t disk_mu;   /* serializes eviction scans */
     wh_warmup_t *warm;         /* one setup per node per workspace key */
@@ -74,6 +78,8 @@ struct wk_slot {
     void *sock;
     void *mon;              /* watches sock's CURVE handshakes (wh_auth_watch), or NULL */
     uint64_t last_rx;       /* monotonic ms of the last message from the coordinator */
+    uint64_t alive_ms;      /* monotonic ms this slot last ran (loop turn or tick) */
+    unsigned cont_seen;     /* wh_node_note_continued calls seen */
     uint64_t last_tx;
     unsigned backoff_ms;
     /* the candidate being judged */

@@ -40,4 +40,4 @@ wh_add_e2e(budget)
 # A night of failures: grouped before reducing, one reduction per root cause (issue 35).
 wh_add_e2e(night)
 # Weak cases of issue 34: replays refused, honest errors.
-wh_add_e2e(wire_limit role_refused metrics_flood)
+wh_add_e2e(wire_limit role_refused metrics_flood node_sigstop)
