@@ -40,4 +40,6 @@ wh_add_e2e(budget)
 # A night of failures: grouped before reducing, one reduction per root cause (issue 35).
 wh_add_e2e(night)
 # Weak cases of issue 34: replays refused, honest errors.
-wh_add_e2e(wire_limit role_refused metrics_flood node_sigstop)
+wh_add_e2e(wire_limit role_refused node_sigstop)
+# 1,100 held connections need an open-files limit of 1300 (77: skipped).
+wh_add_e2e(metrics_flood SKIP77)
