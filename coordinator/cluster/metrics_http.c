@@ -202,7 +202,8 @@ static unsigned s_conn_limit(void)
         if (setrlimit(RLIMIT_NOFILE, &up) == 0)
             rl = up;
     }
-    if (rl.rlim_cur == RLIM_INFINITY || rl.rlim_cur > WH_METRICS_MAX_CONNECTIONS + WH_METRICS_FD_RESERVE)
+    if (rl.rlim_cur == RLIM_INFINITY ||
+        rl.rlim_cur > WH_METRICS_MAX_CONNECTIONS + WH_METRICS_FD_RESERVE)
         return WH_METRICS_MAX_CONNECTIONS;
     return rl.rlim_cur > 2 * WH_METRICS_FD_RESERVE ? (unsigned)(rl.rlim_cur - WH_METRICS_FD_RESERVE)
                                                    : (unsigned)rl.rlim_cur / 2;

@@ -111,8 +111,8 @@ static int s_ix_load(s_redis_t *r, const redisReply *v)
 {
     const char *k = S_HASH ":" S_INDEX;
     size_t body = 0;
-    if (v->type != REDIS_REPLY_STRING || !wh_mac_verify(r->mac, k, strlen(k), v->str, v->len, &body) ||
-        body < 2 || memcmp(v->str, "v1", 2)) {
+    if (v->type != REDIS_REPLY_STRING ||
+        !wh_mac_verify(r->mac, k, strlen(k), v->str, v->len, &body) || body < 2 || memcmp(v->str, "v1", 2)) {
         wh_warn("journal: its index in redis has no valid MAC; records with sequence numbers "
                 "are refused");
         return 0;

@@ -387,8 +387,9 @@ static void test_redis_replay(void)
     if (val && end) {
         val += 2;
         *end = '\0';
-        snprintf(cmd, sizeof cmd, "*4\r\n$4\r\nHSET\r\n$15\r\nwhittle:v1:jobs\r\n$16\r\n%s\r\n$%zu\r\n%s",
-                 id, strlen(val), val);
+        snprintf(cmd, sizeof cmd,
+                 "*4\r\n$4\r\nHSET\r\n$15\r\nwhittle:v1:jobs\r\n$16\r\n%s\r\n$%zu\r\n%s", id,
+                 strlen(val), val);
         wh_redis_raw(port, cmd, reply, sizeof reply);
         CHECK(strstr(reply, ":0") != NULL); /* the field was overwritten */
     }
