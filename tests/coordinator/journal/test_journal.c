@@ -365,7 +365,7 @@ static void test_redis_replay(void)
     CHECK(pid > 0);
     if (pid <= 0)
         return;
-    char url[64], cmd[1024], reply[1024];
+    char url[64], cmd[2048], reply[1024];
     snprintf(url, sizeof url, "redis://127.0.0.1:%d/0", port); /* wh_redis_raw: db 0 */
     char *err = NULL;
     const char *id = "cdcdcdcdcdcdcdcd";
