@@ -7,7 +7,9 @@
 #include "ctestinfo.h"
 #include "embedded.h"
 #include "fromreport.h"
+#include "batchgroup.h"
 #include "group.h"
+#include "night.h"
 #include "refauto.h"
 
 #include <stdlib.h>
@@ -20,6 +22,8 @@ typedef struct {
     size_t n;
     const wh_from_members_t *mem; /* failures answered by their group's job, or NULL */
     char **rdir; /* per job: its run folder once it reduced its test, else NULL */
+    char **why;  /* per job: why it was not reduced, else NULL */
+    char **fdir; /* per job: the record of a job that was not reduced, else NULL */
     char **dirs; /* run folders of the reduced tests */
     size_t ndirs;
     int worst;
@@ -64,6 +68,10 @@ static void s_by_hand(const wh_job_t *j, const char *dir, wh_buf_t *b)
 static void s_end_failed(s_state_t *st, size_t i, int code, const char *msg, const char *dir)
 {
     wh_buf_t b = WH_BUF_INIT;
+    if (st->why && !st->why[i])
+        st->why[i] = wh_strdup_printf("exit %d: %s", code, msg ? msg : "reduction failed");
+    if (st->fdir && !st->fdir[i] && dir)
+        st->fdir[i] = strdup(dir);
     wh_buf_printf(&b, "not reduced (exit %d): %s", code, msg ? msg : "reduction failed");
     if (dir)
         wh_buf_printf(&b, " (record: %s)", dir);
@@ -240,11 +248,109 @@ static void s_finished(void *arg, size_t i, wh_reduction_t *r)
         st->dirs = nd;
 }
 
+/* Job i's group key from its run folder's fingerprint (batchgroup.h), or
+ * NULL; *line the fingerprint as one line. */
+static char *s_key_of(const char *dir, char **line)
+{
+    *line = NULL;
+    char *p = dir ? wh_path_join(dir, "summary.json") : NULL;
+    json_t *o = p ? json_load_file(p, 0, NULL) : NULL;
+    free(p);
+    json_t *fp = json_object_get(o, "fingerprint");
+    char *key = NULL;
+    if (json_is_object(fp)) {
+        wh_fp_t f = {(char *)json_string_value(json_object_get(fp, "test")),
+                     (char *)json_string_value(json_object_get(fp, "kind")),
+                     (char *)json_string_value(json_object_get(fp, "message")),
+                     (char *)json_string_value(json_object_get(fp, "location"))};
+        key = wh_bg_key(&f);
+        *line = wh_strdup_printf("%s | %s | %s", f.kind ? f.kind : "",
+                                 f.location ? f.location : "", f.message ? f.message : "");
+    }
+    json_decref(o);
+    return key;
+}
+
+/* night.json and night.html beside the run folders (night.h): the jobs
+ * reduced here, the failures their groups' reductions answered, and the
+ * skipped ones. */
+static void s_night(const s_state_t *st, const wh_buf_t *missing)
+{
+    size_t nm = st->mem ? st->mem->n : 0, ns = 0;
+    for (const char *p = missing->buf; p && *p; p++)
+        ns += *p == '\n';
+    size_t n = st->n, total = n + nm + ns;
+    wh_night_row_t *rows = calloc(total ? total : 1, sizeof *rows);
+    wh_night_group_t *groups = calloc(n ? n : 1, sizeof *groups);
+    char **keys = calloc(n ? n : 1, sizeof *keys), **lines = calloc(n ? n : 1, sizeof *lines);
+    size_t *rep = calloc(n ? n : 1, sizeof *rep), *gid = calloc(n ? n : 1, sizeof *gid);
+    char **skip = calloc(ns ? ns : 1, sizeof *skip);
+    size_t ng = 0;
+    if (rows && groups && keys && lines && rep && gid && skip) {
+        int size_unknown[1] = {-1};
+        int *size = calloc(n ? n : 1, sizeof *size);
+        for (size_t i = 0; i < n; i++) {
+            keys[i] = s_key_of(st->rdir[i] ? st->rdir[i] : st->fdir[i], &lines[i]);
+            if (size)
+                size[i] = -1;
+        }
+        wh_bg_group(keys, size ? size : size_unknown, n, rep);
+        free(size);
+        for (size_t i = 0; i < n; i++) {
+            const wh_job_t *j = &st->jobs[i];
+            if (rep[i] == i) {
+                gid[i] = ng;
+                groups[ng++] = (wh_night_group_t){lines[i], -1};
+            }
+            size_t g = gid[rep[i]];
+            const char *dir = st->rdir[i] ? st->rdir[i] : st->fdir[i];
+            int partial = 0;
+            if (st->rdir[i] && st->end && st->end[i])
+                partial = !strncmp(st->end[i], "partial", 7);
+            rows[i] = (wh_night_row_t){j->test, j->file, dir,
+                                       st->rdir[i] ? (partial ? "partial" : "reduced") : "failed",
+                                       st->rdir[i] ? NULL : st->why[i], (int)g + 1, nm ? 1 : 0};
+            if (groups[g].rep < 0 && st->rdir[i])
+                groups[g].rep = (int)i;
+        }
+        for (size_t k = 0; k < nm; k++) {
+            const wh_from_member_t *m = &st->mem->v[k];
+            rows[n + k] = (wh_night_row_t){m->job->test, m->job->file, NULL, "answered", NULL,
+                                           (int)gid[rep[m->rep]] + 1, 1};
+            if (!st->rdir[m->rep])
+                rows[n + k].why = "its group's test was not reduced: reduce it with --each";
+        }
+        size_t k = 0;
+        for (const char *p = missing->buf; p && *p && k < ns; k++) {
+            const char *e = strchr(p, '\n');
+            size_t len = e ? (size_t)(e - p) : strlen(p);
+            skip[k] = strndup(p, len);
+            rows[n + nm + k] = (wh_night_row_t){"(not found)", NULL, NULL, "skipped", skip[k], 0, 0};
+            p = e ? e + 1 : p + len;
+        }
+        char *err = NULL;
+        const char *out = n ? st->jobs[0].out : NULL;
+        if (out && wh_night_write(out, rows, total, groups, ng, &err) == 0)
+            printf("Batch report: %s/night.html (and night.json)\n", out);
+        else if (out) {
+            fprintf(stderr, "whittle: warning: %s\n", err ? err : "cannot write the batch report");
+        }
+        free(err);
+    }
+    for (size_t i = 0; keys && lines && i < n; i++)
+        free(keys[i]), free(lines[i]);
+    for (size_t k = 0; skip && k < ns; k++)
+        free(skip[k]);
+    free(rows), free(groups), free(keys), free(lines), free(rep), free(gid), free(skip);
+}
+
 int wh_from_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
                      const wh_buf_t *missing, const wh_from_members_t *mem)
 {
-    s_state_t st = {jobs, n, mem, NULL, NULL, 0, 0, NULL, NULL, NULL};
+    s_state_t st = {jobs, n, mem, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL};
     st.rdir = calloc(n, sizeof *st.rdir);
+    st.why = calloc(n, sizeof *st.why);
+    st.fdir = calloc(n, sizeof *st.fdir);
     st.shown = calloc(n, sizeof *st.shown);
     st.end = calloc(n, sizeof *st.end);
     st.diff = calloc(n, sizeof *st.diff);
@@ -264,6 +370,8 @@ int wh_from_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
     code = code ? code : st.worst;
     if (!code && missing->len)
         code = 1;
+    if (st.rdir && st.why && st.fdir)
+        s_night(&st, missing);
     s_closing(&st, missing, code);
     for (size_t i = 0; i < st.ndirs; i++)
         free(st.dirs[i]);
@@ -271,8 +379,12 @@ int wh_from_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
         free(st.end ? st.end[i] : NULL);
         free(st.diff ? st.diff[i] : NULL);
         free(st.rdir ? st.rdir[i] : NULL);
+        free(st.why ? st.why[i] : NULL);
+        free(st.fdir ? st.fdir[i] : NULL);
     }
     free(st.rdir);
+    free(st.why);
+    free(st.fdir);
     free(st.end);
     free(st.diff);
     free(st.dirs);

@@ -8,6 +8,7 @@
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "record.h"
 #include "wh_common.h"
@@ -65,6 +66,11 @@ static void s_esc(wh_buf_t *b, const char *s)
 {
     if (s)
         s_esc_n(b, s, strlen(s));
+}
+
+void wh_report_esc(wh_buf_t *b, const char *s)
+{
+    s_esc(b, s);
 }
 
 static const char *s_jstr(const json_t *o, const char *k)
@@ -362,10 +368,15 @@ static void s_head(wh_buf_t *b, const s_run_t *run)
     }
     wh_buf_puts(b, "<br>run folder ");
     s_esc(b, run->dir);
+    /* one of a batch's runs (reduce --from-ctest/--from-junit): night.h */
+    char *night = wh_path_join(run->dir, "../night.html");
+    if (night && access(night, R_OK) == 0)
+        wh_buf_puts(b, "<br><a id=\"night\" href=\"../night.html\">the batch's report "
+                       "(night.html): every failure, its group and answer</a>");
+    free(night);
     wh_buf_puts(b, "</p>\n");
 }
 
-/* The fault check in one word and its pill class. */
 /* A partial answer (--budget spent): said first, in its own colour. */
 static void s_partial_pill(wh_buf_t *b, const json_t *sum)
 {
@@ -374,6 +385,7 @@ static void s_partial_pill(wh_buf_t *b, const json_t *sum)
     wh_buf_printf(b, "</span>");
 }
 
+/* The fault check in one word and its pill class. */
 static void s_fault_pill(wh_buf_t *b, const json_t *sum)
 {
     const json_t *f = json_object_get(sum, "fault");

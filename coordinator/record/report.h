@@ -19,9 +19,14 @@
 #ifndef WH_REPORT_H
 #define WH_REPORT_H
 
+#include "wh_common.h"
+
 /* The page for run folder dir, malloc'ed; NULL with *err set when the
  * folder cannot be read. */
 char *wh_report_html(const char *dir, char **err);
+
+/* Appends s HTML-escaped (& < > " ') to b. */
+void wh_report_esc(wh_buf_t *b, const char *s);
 
 /* Writes dir/report.html (atomically). 0, or a negative WH_E* code with
  * *err set. */

@@ -27,7 +27,7 @@ check_eq "grouped: exit status" "$rc" 0
 check_eq "grouped: stderr" "$(cat "$T/g.err")" ""
 check_eq "grouped: the count" "$(grep '^Groups before reducing' "$T/g.out")" \
     "Groups before reducing: 9 failing tests, 4 groups, 4 reductions"
-runs=$(ls "$T/g" | grep -v '^latest$' | sed 's/-[0-9]*-[0-9]*$//' | sort | tr '\n' ' ')
+runs=$(cd "$T/g" && ls -d */ | sed 's:/$::' | grep -v '^latest$' | sed 's/-[0-9]*-[0-9]*$//' | sort | tr '\n' ' ')
 check_eq "grouped: one run folder per group" "$runs" \
     "test_last_loop test_max_own test_scale_huge test_scale_ten "
 # the groups as printed: "group K: KEY" then its members, two spaces in
@@ -56,10 +56,32 @@ for m in test_scale_three:test_scale_ten test_scale_four:test_scale_ten test_sca
 done
 check_eq "the project is unchanged" "$(tree_digest "$P")" "$digest"
 
+# ---- the batch's report: night.json and night.html ----
+N="$T/g/night.json"
+check_eq "night.json: failures" "$(json "$N" .failures)" 9
+check_eq "night.json: groups" "$(json "$N" '.groups | length')" 4
+check_eq "night.json: every failure in a group" "$(json "$N" '[.groups[].members[]] | length')" 9
+check_eq "night.json: the helper's group" \
+    "$(json "$N" '.groups[] | select(.representative == "test_scale_ten") | [.state, (.members | sort | join(","))] | join(" ")')" \
+    "reduced test_scale_four,test_scale_loop,test_scale_ten,test_scale_three"
+check_eq "night.json: states" "$(json "$N" '[.tests[].state] | sort | unique | join(",")')" "answered,reduced"
+check_eq "night.json: a group's reduced test is its run's" \
+    "$(json "$N" '.groups[] | select(.representative == "test_max_own") | .diff')" \
+    "$(cat "$T/g"/test_max_own-*/reduced.diff)"
+grep -q 'id="night" href="../night.html"' "$T/g"/test_scale_ten-*/report.html \
+    && pass "a run folder's report.html links the batch's report" || fail "report.html has no link to night.html"
+check_eq "night.html: one section per group" "$(grep -c '<section class="group"' "$T/g/night.html")" 4
+if command -v chromium > /dev/null; then
+    # as a browser shows it (headless, a profile of its own)
+    title=$(timeout 60 chromium --headless --no-sandbox --disable-gpu --user-data-dir="$T/chrome" \
+        --dump-dom "file://$T/g/night.html" 2>/dev/null | sed -n 's:.*<h1 id="title">\([^<]*\)</h1>.*:\1:p')
+    check_eq "night.html in Chromium: the title" "$title" "whittle: 9 failing tests, 4 root causes"
+fi
+
 # ---- --each: every one reduced; the groups' answers are theirs alone ----
 "$WHITTLE" reduce --from-ctest "$B" --project "$P" --cache memory: --out "$T/e" --each \
     > "$T/e.out" 2>&1 || { cat "$T/e.out"; fail "--each: exit"; }
-check_eq "--each: 9 run folders" "$(ls "$T/e" | grep -vc '^latest$')" 9
+check_eq "--each: 9 run folders" "$(cd "$T/e" && ls -d */ | grep -vc '^latest/$')" 9
 [ -e "$T/e/.first-runs" ] && fail "--each ran first runs" || pass "--each runs no first runs"
 for r in test_last_loop test_max_own test_scale_huge test_scale_ten; do
     check_eq "$r: the group's answer is its own reduction's" \
