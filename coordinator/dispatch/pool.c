@@ -115,9 +115,11 @@ static s_task_t *s_dequeue(s_job_t *j)
 
 int pl_send(wh_pool_t *p, s_slot_t *s, const wh_msg_t *m)
 {
+    pthread_mutex_lock(&p->sock_mu);
     int rc = wh_wire_send_to(p->sock, s->ident, s->ident_len, m, ZMQ_DONTWAIT);
     if (rc == 0)
         s->last_tx = wh_now_ms();
+    pthread_mutex_unlock(&p->sock_mu);
     return rc;
 }
 
@@ -153,11 +155,13 @@ static void s_slot_free(s_slot_t *s)
 
 static void s_slot_remove(wh_pool_t *p, s_slot_t *s, const char *why)
 {
+    pthread_mutex_lock(&p->sock_mu); /* the beat thread walks the list */
     s_slot_t **pp = &p->slots;
     while (*pp && *pp != s)
         pp = &(*pp)->next;
     if (*pp)
         *pp = s->next;
+    pthread_mutex_unlock(&p->sock_mu);
     p->dead++;
     wh_warn("node slot %s %s", s->name, why);
     s_task_t *t = s->task;
@@ -198,7 +202,14 @@ wh_pool_t *wh_pool_new_auth(void *zctx, const char *bind, unsigned hb_ms, const 
     p->zctx = zctx;
     p->hb_ms = hb_ms ? hb_ms : 1000;
     p->timer_fd = -1;
+    p->beat_wake = -1;
+    if (pthread_mutex_init(&p->sock_mu, NULL) != 0) {
+        free(p);
+        *err = strdup("out of memory");
+        return NULL;
+    }
     if (!(p->losses = wh_losses_new())) {
+        pthread_mutex_destroy(&p->sock_mu);
         free(p);
         *err = strdup("out of memory");
         return NULL;
@@ -223,6 +234,10 @@ wh_pool_t *wh_pool_new_auth(void *zctx, const char *bind, unsigned hb_ms, const 
         p->endpoint = strdup(ep);
     else
         p->endpoint = strdup(bind);
+    /* Without the thread (no eventfd, no thread) the poll thread sends
+     * the heartbeats, as it did before there was one. */
+    if (pl_beat_start(p) != 0)
+        wh_warn("coordinator: no heartbeat thread; heartbeats go out only between jobs' work");
     return p;
 zerr:
     *err = wh_strdup_printf("cannot bind coordinator socket '%s': %s", bind,
@@ -236,6 +251,7 @@ void wh_pool_destroy(wh_pool_t **pp)
     wh_pool_t *p = *pp;
     if (!p)
         return;
+    pl_beat_stop(p);
     while (p->jobs)
         wh_pool_remove_job(p, p->jobs->spec.job_id);
     while (p->slots) {
@@ -257,6 +273,7 @@ void wh_pool_destroy(wh_pool_t **pp)
     free(p->watch);
     if (p->timer_fd >= 0)
         close(p->timer_fd);
+    pthread_mutex_destroy(&p->sock_mu);
     free(p);
     *pp = NULL;
 }
@@ -945,10 +962,12 @@ static s_slot_t *s_slot_add(wh_pool_t *p, const void *ident, size_t len, const c
     s->warms = hello && hello->warms;
     s->last_rx = wh_now_ms();
     /* append so that dispatch order follows arrival order */
+    pthread_mutex_lock(&p->sock_mu);
     s_slot_t **pp = &p->slots;
     while (*pp)
         pp = &(*pp)->next;
     *pp = s;
+    pthread_mutex_unlock(&p->sock_mu);
     wh_info("node slot %s joined (routing id %.*s)", s->name, (int)len, (const char *)ident);
     s_apply_losses(p, s);
     return s;
@@ -1159,9 +1178,30 @@ void wh_pool_unwatch_fd(wh_pool_t *p, int fd)
         }
 }
 
+/* ZMQ_EVENTS of the pool's socket (and its ZMQ_FD in *fd), under the lock:
+ * the heartbeat thread may be sending. */
+static int s_sock_events(wh_pool_t *p, int *fd)
+{
+    int ev = 0;
+    size_t sz = sizeof ev;
+    pthread_mutex_lock(&p->sock_mu);
+    if (zmq_getsockopt(p->sock, ZMQ_EVENTS, &ev, &sz) != 0)
+        ev = 0;
+    if (fd) {
+        sz = sizeof *fd;
+        if (zmq_getsockopt(p->sock, ZMQ_FD, fd, &sz) != 0)
+            *fd = -1;
+    }
+    pthread_mutex_unlock(&p->sock_mu);
+    return ev;
+}
+
 /* The pool's socket and the watched fds, polled together; the watchers of
  * readable fds are called after (from a copy: a watcher may unwatch).
- * zmq_poll's result. */
+ * 1 when the socket has messages, 0 when not, or -errno. The socket is
+ * waited on through its ZMQ_FD, without the lock, so that the heartbeat
+ * thread sends while this thread waits: its readiness is ZMQ_EVENTS,
+ * asked before the wait (input waiting: no wait) and after. */
 static int s_poll_all(wh_pool_t *p, int timeout_ms)
 {
     zmq_pollitem_t one[1 + 8], *it = one;
@@ -1174,12 +1214,17 @@ static int s_poll_all(wh_pool_t *p, int timeout_ms)
             free(it);
         return -ENOMEM;
     }
-    it[0] = (zmq_pollitem_t){p->sock, 0, ZMQ_POLLIN, 0};
+    int zfd = -1;
+    if (s_sock_events(p, &zfd) & ZMQ_POLLIN)
+        timeout_ms = 0;
+    it[0] = zfd >= 0 ? (zmq_pollitem_t){NULL, zfd, ZMQ_POLLIN, 0}
+                     : (zmq_pollitem_t){NULL, -1, 0, 0};
     for (int i = 0; i < p->nwatch; i++) {
         w[i] = p->watch[i];
         it[1 + i] = (zmq_pollitem_t){NULL, w[i].fd, ZMQ_POLLIN, 0};
     }
     int rc = zmq_poll(it, n, timeout_ms);
+    int perr = rc < 0 ? errno : 0;
     int nw = p->nwatch;
     for (int i = 0; rc > 0 && i < nw; i++) {
         if (!(it[1 + i].revents & ZMQ_POLLIN))
@@ -1190,66 +1235,91 @@ static int s_poll_all(wh_pool_t *p, int timeout_ms)
                 break;
             }
     }
-    rc = rc > 0 ? (it[0].revents & ZMQ_POLLIN ? 1 : 0) : rc < 0 ? -errno : 0;
+    rc = rc < 0 ? -perr : (s_sock_events(p, NULL) & ZMQ_POLLIN) ? 1 : 0;
     free(w);
     if (it != one)
         free(it);
     return rc;
 }
 
+/* How long the loop may be away before it says so (at -v). */
+#define S_GAP_NOTE_MS(p) (3u * (p)->hb_ms)
+
 int wh_pool_poll(wh_pool_t *p, int timeout_ms)
 {
+    uint64_t t0 = wh_now_ms();
+    if (p->poll_end && t0 - p->poll_end > p->gap_max) {
+        p->gap_max = t0 - p->poll_end;
+        if (p->gap_max > S_GAP_NOTE_MS(p))
+            wh_info("coordinator: %llu ms between two turns of the pool's loop (heartbeats "
+                    "%s)", (unsigned long long)p->gap_max,
+                    p->beat_on ? "went on from their own thread" : "waited");
+    }
     s_dispatch(p);
     int rc = s_poll_all(p, timeout_ms);
     if (rc < 0)
         return rc;
-    if (rc > 0) {
-        for (int budget = 0; budget < 1000; budget++) {
-            uint8_t ident[WH_WIRE_MAX_IDENT];
-            size_t ilen = sizeof ident;
-            wh_msg_t m = {0};
-            char key[WH_WIRE_MAX_USER];
-            int r = wh_wire_recv_from_peer(p->sock, ident, &ilen, key, sizeof key, &m,
-                                           ZMQ_DONTWAIT);
-            if (r == -EAGAIN) {
-                wh_msg_clear(&m);
-                break;
-            }
-            if (r == 0 && wh_auth_admit(key, m.type)) {
-                s_handle(p, ident, ilen, key, &m);
-            } else if (r == 0) {
-                /* The wrong role: tell the peer, so it says so and stops
-                 * (it would take the silence for a dead coordinator). */
-                wh_msg_t bye = {0};
-                bye.type = WH_MSG_BYE;
-                bye.refused = 1;
-                bye.detail = wh_auth_refusal_text(key, m.type);
-                if (bye.detail)
-                    wh_wire_send_to(p->sock, ident, ilen, &bye, ZMQ_DONTWAIT);
-                free(bye.detail);
-            } else if (r != WH_EPROTO && r != WH_ETOOBIG) {
-                wh_msg_clear(&m);
-                break;
-            } else {
-                wh_warn("dropped a malformed message: %s", wh_strerror(r));
-            }
+    if (rc == 0)
+        p->drained_at = wh_now_ms();
+    for (int budget = 0; rc > 0 && budget < 1000; budget++) {
+        uint8_t ident[WH_WIRE_MAX_IDENT];
+        size_t ilen = sizeof ident;
+        wh_msg_t m = {0};
+        char key[WH_WIRE_MAX_USER];
+        pthread_mutex_lock(&p->sock_mu);
+        int r = wh_wire_recv_from_peer(p->sock, ident, &ilen, key, sizeof key, &m,
+                                       ZMQ_DONTWAIT);
+        pthread_mutex_unlock(&p->sock_mu);
+        if (r == -EAGAIN) {
+            p->drained_at = wh_now_ms();
             wh_msg_clear(&m);
+            break;
         }
+        if (r == 0 && wh_auth_admit(key, m.type)) {
+            s_handle(p, ident, ilen, key, &m);
+        } else if (r == 0) {
+            /* The wrong role: tell the peer, so it says so and stops
+             * (it would take the silence for a dead coordinator). */
+            wh_msg_t bye = {0};
+            bye.type = WH_MSG_BYE;
+            bye.refused = 1;
+            bye.detail = wh_auth_refusal_text(key, m.type);
+            if (bye.detail) {
+                pthread_mutex_lock(&p->sock_mu);
+                wh_wire_send_to(p->sock, ident, ilen, &bye, ZMQ_DONTWAIT);
+                pthread_mutex_unlock(&p->sock_mu);
+            }
+            free(bye.detail);
+        } else if (r != WH_EPROTO && r != WH_ETOOBIG) {
+            wh_msg_clear(&m);
+            break;
+        } else {
+            wh_warn("dropped a malformed message: %s", wh_strerror(r));
+        }
+        wh_msg_clear(&m);
     }
-    uint64_t now = wh_now_ms();
+    /* Silence is measured up to the last time the socket was read empty,
+     * not to now: what a slot sent while this thread was away (a long
+     * turn over the jobs, a read cut at its budget) waits unread in the
+     * socket, and a coordinator busy for 10 s must not declare every slot
+     * dead the moment it looks again. */
+    uint64_t seen = p->drained_at, now = wh_now_ms();
     for (s_slot_t *s = p->slots, *nx; s; s = nx) {
         nx = s->next;
+        if (atomic_load(&s->gone))
+            s->last_rx = 0; /* the heartbeat thread found it unreachable */
         /* A slot of a local pool is a thread of this very process: it
          * cannot be lost, only slow (a loaded machine starves its thread
          * of the CPU for seconds; declaring it dead made a fully cached
          * rerun exit 4 under load). It is reaped only when a send found it
          * unreachable (last_rx 0). */
-        if (now - s->last_rx > 3u * p->hb_ms && (!p->local || s->last_rx == 0)) {
+        int silent = s->last_rx == 0 || (seen > s->last_rx && seen - s->last_rx > 3u * p->hb_ms);
+        if (silent && (!p->local || s->last_rx == 0)) {
             s_on_lost(p, s);
             s_slot_remove(p, s, "missed 3 heartbeats; declared dead");
             continue;
         }
-        if (now - s->last_tx >= p->hb_ms) {
+        if (!p->beat_on && now - s->last_tx >= p->hb_ms) {
             wh_msg_t hb = {0};
             hb.type = WH_MSG_HEARTBEAT;
             if (pl_send(p, s, &hb) == -EHOSTUNREACH)
@@ -1258,6 +1328,7 @@ int wh_pool_poll(wh_pool_t *p, int timeout_ms)
     }
     s_fail_stranded(p);
     s_dispatch(p);
+    p->poll_end = wh_now_ms();
     return 0;
 }
 
@@ -1268,7 +1339,10 @@ void wh_pool_local_slots(wh_pool_t *p)
 
 int wh_pool_reply(wh_pool_t *p, const void *ident, size_t ident_len, const wh_msg_t *m)
 {
-    return wh_wire_send_to(p->sock, ident, ident_len, m, ZMQ_DONTWAIT);
+    pthread_mutex_lock(&p->sock_mu);
+    int rc = wh_wire_send_to(p->sock, ident, ident_len, m, ZMQ_DONTWAIT);
+    pthread_mutex_unlock(&p->sock_mu);
+    return rc;
 }
 
 void wh_pool_stats(const wh_pool_t *p, wh_pool_stats_t *o)
@@ -1295,17 +1369,18 @@ void wh_pool_stats(const wh_pool_t *p, wh_pool_stats_t *o)
         o->warming += s->warming != NULL && !s->task;
     o->infra_faults = p->infra_faults;
     o->judged = p->judged;
+    o->loop_gap_ms = p->gap_max;
 }
 
 void wh_pool_describe(const wh_pool_t *p, wh_buf_t *b)
 {
     wh_pool_stats_t st;
     wh_pool_stats(p, &st);
-    wh_buf_printf(b, "nodes: %d  slots: %d (busy %d)  jobs: %d  queued: %d  dispatched: %llu  requeued: %llu  dead slots: %llu  out of rotation: %d  infra faults: %llu\n",
+    wh_buf_printf(b, "nodes: %d  slots: %d (busy %d)  jobs: %d  queued: %d  dispatched: %llu  requeued: %llu  dead slots: %llu  out of rotation: %d  infra faults: %llu  longest loop gap: %llu ms\n",
                   st.nodes, st.slots, st.busy, st.jobs, st.queued,
                   (unsigned long long)st.dispatched, (unsigned long long)st.requeued,
                   (unsigned long long)st.dead_slots, st.out_of_rotation,
-                  (unsigned long long)st.infra_faults);
+                  (unsigned long long)st.infra_faults, (unsigned long long)st.loop_gap_ms);
     for (const s_slot_t *s = p->slots; s; s = s->next)
         wh_buf_printf(b, "  slot %-40s %s%s%s\n", s->name,
                       s->task ? (s->task->cancelled ? "cancelling" : "busy")

@@ -5,11 +5,17 @@
  * ways, leases, requeue on a dead slot, cancellation. Only this module and
  * the wire module touch sockets on the coordinator side.
  *
- * Liveness: every slot is sent a HEARTBEAT every hb_ms; any message from a
- * slot counts as life and renews the lease of its candidate (slots send
- * heartbeats while they build). A slot silent for 3 × hb_ms is dead: its
- * candidate goes back to the front of its job's queue; a candidate that has
- * lost its slot 3 times is answered InfraError.
+ * Liveness: every slot is sent a HEARTBEAT every hb_ms, from a thread of
+ * the pool's own (pool_beat.c), so that an owner busy for seconds between
+ * two wh_pool_poll calls is not taken for lost by its slots. Any message
+ * from a slot counts as life and renews the lease of its candidate (slots
+ * send heartbeats from a thread no build blocks). A slot silent for
+ * 3 × hb_ms is dead: its candidate goes back to the front of its job's
+ * queue; a candidate that has lost its slot 3 times is answered
+ * InfraError. Silence is counted up to the last time the pool read its
+ * socket empty, not up to now: what a slot sent while the owner was away
+ * is read before anyone is judged. One that a send finds unreachable is
+ * dead at once.
  *
  * Tainted verdicts: an InfraError with code WH_ETAINT says something about
  * the slot (a full disk, an OOM kill, a missing tool), not about the
@@ -196,6 +202,8 @@ typedef struct {
     uint64_t infra_faults;  /* tainted answers (code WH_ETAINT) received */
     int warming;            /* live slots preparing a job after a WARM */
     uint64_t judged;        /* verdicts received from slots */
+    uint64_t loop_gap_ms;   /* the longest time between two wh_pool_poll calls: how long
+                               the owner's loop was away (heartbeats go on meanwhile) */
 } wh_pool_stats_t;
 void wh_pool_stats(const wh_pool_t *p, wh_pool_stats_t *out);
 

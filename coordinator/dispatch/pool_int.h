@@ -6,6 +6,9 @@
 #ifndef WH_POOL_INT_H
 #define WH_POOL_INT_H
 
+#include <pthread.h>
+#include <stdatomic.h>
+
 #include "budget.h"
 #include "pool.h"
 #include "wh_common.h"
@@ -59,7 +62,9 @@ struct s_slot {
     char *name;            /* key name/slot when authenticated, else the printable ident */
     char *key;             /* ZAP user id of the peer ("" unauthenticated): its identity */
     char *node_id;
-    uint64_t last_rx, last_tx;
+    uint64_t last_rx;      /* when the poll thread last read a message from it */
+    uint64_t last_tx;      /* when a message last went to it; under sock_mu */
+    atomic_int gone;       /* a send found it unreachable: reaped at the next check */
     s_task_t *task;
     uint64_t phantom;      /* a candidate the slot is still judging for a task we no
                               longer hold (it was declared dead and came back) */
@@ -102,11 +107,29 @@ struct wh_pool {
     int nwatch, capwatch;
     int timer_fd;          /* wh_pool_wake_at's timer, watched; -1: not made (yet) */
     uint64_t timer_at;     /* when it is armed for (wh_now_ms), 0: not armed */
+    /* The heartbeat thread (pool_beat.c). sock_mu guards the socket, the
+     * slot list's links and each slot's last_tx; everything else is the
+     * poll thread's alone. */
+    pthread_mutex_t sock_mu;
+    pthread_cond_t beat_cv;
+    pthread_t beat;
+    int beat_on;           /* the thread runs: the poll thread sends no heartbeats */
+    int beat_stop;         /* under sock_mu */
+    int beat_wake;         /* wakes the poll after a send took the socket's signal; -1 */
+    uint64_t drained_at;   /* when a read last found the socket empty (wh_now_ms) */
+    uint64_t poll_end;     /* when the last wh_pool_poll returned */
+    uint64_t gap_max;      /* the longest time between two wh_pool_poll calls */
 };
 
 /* pool.c */
 s_job_t *pl_find_job(wh_pool_t *p, const char *id);
 int pl_send(wh_pool_t *p, s_slot_t *s, const wh_msg_t *m);
+
+/* pool_beat.c: the heartbeat thread. 0, or -1 when it cannot start (the
+ * poll thread sends the heartbeats then). */
+int pl_beat_start(wh_pool_t *p);
+/* Stops and joins it (a no-op when it does not run). */
+void pl_beat_stop(wh_pool_t *p);
 
 /* pool_warm.c: which slots are warm for which jobs, and WARM/WARMED */
 int pl_is_warm(const s_slot_t *s, const char *job_id);

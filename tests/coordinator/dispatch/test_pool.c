@@ -963,8 +963,87 @@ static void test_wake_at(void)
     zmq_ctx_term(zctx);
 }
 
+/* An owner away from wh_pool_poll for longer than 3 heartbeats (a farm's
+ * jobs tended in one long turn, a loaded machine): its slots still hear a
+ * HEARTBEAT every hb_ms (the pool's own thread sends them), so none takes
+ * the coordinator for lost; when the owner looks again, a slot that spoke
+ * meanwhile is alive and one that was silent all along is dead. */
+static void test_busy_owner(void)
+{
+    void *zctx = zmq_ctx_new();
+    char *err = NULL;
+    wh_pool_t *p = wh_pool_new(zctx, "tcp://127.0.0.1:*", 100, &err);
+    CHECK(p != NULL);
+    void *a = s_slot(zctx, wh_pool_endpoint(p), "a");
+    void *b = s_slot(zctx, wh_pool_endpoint(p), "b");
+    void *slots[2] = {a, b};
+    uint64_t busy[2] = {0, 0}, ev[2] = {0, 0};
+    wh_pool_stats_t st;
+    uint64_t t0 = wh_now_ms();
+    do {
+        s_pump(p, 20, slots, busy, 2, ev);
+        wh_pool_stats(p, &st);
+    } while (st.slots < 2 && wh_now_ms() - t0 < 10000);
+    CHECK_EQ_INT(st.slots, 2);
+    /* Drain what the slots got so far: only heartbeats sent while the
+     * owner is away count. */
+    for (int i = 0; i < 2; i++) {
+        wh_msg_t m = {0};
+        while (wh_wire_recv(slots[i], &m, ZMQ_DONTWAIT) == 0)
+            wh_msg_clear(&m);
+        wh_msg_clear(&m);
+    }
+    /* The owner is away: until a has heard 3 heartbeats and more than 3
+     * heartbeat times have passed (10 s at most). a keeps talking, b says
+     * nothing. */
+    int heard = 0;
+    uint64_t away = wh_now_ms(), last_hb = 0;
+    while ((heard < 3 || wh_now_ms() - away < 450) && wh_now_ms() - away < 10000) {
+        zmq_pollitem_t it = {a, 0, ZMQ_POLLIN, 0};
+        if (zmq_poll(&it, 1, 20) > 0) {
+            wh_msg_t m = {0};
+            while (wh_wire_recv(a, &m, ZMQ_DONTWAIT) == 0) {
+                heard += m.type == WH_MSG_HEARTBEAT;
+                wh_msg_clear(&m);
+            }
+            wh_msg_clear(&m);
+        }
+        if (wh_now_ms() - last_hb >= 50) {
+            wh_msg_t hb = {0};
+            hb.type = WH_MSG_HEARTBEAT;
+            hb.warms = 1;
+            wh_wire_send(a, &hb, ZMQ_DONTWAIT);
+            last_hb = wh_now_ms();
+        }
+    }
+    CHECK(heard >= 3);
+    /* Back: a is alive. b's last heartbeats waited unread in the socket,
+     * so its silence counts from now: it is dead 3 heartbeats later. */
+    wh_pool_poll(p, 0);
+    wh_pool_stats(p, &st);
+    CHECK_EQ_INT(st.slots, 2);
+    CHECK_EQ_INT((int)st.dead_slots, 0);
+    slots[1] = NULL;
+    t0 = wh_now_ms();
+    do {
+        s_pump(p, 20, slots, busy, 2, ev);
+        wh_pool_stats(p, &st);
+    } while (st.slots > 1 && wh_now_ms() - t0 < 10000);
+    CHECK_EQ_INT(st.slots, 1);
+    CHECK_EQ_INT((int)st.dead_slots, 1);
+    wh_buf_t d = WH_BUF_INIT;
+    wh_pool_describe(p, &d);
+    CHECK(strstr(d.buf, "slot a ") != NULL);
+    wh_buf_free(&d);
+    zmq_close(a);
+    zmq_close(b);
+    wh_pool_destroy(&p);
+    zmq_ctx_term(zctx);
+}
+
 int main(void)
 {
+    RUN_TEST(test_busy_owner);
     RUN_TEST(test_wake_at);
     RUN_TEST(test_dead_slot_requeue_and_return);
     RUN_TEST(test_lazy_hold);
