@@ -30,7 +30,7 @@
 
 /* ---- socket helpers ---- */
 
-static int s_connect(wk_slot_t *s)
+static int s_connect_locked(wk_slot_t *s)
 {
     wh_node_t *n = s->node;
     s->sock = zmq_socket(n->zctx, ZMQ_DEALER);
@@ -65,10 +65,54 @@ static int s_connect(wk_slot_t *s)
     return rc;
 }
 
+/* A new socket (the heartbeat thread sees it once it is whole). */
+static int s_connect(wk_slot_t *s)
+{
+    pthread_mutex_lock(&s->mu);
+    int rc = s_connect_locked(s);
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
 static void s_disconnect(wk_slot_t *s)
 {
+    pthread_mutex_lock(&s->mu);
     wh_auth_close(s->sock, s->mon);
     s->sock = s->mon = NULL;
+    pthread_mutex_unlock(&s->mu);
+}
+
+/* One message from the socket without waiting (under the lock): 0,
+ * -EAGAIN when none waits, or wh_wire_recv's error. */
+static int s_recv(wk_slot_t *s, wh_msg_t *m)
+{
+    pthread_mutex_lock(&s->mu);
+    int rc = s->sock ? wh_wire_recv(s->sock, m, ZMQ_DONTWAIT) : -EAGAIN;
+    pthread_mutex_unlock(&s->mu);
+    return rc;
+}
+
+/* Waits up to ms for input on the slot's socket, through its ZMQ_FD and
+ * without the lock, so that the heartbeat thread may send meanwhile. Its
+ * readiness is ZMQ_EVENTS, asked first: input already waiting is not
+ * waited for. A send by the heartbeat thread may take the fd's signal
+ * with it; the wait then ends at ms, and the caller reads anyway. */
+static void s_wait_input(wk_slot_t *s, int ms)
+{
+    int ev = 0, fd = -1;
+    size_t sz = sizeof ev, fsz = sizeof fd;
+    pthread_mutex_lock(&s->mu);
+    if (!s->sock || zmq_getsockopt(s->sock, ZMQ_EVENTS, &ev, &sz) != 0 ||
+        zmq_getsockopt(s->sock, ZMQ_FD, &fd, &fsz) != 0)
+        fd = -1;
+    pthread_mutex_unlock(&s->mu);
+    if (ev & ZMQ_POLLIN)
+        return;
+    zmq_pollitem_t it = {NULL, fd, ZMQ_POLLIN, 0};
+    if (fd < 0)
+        usleep((useconds_t)ms * 1000);
+    else
+        zmq_poll(&it, 1, ms);
 }
 
 /* A coordinator that does not admit this node's key refuses it on every
@@ -108,24 +152,43 @@ static int s_check_refused(wk_slot_t *s)
 
 void wk_send(wk_slot_t *s, const wh_msg_t *m)
 {
-    if (wh_wire_send(s->sock, m, ZMQ_DONTWAIT) == 0)
+    pthread_mutex_lock(&s->mu);
+    if (s->sock && wh_wire_send(s->sock, m, ZMQ_DONTWAIT) == 0)
         s->last_tx = wh_now_ms();
+    pthread_mutex_unlock(&s->mu);
 }
 
+void wk_beat_locked(wk_slot_t *s, uint64_t now)
+{
+    if (now - s->last_tx < s->node->hb_ms)
+        return;
+    wh_msg_t hb = {0};
+    hb.type = WH_MSG_HEARTBEAT;
+    /* Say what we are working on: a coordinator that lost us and hears
+     * from us again must not take us for an idle slot. */
+    hb.node_id = s->node->node_id;
+    hb.slot = (uint32_t)s->index;
+    hb.warms = 1;
+    hb.cand_id = atomic_load(&s->beat_cand);
+    if (wh_wire_send(s->sock, &hb, ZMQ_DONTWAIT) == 0)
+        s->last_tx = now;
+}
+
+void wk_set_current(wk_slot_t *s, char *job, uint64_t cand)
+{
+    s->cur_job = job;
+    s->cur_cand = cand;
+    atomic_store(&s->beat_cand, job ? cand : 0);
+}
+
+/* The slot's own thread sends heartbeats too (ticks, its loop): with no
+ * heartbeat thread, they are the only ones. */
 static void s_heartbeat_if_due(wk_slot_t *s)
 {
-    uint64_t now = wh_now_ms();
-    if (now - s->last_tx >= s->node->hb_ms) {
-        wh_msg_t hb = {0};
-        hb.type = WH_MSG_HEARTBEAT;
-        /* Say what we are working on: a coordinator that lost us and hears
-         * from us again must not take us for an idle slot. */
-        hb.node_id = s->node->node_id;
-        hb.slot = (uint32_t)s->index;
-        hb.warms = 1;
-        hb.cand_id = s->cur_job ? s->cur_cand : 0;
-        wk_send(s, &hb);
-    }
+    pthread_mutex_lock(&s->mu);
+    if (s->sock)
+        wk_beat_locked(s, wh_now_ms());
+    pthread_mutex_unlock(&s->mu);
 }
 
 /* Handles messages that arrive while a candidate is being judged: CANCEL of
@@ -136,7 +199,7 @@ static void s_drain_busy(wk_slot_t *s)
 {
     for (;;) {
         wh_msg_t m = {0};
-        int rc = wh_wire_recv(s->sock, &m, ZMQ_DONTWAIT);
+        int rc = s_recv(s, &m);
         if (rc == -EAGAIN)
             return;
         if (rc < 0) {
@@ -563,8 +626,7 @@ static void s_evaluate(wk_slot_t *s, wh_msg_t *m)
     s_runs_t x = {0}, xr = {0};
     wh_buf_t why = WH_BUF_INIT;
 
-    s->cur_job = j->job_id;
-    s->cur_cand = m->cand_id;
+    wk_set_current(s, j->job_id, m->cand_id);
     s->cancel = 0;
 
     const wh_framework_t *fw = NULL;
@@ -655,7 +717,7 @@ reply:
         unlink(busy);
     if (m->fresh && x.root)
         wk_remove_workspace(x.root);
-    s->cur_job = NULL;
+    wk_set_current(s, NULL, 0);
     wh_compile_cmd_clear(&v.compile);
     s_runs_clear(&x);
     s_runs_clear(&xr);
@@ -894,13 +956,17 @@ static void *s_slot_main(void *arg)
             usleep(200 * 1000);
             continue;
         }
-        zmq_pollitem_t it = {s->sock, 0, ZMQ_POLLIN, 0};
-        int prc = zmq_poll(&it, 1, 100);
-        if (prc < 0 && errno == ETERM)
-            break;
-        if (prc > 0) {
-            wh_msg_t m = {0};
-            int rc = wh_wire_recv(s->sock, &m, ZMQ_DONTWAIT);
+        wh_msg_t m = {0};
+        int rc = s_recv(s, &m);
+        if (rc == -EAGAIN) {
+            s_wait_input(s, 100);
+            rc = s_recv(s, &m);
+        }
+        /* Read empty: only now is a long silence the coordinator's. A
+         * thread back from a long set-up reads what waited before it
+         * judges (the coordinator's heartbeats went on meanwhile). */
+        int drained = rc == -EAGAIN;
+        if (rc != -EAGAIN) {
             if (rc == 0) {
                 s->last_rx = wh_now_ms();
                 s->backoff_ms = 1000;
@@ -944,7 +1010,7 @@ static void *s_slot_main(void *arg)
         /* Three missed heartbeats: the coordinator is gone or the link is
          * broken. Reconnect with backoff and introduce ourselves again; a
          * refused key too, without waiting for the heartbeats. */
-        if (refused || wh_now_ms() - s->last_rx > 3u * n->hb_ms) {
+        if (refused || (drained && wh_now_ms() - s->last_rx > 3u * n->hb_ms)) {
             if (!refused)
                 wh_info("node %s slot %d: coordinator silent; reconnecting in %u ms",
                         n->node_id, s->index, s->backoff_ms);
@@ -955,11 +1021,9 @@ static void *s_slot_main(void *arg)
             s->backoff_ms = s->backoff_ms * 2 > 10000 ? 10000 : s->backoff_ms * 2;
         }
     }
-    if (s->sock) {
-        wh_msg_t bye = {0};
-        bye.type = WH_MSG_BYE;
-        wh_wire_send(s->sock, &bye, ZMQ_DONTWAIT);
-    }
+    wh_msg_t bye = {0};
+    bye.type = WH_MSG_BYE;
+    wk_send(s, &bye);
     s_disconnect(s);
     return NULL;
 }
@@ -1048,6 +1112,11 @@ wh_node_t *wh_node_start(void *zctx, const wh_node_opts_t *o, char **err)
     for (int i = 0; i < n->nslots; i++) {
         n->slots[i].node = n;
         n->slots[i].index = i;
+        n->slots[i].mu_ok = pthread_mutex_init(&n->slots[i].mu, NULL) == 0;
+        if (!n->slots[i].mu_ok)
+            goto nomem;
+    }
+    for (int i = 0; i < n->nslots; i++) {
         if (pthread_create(&n->slots[i].thread, NULL, s_slot_main, &n->slots[i]) != 0) {
             *err = wh_strdup_printf("cannot start slot thread %d", i);
             wh_node_stop(&n);
@@ -1055,6 +1124,11 @@ wh_node_t *wh_node_start(void *zctx, const wh_node_opts_t *o, char **err)
         }
         n->slots[i].started = 1;
     }
+    /* Without it the slots' own threads send their heartbeats, between
+     * the steps of their work (ticks), as they did before there was one. */
+    if (wk_beat_start(n) != 0)
+        wh_warn("node %s: no heartbeat thread; a long set-up may make its slot look dead",
+                n->node_id);
     return n;
 nomem:
     *err = strdup("out of memory");
@@ -1068,9 +1142,13 @@ void wh_node_stop(wh_node_t **np)
     if (!n)
         return;
     atomic_store(&n->stop, 1);
+    wk_beat_stop(n);
     for (int i = 0; n->slots && i < n->nslots; i++)
         if (n->slots[i].started)
             pthread_join(n->slots[i].thread, NULL);
+    for (int i = 0; n->slots && i < n->nslots; i++)
+        if (n->slots[i].mu_ok)
+            pthread_mutex_destroy(&n->slots[i].mu);
     free(n->slots);
     free(n->endpoint);
     free(n->node_id);

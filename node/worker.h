@@ -6,11 +6,15 @@
  * read the report, judge, answer VERDICT.
  *
  * Blocking work (copy, setup, build, test) runs on the slot's own thread,
- * never on a poll thread; while it runs, the runner's tick sends heartbeats
- * (which renew the candidate's lease at the coordinator) and watches the
- * socket for CANCEL. A slot that hears nothing from the coordinator for
- * 3 heartbeats reconnects with backoff (1 s, 2 s, 4 s, … capped at 10 s) and
- * says HELLO again. A coordinator that refuses the node's handshake (its
+ * never on a poll thread; while it runs, the runner's tick watches the
+ * socket for CANCEL. Heartbeats (which renew the candidate's lease at the
+ * coordinator) go out from the node's heartbeat thread, which nothing
+ * else blocks (a project copy, a hand-over of 40,000 files to the job's
+ * user, an eviction scan), on each slot's socket under the slot's lock. A
+ * slot that reads its socket empty and has heard nothing from the
+ * coordinator for 3 heartbeats reconnects with backoff (1 s, 2 s, 4 s, …
+ * capped at 10 s) and says HELLO again; what waited unread while the slot
+ * worked counts as heard. A coordinator that refuses the node's handshake (its
  * CURVE key is not listed, or keys on one side only) is not silent: the
  * refusal is logged as a warning at once, the slot reconnects after its
  * backoff, and after WH_NODE_REFUSALS in a row wh_node_refused says so (the

@@ -4,7 +4,8 @@
  * calls in the other). The module is worker.c (the slot threads, the
  * socket, evaluation, infrastructure faults; the public API, worker.h)
  * with worker_ws.c (the slot's workspaces: keys, eviction, setup, the user
- * of a key); nothing else includes this header. Threads: as worker.h says
+ * of a key) and worker_beat.c (the node's heartbeat thread); nothing else
+ * includes this header. Threads: as worker.h says
  * of each slot; wk_* functions run on the slot's own thread unless their
  * comment says otherwise.
  */
@@ -59,6 +60,12 @@ struct wh_node {
     pthread_mutex_t disk_mu;   /* serializes eviction scans */
     wh_warmup_t *warm;         /* one setup per node per workspace key */
     wh_runas_t *runas;         /* the user and sandbox of job commands, or NULL */
+    /* The heartbeat thread (worker_beat.c): it waits on beat_cv under
+     * beat_mu between rounds, so that wh_node_stop wakes it at once. */
+    pthread_t beat;
+    int beat_on;
+    pthread_mutex_t beat_mu;
+    pthread_cond_t beat_cv;
     char *sandbox_note;        /* why --sandbox auto found no sandbox, or NULL */
     /* --job-uids: a user per workspace key (wk_key_runas) */
     unsigned uid_lo, uid_hi;
@@ -75,12 +82,17 @@ struct wk_slot {
     int index;
     pthread_t thread;
     int started;
+    /* mu guards sock (its every use: the heartbeat thread sends on it too)
+     * and last_tx; the slot's thread waits for input without it. */
+    pthread_mutex_t mu;
+    int mu_ok;
     void *sock;
     void *mon;              /* watches sock's CURVE handshakes (wh_auth_watch), or NULL */
-    uint64_t last_rx;       /* monotonic ms of the last message from the coordinator */
+    uint64_t last_rx;       /* monotonic ms of the last message read from the coordinator */
     uint64_t alive_ms;      /* monotonic ms this slot last ran (loop turn or tick) */
     unsigned cont_seen;     /* wh_node_note_continued calls seen */
-    uint64_t last_tx;
+    uint64_t last_tx;       /* under mu */
+    _Atomic uint64_t beat_cand; /* the candidate the heartbeats say it judges, or 0 */
     unsigned backoff_ms;
     /* the candidate being judged */
     char *cur_job;
@@ -93,6 +105,19 @@ struct wk_slot {
 
 /* The runner's tick on the slot's thread: heartbeats, CANCEL, shutdown. */
 int wk_tick(void *arg);
+/* Sends a HEARTBEAT when one is due (hb_ms since the last message sent);
+ * s->mu held, s->sock open. Either thread. */
+void wk_beat_locked(wk_slot_t *s, uint64_t now);
+/* What the slot's heartbeats say it is doing: judging job's cand, or
+ * nothing (job NULL); sets cur_job and cur_cand. The slot's thread. */
+void wk_set_current(wk_slot_t *s, char *job, uint64_t cand);
+
+/* worker_beat.c */
+
+/* Starts the node's heartbeat thread (after the slots exist); 0 or -1. */
+int wk_beat_start(wh_node_t *n);
+/* Wakes and joins it, once n->stop is set; a no-op when it did not start. */
+void wk_beat_stop(wh_node_t *n);
 /* Sends m on the slot's socket without blocking. */
 void wk_send(wk_slot_t *s, const wh_msg_t *m);
 /* Notes whether a setup run failed for the node's sake (s->setup_taint). */

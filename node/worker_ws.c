@@ -359,8 +359,7 @@ void wk_warm(wk_slot_t *s, const wh_msg_t *m)
         wk_send_warmed(s, j->job_id, 0, WH_EPROTO, NULL, "incomplete job spec", 1);
         return;
     }
-    s->cur_job = j->job_id;
-    s->cur_cand = 0;
+    wk_set_current(s, j->job_id, 0);
     s->cancel = 0;
     int stable = wh_warmup_stable(n->warm);
     int want_ref = j->reference && (stable || j->keep_fault || s->index == 0);
@@ -381,7 +380,7 @@ void wk_warm(wk_slot_t *s, const wh_msg_t *m)
     }
     if (!atomic_load(&n->stop))
         wk_send_warmed(s, j->job_id, 0, rc, NULL, detail, 1);
-    s->cur_job = NULL;
+    wk_set_current(s, NULL, 0);
     free(detail);
     free(rdetail);
 }

@@ -1,0 +1,81 @@
+/*
+ * worker_beat — the node's heartbeat thread. A slot's own thread may be
+ * away for minutes (a set-up: cmake and a whole build, a project copy, a
+ * clone, an eviction scan, a wait for another slot's set-up) or starved of
+ * the CPU on a loaded machine; the coordinator takes a slot silent for 3
+ * heartbeats for dead and requeues its candidate. So one thread per node,
+ * which does nothing else, sends every slot's HEARTBEAT when it is due, on
+ * the slot's socket under the slot's lock (worker_int.h). The slot's
+ * thread still reads its socket itself.
+ */
+#define _GNU_SOURCE
+#include <time.h>
+
+#include "worker_int.h"
+
+static void *s_beat_main(void *arg)
+{
+    wh_node_t *n = arg;
+    pthread_mutex_lock(&n->beat_mu);
+    while (!atomic_load(&n->stop)) {
+        uint64_t now = wh_now_ms(), next = now + n->hb_ms;
+        for (int i = 0; i < n->nslots; i++) {
+            wk_slot_t *s = &n->slots[i];
+            pthread_mutex_lock(&s->mu);
+            if (s->sock) {
+                wk_beat_locked(s, now);
+                if (s->last_tx + n->hb_ms < next)
+                    next = s->last_tx + n->hb_ms;
+            }
+            pthread_mutex_unlock(&s->mu);
+        }
+        /* At least 10 ms: a send that keeps failing (a full queue while the
+         * coordinator is away) is not retried in a busy loop. */
+        now = wh_now_ms();
+        uint64_t wait = next > now + 10 ? next - now : 10;
+        struct timespec ts;
+        clock_gettime(CLOCK_MONOTONIC, &ts);
+        ts.tv_sec += (time_t)(wait / 1000);
+        ts.tv_nsec += (long)(wait % 1000) * 1000000L;
+        if (ts.tv_nsec >= 1000000000L) {
+            ts.tv_sec++;
+            ts.tv_nsec -= 1000000000L;
+        }
+        pthread_cond_timedwait(&n->beat_cv, &n->beat_mu, &ts);
+    }
+    pthread_mutex_unlock(&n->beat_mu);
+    return NULL;
+}
+
+int wk_beat_start(wh_node_t *n)
+{
+    pthread_condattr_t ca;
+    if (pthread_condattr_init(&ca) != 0)
+        return -1;
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    int rc = pthread_cond_init(&n->beat_cv, &ca);
+    pthread_condattr_destroy(&ca);
+    if (rc != 0)
+        return -1;
+    pthread_mutex_init(&n->beat_mu, NULL);
+    if (pthread_create(&n->beat, NULL, s_beat_main, n) != 0) {
+        pthread_cond_destroy(&n->beat_cv);
+        pthread_mutex_destroy(&n->beat_mu);
+        return -1;
+    }
+    n->beat_on = 1;
+    return 0;
+}
+
+void wk_beat_stop(wh_node_t *n)
+{
+    if (!n->beat_on)
+        return;
+    pthread_mutex_lock(&n->beat_mu);
+    pthread_cond_signal(&n->beat_cv);
+    pthread_mutex_unlock(&n->beat_mu);
+    pthread_join(n->beat, NULL);
+    pthread_cond_destroy(&n->beat_cv);
+    pthread_mutex_destroy(&n->beat_mu);
+    n->beat_on = 0;
+}
