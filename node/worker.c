@@ -96,7 +96,8 @@ static int s_recv(wk_slot_t *s, wh_msg_t *m)
  * without the lock, so that the heartbeat thread may send meanwhile. Its
  * readiness is ZMQ_EVENTS, asked first: input already waiting is not
  * waited for. A send by the heartbeat thread may take the fd's signal
- * with it; the wait then ends at ms, and the caller reads anyway. */
+ * with it; that thread then writes s->wake_fd (without one the wait ends
+ * at ms, and the caller reads anyway). */
 static void s_wait_input(wk_slot_t *s, int ms)
 {
     int ev = 0, fd = -1;
@@ -108,11 +109,11 @@ static void s_wait_input(wk_slot_t *s, int ms)
     pthread_mutex_unlock(&s->mu);
     if (ev & ZMQ_POLLIN)
         return;
-    zmq_pollitem_t it = {NULL, fd, ZMQ_POLLIN, 0};
+    zmq_pollitem_t it[2] = {{NULL, fd, ZMQ_POLLIN, 0}, {NULL, s->wake_fd, ZMQ_POLLIN, 0}};
     if (fd < 0)
         usleep((useconds_t)ms * 1000);
-    else
-        zmq_poll(&it, 1, ms);
+    else if (zmq_poll(it, s->wake_fd >= 0 ? 2 : 1, ms) > 0 && (it[1].revents & ZMQ_POLLIN))
+        wh_wake_drain(s->wake_fd);
 }
 
 /* A coordinator that does not admit this node's key refuses it on every
@@ -1109,9 +1110,12 @@ wh_node_t *wh_node_start(void *zctx, const wh_node_opts_t *o, char **err)
     n->slots = calloc((size_t)n->nslots, sizeof *n->slots);
     if (!n->slots)
         goto nomem;
+    for (int i = 0; i < n->nslots; i++)
+        n->slots[i].wake_fd = -1;
     for (int i = 0; i < n->nslots; i++) {
         n->slots[i].node = n;
         n->slots[i].index = i;
+        n->slots[i].wake_fd = wh_wake_open();
         n->slots[i].mu_ok = pthread_mutex_init(&n->slots[i].mu, NULL) == 0;
         if (!n->slots[i].mu_ok)
             goto nomem;
@@ -1146,9 +1150,12 @@ void wh_node_stop(wh_node_t **np)
     for (int i = 0; n->slots && i < n->nslots; i++)
         if (n->slots[i].started)
             pthread_join(n->slots[i].thread, NULL);
-    for (int i = 0; n->slots && i < n->nslots; i++)
+    for (int i = 0; n->slots && i < n->nslots; i++) {
         if (n->slots[i].mu_ok)
             pthread_mutex_destroy(&n->slots[i].mu);
+        if (n->slots[i].wake_fd >= 0)
+            close(n->slots[i].wake_fd);
+    }
     free(n->slots);
     free(n->endpoint);
     free(n->node_id);

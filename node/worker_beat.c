@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <time.h>
+#include <zmq.h>
 
 #include "worker_int.h"
 
@@ -23,7 +24,15 @@ static void *s_beat_main(void *arg)
             wk_slot_t *s = &n->slots[i];
             pthread_mutex_lock(&s->mu);
             if (s->sock) {
+                uint64_t tx = s->last_tx;
                 wk_beat_locked(s, now);
+                /* A send may take the socket's signal that input waits
+                 * (ZMQ_FD), while the slot's thread waits on it: wake it. */
+                int ev = 0;
+                size_t sz = sizeof ev;
+                if (s->last_tx != tx && zmq_getsockopt(s->sock, ZMQ_EVENTS, &ev, &sz) == 0 &&
+                    (ev & ZMQ_POLLIN))
+                    wh_wake_signal(s->wake_fd);
                 if (s->last_tx + n->hb_ms < next)
                     next = s->last_tx + n->hb_ms;
             }

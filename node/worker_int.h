@@ -86,6 +86,8 @@ struct wk_slot {
      * and last_tx; the slot's thread waits for input without it. */
     pthread_mutex_t mu;
     int mu_ok;
+    int wake_fd;            /* eventfd: the heartbeat thread's send took the socket's
+                               signal while input waits; -1: none */
     void *sock;
     void *mon;              /* watches sock's CURVE handshakes (wh_auth_watch), or NULL */
     uint64_t last_rx;       /* monotonic ms of the last message read from the coordinator */
