@@ -33,6 +33,7 @@
 static int s_connect_locked(wk_slot_t *s)
 {
     wh_node_t *n = s->node;
+    s->stale = 0;
     s->sock = zmq_socket(n->zctx, ZMQ_DEALER);
     if (!s->sock)
         return -errno;
@@ -880,6 +881,11 @@ static atomic_uint s_continued;
 void wh_node_note_continued(void)
 {
     atomic_fetch_add(&s_continued, 1);
+}
+
+unsigned wk_continued(void)
+{
+    return atomic_load(&s_continued);
 }
 
 /* Whether this process was stopped since the slot last ran, long enough

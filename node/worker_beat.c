@@ -10,6 +10,7 @@
  */
 #define _GNU_SOURCE
 #include <time.h>
+#include <unistd.h>
 #include <zmq.h>
 
 #include "worker_int.h"
@@ -18,12 +19,32 @@ static void *s_beat_main(void *arg)
 {
     wh_node_t *n = arg;
     pthread_mutex_lock(&n->beat_mu);
+    n->beat_cont = wk_continued();
     while (!atomic_load(&n->stop)) {
         uint64_t now = wh_now_ms(), next = now + n->hb_ms;
+        /* Back from a stop (SIGSTOP, a sleeping machine) longer than 3
+         * heartbeats: the coordinator has dropped every session of this
+         * process, and a heartbeat on one would bring back a slot its
+         * thread is about to join again anew (e2e_node_sigstop: declared
+         * dead twice, joined three times). SIGCONT's handler may run a
+         * moment after this thread wakes: a long gap waits for it. */
+        unsigned cont = wk_continued();
+        if (n->beat_last && now - n->beat_last >= 3u * n->hb_ms && cont == n->beat_cont) {
+            usleep(50 * 1000);
+            cont = wk_continued();
+        }
+        if (cont != n->beat_cont && n->beat_last && now - n->beat_last >= 3u * n->hb_ms)
+            for (int i = 0; i < n->nslots; i++) {
+                pthread_mutex_lock(&n->slots[i].mu);
+                n->slots[i].stale = 1;
+                pthread_mutex_unlock(&n->slots[i].mu);
+            }
+        n->beat_cont = cont;
+        n->beat_last = now;
         for (int i = 0; i < n->nslots; i++) {
             wk_slot_t *s = &n->slots[i];
             pthread_mutex_lock(&s->mu);
-            if (s->sock) {
+            if (s->sock && !s->stale) {
                 uint64_t tx = s->last_tx;
                 wk_beat_locked(s, now);
                 /* A send may take the socket's signal that input waits

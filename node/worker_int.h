@@ -66,6 +66,8 @@ struct wh_node {
     int beat_on;
     pthread_mutex_t beat_mu;
     pthread_cond_t beat_cv;
+    unsigned beat_cont;        /* the beat thread's: wk_continued() when it last looked */
+    uint64_t beat_last;        /* the beat thread's: when its last round began */
     char *sandbox_note;        /* why --sandbox auto found no sandbox, or NULL */
     /* --job-uids: a user per workspace key (wk_key_runas) */
     unsigned uid_lo, uid_hi;
@@ -94,6 +96,10 @@ struct wk_slot {
     uint64_t alive_ms;      /* monotonic ms this slot last ran (loop turn or tick) */
     unsigned cont_seen;     /* wh_node_note_continued calls seen */
     uint64_t last_tx;       /* under mu */
+    int stale;              /* under mu: the process was stopped longer than 3 heartbeats
+                               since this session began: the coordinator has dropped it, and
+                               the heartbeat thread sends nothing on it (the slot's thread
+                               reconnects, s_resumed) */
     _Atomic uint64_t beat_cand; /* the candidate the heartbeats say it judges, or 0 */
     unsigned backoff_ms;
     /* the candidate being judged */
@@ -118,6 +124,8 @@ void wk_set_current(wk_slot_t *s, char *job, uint64_t cand);
 
 /* Starts the node's heartbeat thread (after the slots exist); 0 or -1. */
 int wk_beat_start(wh_node_t *n);
+/* How many times this process was continued (SIGCONT) so far. */
+unsigned wk_continued(void);
 /* Wakes and joins it, once n->stop is set; a no-op when it did not start. */
 void wk_beat_stop(wh_node_t *n);
 /* Sends m on the slot's socket without blocking. */
