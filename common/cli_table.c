@@ -343,6 +343,10 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "network; the node does not "
      "start where no sandbox starts. auto (the default): bwrap where a sandbox starts, else "
      "none with a warning naming why. none: no sandbox, no warning."},
+    {WH_CLI_NODE, "pass-env", 0, "NAME",
+     "Job commands see only an allow-listed environment (PATH, HOME, TMPDIR, LANG, LC_*, TERM, "
+     "TZ, USER, LOGNAME, SHELL), never the node's secrets; --pass-env NAME (repeatable) adds "
+     "this node's NAME to it (a compiler launcher's settings, a proxy)."},
     {WH_CLI_NODE, "job-uids", 0, "LO-HI",
      "Started as root, runs each workspace key's commands (one client key's project "
      "snapshot, setup and test file) as a uid of its own from LO..HI, skipping uids with an "

@@ -151,6 +151,13 @@ int main(int argc, char **argv)
             insecure = 1;
         else if (wh_cli_is(&c, "run-as"))
             o.run_as = v;
+        else if (wh_cli_is(&c, "pass-env")) {
+            int rc = wh_run_env_pass(v);
+            if (rc)
+                return s_die(rc == WH_ETOOBIG ? "--pass-env takes at most 64 names; one too many:"
+                                              : "--pass-env wants a variable name, not",
+                             v);
+        }
         else if (wh_cli_is(&c, "job-uids")) {
             unsigned long lo = 0, hi = 0;
             char tail = 0;

@@ -95,6 +95,23 @@ void wh_run_confine_env(int on)
     s_confined = on;
 }
 
+/* --pass-env's names, beside the fixed allow-list. */
+#define S_PASS_MAX 64
+static char s_pass[S_PASS_MAX][128];
+static int s_npass;
+
+int wh_run_env_pass(const char *name)
+{
+    size_t len = strlen(name);
+    if (!len || len >= sizeof s_pass[0] || (name[0] >= '0' && name[0] <= '9') ||
+        strspn(name, "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789_") != len)
+        return WH_EINVAL;
+    if (s_npass == S_PASS_MAX)
+        return WH_ETOOBIG;
+    memcpy(s_pass[s_npass++], name, len + 1);
+    return 0;
+}
+
 int wh_run_env_allowed(const char *entry)
 {
     static const char *const names[] = {"PATH", "HOME", "TMPDIR", "LANG", "LANGUAGE", "TERM",
@@ -105,6 +122,9 @@ int wh_run_env_allowed(const char *entry)
         return 1;
     for (const char *const *n = names; *n; n++)
         if (strlen(*n) == klen && strncmp(*n, entry, klen) == 0)
+            return 1;
+    for (int i = 0; i < s_npass; i++)
+        if (strlen(s_pass[i]) == klen && strncmp(s_pass[i], entry, klen) == 0)
             return 1;
     return 0;
 }

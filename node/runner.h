@@ -58,6 +58,10 @@ typedef struct {
  * key paths). whittle-node calls it once before its slots start; the
  * embedded mode, on the user's own machine, keeps the whole environment. */
 void wh_run_confine_env(int on);
+/* Adds NAME to the allow-list (whittle-node --pass-env): 0, WH_EINVAL for
+ * a name that is no variable name ([A-Za-z_][A-Za-z0-9_]*), WH_ETOOBIG
+ * past 64 names. Before any run starts. */
+int wh_run_env_pass(const char *name);
 /* 1 when "NAME=value" (or "NAME") passes the allow-list above. */
 int wh_run_env_allowed(const char *entry);
 

@@ -202,12 +202,14 @@ WHITTLE_REDIS_PASSWORD="$RPASS" ip netns exec "$NS_CO" unshare -m sh -c "$HIDE" 
 COORD_PID=$!; PIDS+=("$COORD_PID")
 : > "$T/evals.log"; chmod 666 "$T/evals.log" # the shims of the nodes' builds append as nobody
 # --sandbox none: the shims (on PATH from $T) log every judgement into
-# $T/evals.log, host files a sandbox would hide from the build.
+# $T/evals.log, host files a sandbox would hide from the build; --pass-env
+# gives the jobs the variables the shims read (a node's jobs see an
+# allow-listed environment).
 start_node() { # n tag [env…]
     local n=$1 tag=$2; shift 2
     ip netns exec "wh-node$n-$S" unshare -m sh -c "$HIDE" sh env PATH="$T/shim:$PATH" WH_EVAL_LOG="$T/evals.log" WH_NODE_TAG="$tag" "$@" \
         "$NODE" --connect "$EP" --slots 2 --workdir "$T/node$n" --id "node$n" -v --sandbox none \
-        --secret-key "$KEYS/nodes/node$n.secret" --server-key "$KEYS/coord.public" \
+        --pass-env WH_EVAL_LOG --pass-env WH_NODE_TAG --pass-env WH_SHIM_FILE --pass-env WH_SHIM_DELAY --secret-key "$KEYS/nodes/node$n.secret" --server-key "$KEYS/coord.public" \
         > "$T/$tag.log" 2>&1 &
     PIDS+=($!)
     LAST_PID=$!

@@ -19,7 +19,9 @@ PIDS+=($!)
 wait_listening "$T/coord.log"
 env WHITTLE_REDIS_PASSWORD=pw-4f1e2d WHITTLE_CACHE_SECRET=cs-77aa91 WHITTLE_CACHE_SECRET_FILE="$T/cache.secret" \
     WHITTLE_SECRET_KEY="$T/node.secret" AWS_SECRET_ACCESS_KEY=aws-5c3b LANG=C.UTF-8 LC_ALL=C \
-    "$B/node/whittle-node" --connect "$EP" --insecure --slots 1 --workdir "$T/wd" --sandbox none > "$T/node.log" 2>&1 &
+    CCACHE_DIR=/var/cache/cc-91d2 \
+    "$B/node/whittle-node" --connect "$EP" --insecure --slots 1 --workdir "$T/wd" --sandbox none \
+    --pass-env CCACHE_DIR > "$T/node.log" 2>&1 &
 PIDS+=($!)
 wait_slots 1
 timeout 300 "$WHITTLE" reduce --cluster "$EP" --insecure --project "$P" --file tests/test_tally.c \
@@ -32,5 +34,9 @@ for f in setup run; do
     check_eq "$f: node secrets in the job's environment" "$leaked" ""
     check_eq "$f: allow-listed names there" "$(grep -oE '^(PATH|HOME|TMPDIR|LANG|LC_ALL)=' "$O/$f.env" | sort | tr -d '\n')" \
         "HOME=LANG=LC_ALL=PATH=TMPDIR="
+    check_eq "$f: --pass-env CCACHE_DIR there" "$(grep '^CCACHE_DIR=' "$O/$f.env")" "CCACHE_DIR=/var/cache/cc-91d2"
 done
+out=$("$B/node/whittle-node" --connect "$EP" --insecure --pass-env 'A=B' 2>&1); rc=$?
+check_eq "--pass-env with no variable name: exit $rc, one line" "$rc: $out" \
+    "2: whittle-node: error: --pass-env wants a variable name, not A=B"
 finish
