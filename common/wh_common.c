@@ -604,3 +604,27 @@ void wh_wake_drain(int fd)
     while (fd >= 0 && read(fd, &n, sizeof n) > 0)
         ;
 }
+
+int wh_cond_init_mono(void *cv)
+{
+    pthread_condattr_t ca;
+    if (pthread_condattr_init(&ca) != 0)
+        return -1;
+    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
+    int rc = pthread_cond_init((pthread_cond_t *)cv, &ca);
+    pthread_condattr_destroy(&ca);
+    return rc == 0 ? 0 : -1;
+}
+
+void wh_cond_wait_ms(void *cv, void *mu, uint64_t ms)
+{
+    struct timespec ts;
+    clock_gettime(CLOCK_MONOTONIC, &ts);
+    ts.tv_sec += (time_t)(ms / 1000);
+    ts.tv_nsec += (long)(ms % 1000) * 1000000L;
+    if (ts.tv_nsec >= 1000000000L) {
+        ts.tv_sec++;
+        ts.tv_nsec -= 1000000000L;
+    }
+    pthread_cond_timedwait((pthread_cond_t *)cv, (pthread_mutex_t *)mu, &ts);
+}

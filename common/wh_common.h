@@ -145,6 +145,13 @@ int wh_secs_to_ms(double secs, double max_s, unsigned *ms);
 /* A whole decimal number in [lo, hi], nothing else in s. 0 or WH_EINVAL. */
 int wh_parse_long(const char *s, long lo, long hi, long *out);
 
+/* ---- a thread's timed wait on the monotonic clock ---- */
+/* Initializes cv on CLOCK_MONOTONIC (a wall-clock step never cuts a wait
+ * short nor stretches it). 0, or -1. */
+int wh_cond_init_mono(void *cv);
+/* Waits on cv (from wh_cond_init_mono) with mu held, at most ms. */
+void wh_cond_wait_ms(void *cv, void *mu, uint64_t ms);
+
 /* ---- waking a poll from another thread ---- */
 /* An eventfd (non-blocking, close-on-exec) that a poll watches for
  * reading; -1 when none can be made. */

@@ -62,16 +62,7 @@ static void *s_beat_main(void *arg)
         /* At least 10 ms: a send that keeps failing (a full queue while the
          * coordinator is away) is not retried in a busy loop. */
         now = wh_now_ms();
-        uint64_t wait = next > now + 10 ? next - now : 10;
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_sec += (time_t)(wait / 1000);
-        ts.tv_nsec += (long)(wait % 1000) * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&n->beat_cv, &n->beat_mu, &ts);
+        wh_cond_wait_ms(&n->beat_cv, &n->beat_mu, next > now + 10 ? next - now : 10);
     }
     pthread_mutex_unlock(&n->beat_mu);
     return NULL;
@@ -79,13 +70,7 @@ static void *s_beat_main(void *arg)
 
 int wk_beat_start(wh_node_t *n)
 {
-    pthread_condattr_t ca;
-    if (pthread_condattr_init(&ca) != 0)
-        return -1;
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    int rc = pthread_cond_init(&n->beat_cv, &ca);
-    pthread_condattr_destroy(&ca);
-    if (rc != 0)
+    if (wh_cond_init_mono(&n->beat_cv) != 0)
         return -1;
     pthread_mutex_init(&n->beat_mu, NULL);
     if (pthread_create(&n->beat, NULL, s_beat_main, n) != 0) {

@@ -59,16 +59,7 @@ static void *s_beat_main(void *arg)
         uint64_t next = s_beat_once(p), now = wh_now_ms();
         /* At least 10 ms: a slot whose send keeps failing (a full queue)
          * is not retried in a busy loop. */
-        uint64_t wait = next > now + 10 ? next - now : 10;
-        struct timespec ts;
-        clock_gettime(CLOCK_MONOTONIC, &ts);
-        ts.tv_sec += (time_t)(wait / 1000);
-        ts.tv_nsec += (long)(wait % 1000) * 1000000L;
-        if (ts.tv_nsec >= 1000000000L) {
-            ts.tv_sec++;
-            ts.tv_nsec -= 1000000000L;
-        }
-        pthread_cond_timedwait(&p->beat_cv, &p->sock_mu, &ts);
+        wh_cond_wait_ms(&p->beat_cv, &p->sock_mu, next > now + 10 ? next - now : 10);
     }
     pthread_mutex_unlock(&p->sock_mu);
     return NULL;
@@ -76,13 +67,7 @@ static void *s_beat_main(void *arg)
 
 int pl_beat_start(wh_pool_t *p)
 {
-    pthread_condattr_t ca;
-    if (pthread_condattr_init(&ca) != 0)
-        return -1;
-    pthread_condattr_setclock(&ca, CLOCK_MONOTONIC);
-    int rc = pthread_cond_init(&p->beat_cv, &ca);
-    pthread_condattr_destroy(&ca);
-    if (rc != 0)
+    if (wh_cond_init_mono(&p->beat_cv) != 0)
         return -1;
     if ((p->beat_wake = wh_pool_wake_open(p)) < 0 ||
         pthread_create(&p->beat, NULL, s_beat_main, p) != 0) {

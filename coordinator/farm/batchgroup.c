@@ -6,9 +6,7 @@
 
 #include "normalize.h"
 
-/* msg with every occurrence of word made "<test>" and every run of digits
- * "N" (malloc'ed). */
-static char *s_shape(const char *msg, const char *word)
+char *wh_bg_mask(const char *msg, const char *word, int digits)
 {
     wh_buf_t b = WH_BUF_INIT;
     size_t wl = word ? strlen(word) : 0;
@@ -16,7 +14,7 @@ static char *s_shape(const char *msg, const char *word)
         if (wl && !strncmp(p, word, wl)) {
             wh_buf_append(&b, "<test>", 6);
             p += wl;
-        } else if (*p >= '0' && *p <= '9') {
+        } else if (digits && *p >= '0' && *p <= '9') {
             wh_buf_append(&b, "N", 1);
             while (*p >= '0' && *p <= '9')
                 p++;
@@ -27,8 +25,7 @@ static char *s_shape(const char *msg, const char *word)
     return wh_buf_detach(&b);
 }
 
-/* The bare function name of a test id ("suite/name", "Suite.Name"). */
-static const char *s_bare(const char *test)
+const char *wh_bg_bare(const char *test)
 {
     const char *p = test;
     for (const char *q = test; *q; q++)
@@ -44,7 +41,8 @@ char *wh_bg_key(const wh_fp_t *fp)
     if (!*loc)
         return NULL; /* a crash the harness caught names no line: alone */
     char *norm = wh_fp_normalized(msg, NULL);
-    char *shape = norm ? s_shape(norm, fp->test && *fp->test ? s_bare(fp->test) : NULL) : NULL;
+    char *shape = norm ? wh_bg_mask(norm, fp->test && *fp->test ? wh_bg_bare(fp->test) : NULL, 1)
+                       : NULL;
     char *key = shape ? wh_strdup_printf("%s | %s | %s", fp->kind ? fp->kind : "", loc, shape)
                       : NULL;
     free(norm);

@@ -27,6 +27,13 @@
 
 #include "wh_common.h"
 
+/* msg with every occurrence of word (NULL: none) made "<test>", and with
+ * digits, every run of digits "N" (malloc'ed; NULL: out of memory). */
+char *wh_bg_mask(const char *msg, const char *word, int digits);
+/* The bare function name of a test id ("suite/name", "Suite.Name",
+ * "suite::name"). */
+const char *wh_bg_bare(const char *test);
+
 /* The root-cause key of a failure (malloc'ed), or NULL when it has none
  * (no location) or memory ran out. */
 char *wh_bg_key(const wh_fp_t *fp);

@@ -3,6 +3,7 @@
  */
 #include "group.h"
 
+#include "batchgroup.h"
 #include "cli.h"
 #include "normalize.h"
 #include "wh_common.h"
@@ -50,31 +51,6 @@ void wh_group_destroy(wh_group_t **gp)
     *gp = NULL;
 }
 
-/* s with every occurrence of word replaced by "<test>" (malloc'ed). */
-static char *s_mask(const char *s, const char *word)
-{
-    wh_buf_t b = {0};
-    size_t wl = word ? strlen(word) : 0;
-    while (*s) {
-        if (wl && !strncmp(s, word, wl)) {
-            wh_buf_append(&b, "<test>", 6);
-            s += wl;
-        } else
-            wh_buf_append(&b, s++, 1);
-    }
-    return wh_buf_detach(&b);
-}
-
-/* The bare function name of a test id ("suite/name", "suite.name"). */
-static const char *s_bare(const char *test)
-{
-    const char *p = test;
-    for (const char *q = test; *q; q++)
-        if (*q == '/' || *q == '.' || *q == ':')
-            p = q + 1;
-    return *p ? p : test;
-}
-
 static const char *s_str(json_t *o, const char *k)
 {
     const char *v = json_string_value(json_object_get(o, k));
@@ -95,8 +71,8 @@ static int s_read_key(s_run_t *r, const char *dir)
     r->test = strdup(s_str(fp, "test"));
     r->file = strdup(s_str(o, "file"));
     char *msg = wh_fp_normalized(s_str(fp, "message"), NULL);
-    char *m1 = msg ? s_mask(msg, r->test) : NULL;
-    char *m2 = m1 ? s_mask(m1, s_bare(r->test)) : NULL;
+    char *m1 = msg ? wh_bg_mask(msg, r->test, 0) : NULL;
+    char *m2 = m1 ? wh_bg_mask(m1, wh_bg_bare(r->test), 0) : NULL;
     r->key = m2 ? wh_strdup_printf("%s | %s | %s", s_str(fp, "kind"), s_str(fp, "location"), m2) : NULL;
     free(msg), free(m1), free(m2);
     json_decref(o);
@@ -133,7 +109,7 @@ static int s_read_stmts(s_run_t *r, const char *dir)
     free(p);
     if (rc < 0 || !text)
         return rc;
-    const char *bare = s_bare(r->test);
+    const char *bare = wh_bg_bare(r->test);
     size_t bl = strlen(bare);
     int in_fn = 0;
     for (char *save = NULL, *l = strtok_r(text, "\n", &save); l; l = strtok_r(NULL, "\n", &save)) {
@@ -158,7 +134,7 @@ static int s_read_stmts(s_run_t *r, const char *dir)
                 break;
             r->stmts = s;
         }
-        r->stmts[r->n_stmts] = s_mask(l, s_bare(r->test));
+        r->stmts[r->n_stmts] = wh_bg_mask(l, wh_bg_bare(r->test), 0);
         r->n_stmts++;
     }
     free(text);
