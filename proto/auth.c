@@ -227,12 +227,12 @@ int wh_auth_role_allows(wh_role_t role, int type)
         return 1;
     case WH_ROLE_NODE:
         return type == WH_MSG_HELLO || type == WH_MSG_HEARTBEAT || type == WH_MSG_VERDICT ||
-               type == WH_MSG_WARMED || type == WH_MSG_BYE;
+               type == WH_MSG_WARMED || type == WH_MSG_BYE || type == WH_MSG_BLOB_GET;
     case WH_ROLE_CLIENT:
         /* CANCEL and WATCH name a job; the coordinator lets a client act
          * only on the jobs its key submitted. */
         return type == WH_MSG_SUBMIT || type == WH_MSG_STATUS_REQ || type == WH_MSG_WATCH ||
-               type == WH_MSG_CANCEL;
+               type == WH_MSG_CANCEL || type == WH_MSG_BLOB_PUT;
     default:
         return 0;
     }
@@ -463,6 +463,8 @@ static const char *s_type_name(int t)
     static const char *names[] = {"NONE", "HELLO", "EVALUATE", "VERDICT", "CANCEL", "HEARTBEAT",
                                   "BYE", "SUBMIT", "STATUS_REQ", "STATUS", "PROGRESS",
                                   "WARM", "WARMED", "WATCH"};
+    if (t == WH_MSG_BLOB_PUT || t == WH_MSG_BLOB_GET)
+        return t == WH_MSG_BLOB_PUT ? "BLOB_PUT" : "BLOB_GET";
     return t >= 0 && t < (int)(sizeof names / sizeof *names) ? names[t] : "UNKNOWN";
 }
 
@@ -486,8 +488,8 @@ int wh_auth_admit(const char *user_id, int msg_type)
     if (s_log_ok(&last[(unsigned)msg_type & 15u]))
         wh_warn("auth: dropped %s from %s: a %s key may only send %s", s_type_name(msg_type),
                 user_id, role == WH_ROLE_NODE ? "node" : role == WH_ROLE_CLIENT ? "client" : "unknown",
-                role == WH_ROLE_NODE     ? "HELLO, HEARTBEAT, VERDICT, WARMED and BYE"
-                : role == WH_ROLE_CLIENT ? "SUBMIT, STATUS_REQ, WATCH and CANCEL"
+                role == WH_ROLE_NODE     ? "HELLO, HEARTBEAT, VERDICT, WARMED, BLOB_GET and BYE"
+                : role == WH_ROLE_CLIENT ? "SUBMIT, STATUS_REQ, WATCH, CANCEL and BLOB_PUT"
                                          : "nothing");
     return 0;
 }

@@ -52,6 +52,7 @@ void wh_job_spec_clear(wh_job_spec_t *j)
     free(j->git_subdir);
     free(j->git_reference);
     free(j->tenant);
+    free(j->tar_sha);
     free(j->git_patch);
     for (int i = 0; i < j->n_exclude && j->exclude; i++)
         free(j->exclude[i]);
@@ -75,6 +76,7 @@ void wh_msg_clear(wh_msg_t *m)
     wh_compile_cmd_clear(&m->compile);
     free(m->compile_root);
     free(m->others);
+    free(m->blob_sha);
     memset(m, 0, sizeof *m);
 }
 
@@ -114,6 +116,8 @@ int wh_job_spec_copy(wh_job_spec_t *dst, const wh_job_spec_t *src)
     t.git_subdir = s_dup(src->git_subdir, &bad);
     t.git_reference = s_dup(src->git_reference, &bad);
     t.tenant = s_dup(src->tenant, &bad);
+    t.tar_sha = s_dup(src->tar_sha, &bad);
+    t.tar_size = src->tar_size;
     t.git_patch = NULL;
     t.git_patch_len = 0;
     if (src->git_patch) {
@@ -152,6 +156,13 @@ static const char *const s_type_names[] = {
     "BYE", "SUBMIT", "STATUS_REQ", "STATUS", "PROGRESS", "WARM", "WARMED", "WATCH",
 };
 
+static const char *s_type_name(uint32_t t)
+{
+    if (t < sizeof s_type_names / sizeof *s_type_names)
+        return s_type_names[t];
+    return t == WH_MSG_BLOB_PUT ? "BLOB_PUT" : t == WH_MSG_BLOB_GET ? "BLOB_GET" : "BLOB";
+}
+
 /* A string we are about to send must fit the receiver's cap. */
 static int s_str_ok(const char *s)
 {
@@ -183,7 +194,7 @@ static int s_job_out(Whittle__JobSpec *o, const wh_job_spec_t *j)
         !s_str_ok(j->build_cmd) || !s_str_ok(j->run_cmd) || !s_str_ok(j->framework) ||
         !s_str_ok(j->failure_regex) || !s_str_ok(j->pass_regex) || !s_str_ok(j->reference) ||
         !s_str_ok(j->message_continuation) || !s_str_ok(j->test_fn) || !s_str_ok(j->git_url) || !s_str_ok(j->git_rev) ||
-        !s_str_ok(j->git_subdir) || !s_str_ok(j->git_reference) || !s_str_ok(j->tenant) ||
+        !s_str_ok(j->git_subdir) || !s_str_ok(j->git_reference) || !s_str_ok(j->tenant) || !s_str_ok(j->tar_sha) ||
         !s_str_ok(j->ctest_pass_regex) || !s_str_ok(j->ctest_fail_regex) ||
         j->git_patch_len > WH_WIRE_MAX_PATCH)
         return WH_ETOOBIG;
@@ -234,6 +245,9 @@ static int s_job_out(Whittle__JobSpec *o, const wh_job_spec_t *j)
     o->git_subdir = S_W(j->git_subdir);
     o->git_reference = S_W(j->git_reference);
     o->tenant = S_W(j->tenant);
+    o->tar_sha256 = S_W(j->tar_sha);
+    o->has_tar_size = j->tar_sha != NULL;
+    o->tar_size = j->tar_size;
     if (j->git_patch) {
         o->has_git_patch = 1;
         o->git_patch.data = j->git_patch;
@@ -263,6 +277,7 @@ typedef struct {
     Whittle__Warm warm;
     Whittle__Warmed warmed;
     Whittle__Watch watch;
+    Whittle__Blob blob;
 } s_bodies_t;
 
 static int s_enc_hello(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
@@ -508,6 +523,34 @@ static int s_enc_watch(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
     return 0;
 }
 
+static int s_enc_blob(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
+{
+    if (!s_str_ok(m->blob_sha) || !s_str_ok(m->detail) || m->content_len > WH_WIRE_MAX_CHUNK ||
+        (m->content_len && !m->content))
+        return WH_ETOOBIG;
+    whittle__blob__init(&b->blob);
+    b->blob.sha256 = S_W(m->blob_sha);
+    b->blob.has_offset = b->blob.has_total = b->blob.has_code = 1;
+    b->blob.offset = m->blob_off;
+    b->blob.total = m->blob_total;
+    b->blob.code = m->code;
+    b->blob.detail = S_W(m->detail);
+    b->blob.has_data = m->content != NULL;
+    b->blob.data.data = m->content;
+    b->blob.data.len = m->content_len;
+    if (m->type == WH_MSG_BLOB_PUT) {
+        env->body_case = WHITTLE__ENVELOPE__BODY_BLOB_PUT;
+        env->blob_put = &b->blob;
+    } else if (m->type == WH_MSG_BLOB_GET) {
+        env->body_case = WHITTLE__ENVELOPE__BODY_BLOB_GET;
+        env->blob_get = &b->blob;
+    } else {
+        env->body_case = WHITTLE__ENVELOPE__BODY_BLOB;
+        env->blob = &b->blob;
+    }
+    return 0;
+}
+
 static int s_enc_body(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
 {
     switch (m->type) {
@@ -537,6 +580,10 @@ static int s_enc_body(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t *b)
         return s_enc_progress(m, env, b);
     case WH_MSG_WATCH:
         return s_enc_watch(m, env, b);
+    case WH_MSG_BLOB_PUT:
+    case WH_MSG_BLOB_GET:
+    case WH_MSG_BLOB:
+        return s_enc_blob(m, env, b);
     case WH_MSG_NONE:
     default:
         return WH_EINVAL;
@@ -770,6 +817,8 @@ static void s_job_in(s_dec_t *d, wh_job_spec_t *j, const Whittle__JobSpec *o)
     j->git_subdir = s_str_in(d, o->git_subdir, "job.git_subdir");
     j->git_reference = s_str_in(d, o->git_reference, "job.git_reference");
     j->tenant = s_str_in(d, o->tenant, "job.tenant");
+    j->tar_sha = s_str_in(d, o->tar_sha256, "job.tar_sha256");
+    j->tar_size = o->tar_size;
     j->git_patch = s_bytes_in(d, o->has_git_patch, &o->git_patch, WH_WIRE_MAX_PATCH,
                               "job.git_patch", &j->git_patch_len);
     if (o->n_exclude > WH_WIRE_MAX_EXCLUDE) {
@@ -811,6 +860,9 @@ static Whittle__Envelope__BodyCase s_case_of(uint32_t type)
     case WH_MSG_WARM: return WHITTLE__ENVELOPE__BODY_WARM;
     case WH_MSG_WARMED: return WHITTLE__ENVELOPE__BODY_WARMED;
     case WH_MSG_WATCH: return WHITTLE__ENVELOPE__BODY_WATCH;
+    case WH_MSG_BLOB_PUT: return WHITTLE__ENVELOPE__BODY_BLOB_PUT;
+    case WH_MSG_BLOB_GET: return WHITTLE__ENVELOPE__BODY_BLOB_GET;
+    case WH_MSG_BLOB: return WHITTLE__ENVELOPE__BODY_BLOB;
     default: return WHITTLE__ENVELOPE__BODY__NOT_SET;
     }
 }
@@ -829,7 +881,7 @@ static void s_env_in(s_dec_t *d, wh_msg_t *m, const Whittle__Envelope *e)
         return;
     }
     if (e->body_case != want) {
-        s_fail(d, WH_EPROTO, "%s message without its body", s_type_names[type]);
+        s_fail(d, WH_EPROTO, "%s message without its body", s_type_name(type));
         return;
     }
     m->type = (wh_msg_type_t)type;
@@ -911,6 +963,21 @@ static void s_env_in(s_dec_t *d, wh_msg_t *m, const Whittle__Envelope *e)
     case WH_MSG_WARM:
         s_job_in(d, &m->job, e->warm->job);
         break;
+    case WH_MSG_BLOB_PUT:
+    case WH_MSG_BLOB_GET:
+    case WH_MSG_BLOB: {
+        const Whittle__Blob *b = m->type == WH_MSG_BLOB_PUT   ? e->blob_put
+                                 : m->type == WH_MSG_BLOB_GET ? e->blob_get
+                                                              : e->blob;
+        m->blob_sha = s_str_in(d, b->sha256, "blob.sha256");
+        m->blob_off = b->offset;
+        m->blob_total = b->total;
+        m->code = b->code;
+        m->detail = s_str_in(d, b->detail, "blob.detail");
+        m->content = s_bytes_in(d, b->has_data, &b->data, WH_WIRE_MAX_CHUNK, "blob.data",
+                                &m->content_len);
+        break;
+    }
     case WH_MSG_WARMED:
         m->job.job_id = s_str_in(d, e->warmed->job_id, "warmed.job_id");
         m->detail = s_str_in(d, e->warmed->detail, "warmed.detail");

@@ -26,6 +26,7 @@
 #define WH_WIRE_MAX_PATCH (1u << 20)      /* a git snapshot's uncommitted changes */
 #define WH_WIRE_MAX_STRING (64u << 10)    /* any other string field */
 #define WH_WIRE_MAX_IDENT 256
+#define WH_WIRE_MAX_CHUNK (1u << 20)     /* a tar snapshot's chunk (BLOB*) */
 
 typedef enum {
     WH_MSG_NONE = 0,
@@ -42,6 +43,9 @@ typedef enum {
     WH_MSG_WARM = 11,      /* coord -> slot: prepare the job's workspaces now */
     WH_MSG_WARMED = 12,    /* slot -> coord: a workspace of the job is ready (or failed) */
     WH_MSG_WATCH = 13,     /* client -> coord: reattach to a job by id */
+    WH_MSG_BLOB_PUT = 110, /* client -> coord: a chunk of a tar snapshot */
+    WH_MSG_BLOB_GET = 111, /* node -> coord: send me a chunk of a tar snapshot */
+    WH_MSG_BLOB = 112,     /* coord -> peer: the chunk, or how much it holds, or a refusal */
 } wh_msg_type_t;
 
 /* What a node needs to set up and judge a job. */
@@ -81,6 +85,12 @@ typedef struct {
      * NULL or "": the one anonymous owner of --insecure. A node gives each
      * owner's workspaces uids of their own (worker_ws.c). */
     char *tenant;
+    /* A project that travels as a tar (--snapshot tar, common/wh_tar.h):
+     * the sha256 hex of the gzip'd tar its owner uploaded, and its size;
+     * a node fetches it from the coordinator (BLOB_GET) and unpacks it
+     * as the job's uid. NULL: no tar. */
+    char *tar_sha;
+    uint64_t tar_size;
 } wh_job_spec_t;
 
 typedef struct {
@@ -124,6 +134,11 @@ typedef struct {
     uint32_t setups;         /* WARMED: setups run for it (0 for a clone) */
     int refused;             /* BYE (coord -> peer): the peer's key has the wrong role
                                 for what it sent; detail says which; it must not retry */
+    /* BLOB_PUT / BLOB_GET / BLOB: the tar's sha256 hex, the offset of the
+     * chunk (content/content_len, at most WH_WIRE_MAX_CHUNK), the tar's
+     * total size; a BLOB's code and detail say a refusal */
+    char *blob_sha;
+    uint64_t blob_off, blob_total;
 } wh_msg_t;
 
 /* Which fields each type carries (others are not sent and decode as zero /
@@ -147,6 +162,8 @@ typedef struct {
  *   WARM       job
  *   WARMED     job.job_id, code, detail, warm_ms, clone_ms, cloned, on_reference,
  *              setups, final
+ *   BLOB_PUT, BLOB_GET, BLOB
+ *              blob_sha, blob_off, blob_total, content/content_len, code, detail
  * A NULL string is sent as "absent" and decodes to NULL; "" stays "".
  * Decoded content and report are NUL-terminated (one byte past *_len) for
  * convenience; they are NULL only when the sender sent none. */

@@ -143,7 +143,7 @@ esac
 [ -e "$T/w-imposter/ws" ] && fail "the client key acting as a node got work" || pass "the client key acting as a node got no work"
 grep -qF "auth: refused unlisted key $(sed -n 's/.*public-key = "\(.*\)"/\1/p' "$K/other/rogue.public")" "$T/coord.log" \
     && pass "coordinator log names the refused key" || fail "no refusal of the unlisted key in the log"
-grep -q "auth: dropped HELLO from client:cli: a client key may only send SUBMIT, STATUS_REQ, WATCH and CANCEL" "$T/coord.log" \
+grep -q "auth: dropped HELLO from client:cli: a client key may only send SUBMIT, STATUS_REQ, WATCH, CANCEL and BLOB_PUT" "$T/coord.log" \
     && pass "a client key's HELLO is dropped and logged" || fail "client HELLO not logged"
 
 # A node key may not submit.
@@ -152,7 +152,7 @@ jq -n --arg p "$P" --arg o "$T/by-node" '{project: $p, file: "tests/test_request
 "$PEER" --connect "$EP" --secret-key "$K/nodes/n2.secret" "${SK[@]}" --send submit --json "$T/job.json" --wait 1500 > "$T/nodesubmit.out" 2>&1
 # (only the refusal: a BYE saying the key is a node key, issue 34)
 check_eq "a node key's SUBMIT gets" "$(cat "$T/nodesubmit.out")" $'BYE 1\ntotal 1'
-grep -q "auth: dropped SUBMIT from node:n2: a node key may only send HELLO, HEARTBEAT, VERDICT, WARMED and BYE" "$T/coord.log" \
+grep -q "auth: dropped SUBMIT from node:n2: a node key may only send HELLO, HEARTBEAT, VERDICT, WARMED, BLOB_GET and BYE" "$T/coord.log" \
     && pass "a node key's SUBMIT is dropped and logged" || fail "node SUBMIT not logged"
 [ -e "$T/by-node" ] && fail "a node key started a job" || pass "no job from a node key"
 "$WHITTLE" status --cluster "$EP" > "$T/status2" 2>&1

@@ -39,7 +39,8 @@ static int s_job_eq(const wh_job_spec_t *a, const wh_job_spec_t *b)
         a->match != b->match || a->n_exclude != b->n_exclude ||
         !s_streq0(a->failure_regex, b->failure_regex) || !s_streq0(a->pass_regex, b->pass_regex) ||
         !s_streq0(a->message_continuation, b->message_continuation) ||
-        !s_streq0(a->test_fn, b->test_fn) ||
+        !s_streq0(a->test_fn, b->test_fn) || !s_streq0(a->tar_sha, b->tar_sha) ||
+        a->tar_size != b->tar_size ||
         a->pass_on_exit0 != b->pass_on_exit0)
         return 0;
     for (int i = 0; i < a->n_exclude; i++)
@@ -72,7 +73,8 @@ static int s_msg_eq(const wh_msg_t *a, const wh_msg_t *b)
            s_streq0(a->json, b->json) && a->final == b->final && a->code == b->code &&
            a->on_reference == b->on_reference && a->warm_ms == b->warm_ms && a->clone_ms == b->clone_ms &&
            a->cloned == b->cloned && a->setups == b->setups && a->warms == b->warms &&
-           a->journaled == b->journaled;
+           a->journaled == b->journaled && s_streq0(a->blob_sha, b->blob_sha) &&
+           a->blob_off == b->blob_off && a->blob_total == b->blob_total;
 }
 
 static int s_roundtrip(const wh_msg_t *in)
@@ -119,6 +121,8 @@ static void s_fill_job(wh_job_spec_t *j)
     j->message_continuation = "^\\s+\\S";
     j->pass_on_exit0 = 1;
     j->test_fn = "s_test_add_fn";
+    j->tar_sha = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+    j->tar_size = 123456789;
 }
 
 /* ---- codec ---- */
@@ -251,6 +255,34 @@ static void test_roundtrip_all_types(void)
     m.setups = 1;
     m.final = 1;
     CHECK(s_roundtrip(&m));
+
+    /* a tar snapshot's chunks, both ways */
+    static uint8_t chunk[WH_WIRE_MAX_CHUNK];
+    for (size_t i = 0; i < sizeof chunk; i++)
+        chunk[i] = (uint8_t)(i * 7);
+    int types[] = {WH_MSG_BLOB_PUT, WH_MSG_BLOB_GET, WH_MSG_BLOB};
+    for (int i = 0; i < 3; i++) {
+        memset(&m, 0, sizeof m);
+        m.type = (wh_msg_type_t)types[i];
+        m.blob_sha = "0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef";
+        m.blob_off = 3u << 20;
+        m.blob_total = 60u << 20;
+        m.content = i == 1 ? NULL : chunk;
+        m.content_len = i == 1 ? 0 : sizeof chunk;
+        m.code = i == 2 ? WH_ENOTFOUND : 0;
+        m.detail = i == 2 ? "no such tar" : NULL;
+        CHECK(s_roundtrip(&m));
+    }
+    /* a chunk over the cap is not sent */
+    memset(&m, 0, sizeof m);
+    m.type = WH_MSG_BLOB_PUT;
+    uint8_t *big = calloc(1, WH_WIRE_MAX_CHUNK + 1);
+    m.content = big;
+    m.content_len = WH_WIRE_MAX_CHUNK + 1;
+    uint8_t *buf = NULL;
+    size_t blen = 0;
+    CHECK_EQ_INT(wh_msg_encode(&m, &buf, &blen), WH_ETOOBIG);
+    free(big);
 }
 
 static void test_fields_not_carried_are_dropped(void)
