@@ -217,10 +217,16 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "Leaves files matching GLOB (a name anywhere, or a path from the project root when it "
      "holds '/') out of the job's identity, so they do not miss the cache; may be given more "
      "than once."},
-    {WH_CLI_REDUCE, "snapshot", 0, "git|none",
+    {WH_CLI_REDUCE, "snapshot", 0, "git|tar|auto|none",
      "With --cluster: git sends the project as a git snapshot (a commit the remote has plus a "
-     "patch of the uncommitted changes to tracked files), so the coordinator and the nodes "
-     "need no shared filesystem; none (default) sends its path."},
+     "patch of the uncommitted changes to tracked files), tar sends its files (a gzip'd tar "
+     "uploaded to the coordinator, without .git, build* folders, run folders and --ignore "
+     "globs; for any project, git or not), auto is git in a git work tree and tar elsewhere; "
+     "so the coordinator and the nodes need no shared filesystem nor a grant. none (default) "
+     "sends its path."},
+    {WH_CLI_REDUCE, "snapshot-max", 0, "SIZE",
+     "With --snapshot tar: the most the packed project may weigh (like 20M; K, M, G; default "
+     "and at most 64M); a bigger one is refused before anything is sent."},
     {WH_CLI_REDUCE, "verify-local", 0, NULL,
      "With --cluster: after the cluster's answer, builds and runs the original and the reduced "
      "test in a fresh copy of the project on this machine (the job's setup, build and run) as a "

@@ -932,9 +932,11 @@ static void s_tick_hb(void *arg)
 static int s_localize(wk_slot_t *s, wh_msg_t *m)
 {
     char *err = NULL;
-    if (wh_snapfetch(s->node->workdir, &m->job, s_tick_hb, s, &err) == 0)
+    if (m->job.tar_sha ? wk_tar_localize(s, &m->job, s_tick_hb, &err) == 0
+                       : wh_snapfetch(s->node->workdir, &m->job, s_tick_hb, s, &err) == 0)
         return 0;
-    wh_warn("slot %d: snapshot of %s: %s", s->index, m->job.git_url, err);
+    wh_warn("slot %d: snapshot of %s: %s", s->index,
+            m->job.tar_sha ? m->job.tar_sha : m->job.git_url, err);
     if (m->type == WH_MSG_WARM) {
         wk_send_warmed(s, m->job.job_id, 0, WH_ETAINT, NULL, err, 1);
     } else {
@@ -979,8 +981,8 @@ static void *s_slot_main(void *arg)
                 s->backoff_ms = 1000;
                 atomic_store(&n->refusals, 0);
                 atomic_store(&n->refusal_ms, 0);
-                if ((m.type == WH_MSG_EVALUATE || m.type == WH_MSG_WARM) && m.job.git_url &&
-                    s_localize(s, &m) != 0)
+                if ((m.type == WH_MSG_EVALUATE || m.type == WH_MSG_WARM) &&
+                    (m.job.git_url || m.job.tar_sha) && s_localize(s, &m) != 0)
                     ; /* answered: this node cannot get the snapshot */
                 else if (m.type == WH_MSG_EVALUATE)
                     s_evaluate(s, &m);

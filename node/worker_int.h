@@ -4,7 +4,8 @@
  * calls in the other). The module is worker.c (the slot threads, the
  * socket, evaluation, infrastructure faults; the public API, worker.h)
  * with worker_ws.c (the slot's workspaces: keys, eviction, setup, the user
- * of a key) and worker_beat.c (the node's heartbeat thread); nothing else
+ * of a key), worker_beat.c (the node's heartbeat thread) and worker_tar.c
+ * (a tar snapshot fetched and unpacked as the key's uid); nothing else
  * includes this header. Threads: as worker.h says
  * of each slot; wk_* functions run on the slot's own thread unless their
  * comment says otherwise.
@@ -149,6 +150,14 @@ char *wk_ws_dir(const wk_slot_t *s, const wh_job_spec_t *j, const char *project,
 /* The user a workspace key's commands run as; NULL with *detail when it
  * cannot be made. Any slot thread. */
 const wh_runas_t *wk_key_runas(wh_node_t *n, const char *key, char **detail);
+
+/* worker_tar.c */
+
+/* Points a job that travels as a tar snapshot (j->tar_sha) at this node's
+ * copy of it, ws/<key>/src-<sha>, fetched from the coordinator and
+ * unpacked as the key's uid when it is not there yet; tick(s) about every
+ * 100 ms meanwhile. 0, or -1 with *err (one line). */
+int wk_tar_localize(wk_slot_t *s, wh_job_spec_t *j, void (*tick)(void *), char **err);
 /* Makes sure the slot's workspace for job j exists and is set up; 0, or a
  * negative code with *detail. */
 int wk_ensure_workspace(wk_slot_t *s, const wh_job_spec_t *j, const char *project, int fresh,

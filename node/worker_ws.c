@@ -30,7 +30,12 @@ void wk_ws_key(const wh_job_spec_t *j, const char *project, char out[65])
     /* The snapshot id names the buggy project's content; a reference
      * workspace is keyed by its path alone. */
     wh_sha256_field_str(h, project == j->project && j->snapshot_id ? j->snapshot_id : "");
-    wh_sha256_field_str(h, project);
+    /* A tar snapshot is its hash wherever it is unpacked (the key names
+     * the folder it is unpacked into: worker_tar.c). */
+    if (project == j->project && j->tar_sha)
+        wh_sha256_field_str(h, "tar");
+    else
+        wh_sha256_field_str(h, project);
     wh_sha256_field_str(h, j->setup_cmd);
     wh_sha256_field_str(h, j->test_file);
     if (j->tenant && *j->tenant) /* none: the key of before (kept workspaces stay warm) */

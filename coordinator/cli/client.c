@@ -32,6 +32,77 @@ static void s_send(void *sock, wh_msg_type_t type, const char *id, uint64_t tag,
     wh_wire_send(sock, &m, ZMQ_DONTWAIT);
 }
 
+int wh_client_upload(const wh_client_t *c, const char *sha, const uint8_t *data, size_t len,
+                     char **err)
+{
+    uint64_t off = 0;
+    int tries = 0;
+    while (!(c->stop && *c->stop)) {
+        size_t k = len - off < WH_WIRE_MAX_CHUNK ? (size_t)(len - off) : WH_WIRE_MAX_CHUNK;
+        wh_msg_t m = {0};
+        m.type = WH_MSG_BLOB_PUT;
+        m.blob_sha = (char *)sha;
+        m.blob_off = off;
+        m.blob_total = len;
+        m.content = (uint8_t *)data + off;
+        m.content_len = k;
+        if (wh_wire_send(c->sock, &m, 0) != 0) {
+            *err = wh_strdup_printf("cannot send the tar snapshot to %s", c->endpoint);
+            return 4;
+        }
+        /* the answer: the bytes held now */
+        uint64_t t0 = wh_now_ms();
+        int got = 0;
+        while (!got && wh_now_ms() - t0 < WH_CLIENT_SILENT_MS && !(c->stop && *c->stop)) {
+            const char *refused = wh_auth_refused(c->mon);
+            if (refused) {
+                *err = strdup(refused);
+                return 2;
+            }
+            zmq_pollitem_t it = {c->sock, 0, ZMQ_POLLIN, 0};
+            if (zmq_poll(&it, 1, 200) <= 0)
+                continue;
+            wh_msg_t r = {0};
+            if (wh_wire_recv(c->sock, &r, ZMQ_DONTWAIT) != 0) {
+                wh_msg_clear(&r);
+                continue;
+            }
+            if (r.type == WH_MSG_BYE && r.refused) {
+                *err = strdup(r.detail ? r.detail : "the coordinator refused this key");
+                wh_msg_clear(&r);
+                return 2;
+            }
+            if (r.type == WH_MSG_BLOB && r.blob_sha && !strcmp(r.blob_sha, sha)) {
+                got = 1;
+                if (r.code) {
+                    *err = wh_strdup_printf("the coordinator refused the tar snapshot: %s",
+                                            r.detail ? r.detail : wh_strerror(r.code));
+                    wh_msg_clear(&r);
+                    return 2;
+                }
+                off = r.blob_off;
+            }
+            wh_msg_clear(&r);
+        }
+        if (!got) {
+            if (c->stop && *c->stop)
+                break;
+            if (++tries >= 3) {
+                *err = wh_strdup_printf("coordinator at %s did not answer the tar snapshot's "
+                                        "upload within %d s", c->endpoint,
+                                        WH_CLIENT_SILENT_MS / 1000);
+                return 4;
+            }
+            continue;
+        }
+        tries = 0;
+        if (off >= len)
+            return 0;
+    }
+    *err = strdup("interrupted");
+    return 130;
+}
+
 int wh_client_check_size(char *const *jobs_json, int n, char **err)
 {
     for (int i = 0; jobs_json && i < n; i++) {

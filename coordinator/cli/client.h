@@ -49,6 +49,14 @@ int wh_client_wait(const wh_client_t *c, char *const *jobs_json, const char *con
  * takes the most room (--run, --setup, ...). */
 int wh_client_check_size(char *const *jobs_json, int n, char **err);
 
+/* Uploads a tar snapshot (sha256 hex sha, len bytes) to the coordinator
+ * before its job is submitted, in chunks of WH_WIRE_MAX_CHUNK, each
+ * answered with the bytes the coordinator holds (so a lost chunk is sent
+ * again). 0, or the exit status (2 refused, 4 no answer within
+ * WH_CLIENT_SILENT_MS) with *err one line. */
+int wh_client_upload(const wh_client_t *c, const char *sha, const uint8_t *data, size_t len,
+                     char **err);
+
 /* Asks the coordinator to cancel job id (only its owner may) and prints the
  * answer. 0, or the refusal's status (2 not yours, 4 unknown or no answer
  * within 5 s). */

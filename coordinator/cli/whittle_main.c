@@ -35,6 +35,8 @@
 #include "mutate.h"
 #include "suite_cmd.h"
 #include "tree.h"
+#include "wh_snapshot.h"
+#include "wh_tar.h"
 #include "wire.h"
 #include "worker.h"
 #include "verify_local.h"
@@ -446,6 +448,15 @@ static struct {
     int got;
 } s_vlocal;
 
+/* reduce --snapshot tar: --snapshot-max, and the packed project sent
+ * before the job (s_cluster_run). */
+static uint64_t s_snap_max;
+static struct {
+    const char *sha;
+    const uint8_t *data;
+    size_t len;
+} s_tar_up;
+
 static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
 {
     wh_cli_t c;
@@ -465,9 +476,21 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
             continue;
         }
         if (wh_cli_is(&c, "snapshot")) {
-            if (strcmp(c.arg, "git") && strcmp(c.arg, "none"))
-                return s_die(2, "--snapshot wants git or none, not '%s'", c.arg);
-            j->snapshot = !strcmp(c.arg, "git");
+            if (strcmp(c.arg, "git") && strcmp(c.arg, "none") && strcmp(c.arg, "tar") &&
+                strcmp(c.arg, "auto"))
+                return s_die(2, "--snapshot wants git, tar, auto or none, not '%s'", c.arg);
+            j->snapshot = !strcmp(c.arg, "git")   ? WH_SNAP_GIT
+                          : !strcmp(c.arg, "tar") ? WH_SNAP_TAR
+                          : !strcmp(c.arg, "auto") ? WH_SNAP_AUTO
+                                                   : WH_SNAP_NONE;
+            continue;
+        }
+        if (wh_cli_is(&c, "snapshot-max")) {
+            uint64_t v = 0;
+            if (wh_cache_parse_size(c.arg, &v) || !v || v > WH_TAR_MAX_PACKED)
+                return s_die(2, "--snapshot-max wants a size like 20M (K, M, G) up to 64M, not "
+                             "'%s'", c.arg);
+            s_snap_max = v;
             continue;
         }
         if (wh_cli_is(&c, "verify-local")) {
@@ -500,7 +523,7 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
         if (wh_cli_is(&c, "git-url")) {
             free(j->git_url);
             j->git_url = strdup(c.arg);
-            j->snapshot = 1;
+            j->snapshot = WH_SNAP_GIT;
             continue;
         }
         if (s_reduce_string(&c, j) || s_auth_take(&c) || s_reduce_flag(&c, j))
@@ -734,6 +757,18 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, const char *con
         free(err);
         return code;
     }
+    if (s_tar_up.sha) {
+        /* the project first: the job names it by its hash */
+        wh_client_t up = {s, mon, endpoint, &s_interrupted, quiet, NULL, NULL};
+        int urc = wh_client_upload(&up, s_tar_up.sha, s_tar_up.data, s_tar_up.len, &err);
+        if (urc) {
+            wh_auth_close(s, mon);
+            zmq_ctx_term(zctx);
+            code = s_die(urc, "%s", err);
+            free(err);
+            return code;
+        }
+    }
     const char *ps = getenv("WHITTLE_PROGRESS_SECS");
     wh_progress_begin(wh_progress_mode_auto(quiet),
                       ps && atoi(ps) > 0 ? (unsigned)atoi(ps) * 1000u : 10000u);
@@ -843,15 +878,37 @@ static int s_reduce(int argc, char **argv)
      * there as typed (a relative name), never resolved here. */
     char *typed_out = cluster && j.out ? strdup(j.out) : NULL;
     if (j.snapshot && !cluster) {
-        code = s_die(2, "--snapshot git is for --cluster (the embedded run reads the project itself)");
+        code = s_die(2, "--snapshot is for --cluster (the embedded run reads the project itself)");
         goto out;
+    }
+    if (j.snapshot == WH_SNAP_AUTO) {
+        char *head = j.project ? wh_snapshot_resolve_rev(j.project, "HEAD") : NULL;
+        j.snapshot = head ? WH_SNAP_GIT : WH_SNAP_TAR;
+        free(head);
+    }
+    /* Only the project travels in a tar: no reference picked for it. */
+    if (j.snapshot == WH_SNAP_TAR && (!j.reference || !strcmp(j.reference, "auto"))) {
+        free(j.reference);
+        j.reference = strdup("none");
     }
     /* --reference auto (the default) or none: a revision, or no reference. */
     if (wh_refauto_apply(&j, cluster != NULL, &refline)) {
         code = s_die(1, "out of memory");
         goto out;
     }
-    if (j.snapshot) {
+    if (j.snapshot == WH_SNAP_TAR) {
+        unsigned files = 0;
+        if (wh_job_snapshot_tar(&j, s_snap_max, &files, &err)) {
+            code = s_die(2, "%s", err);
+            goto out;
+        }
+        char sz[32];
+        printf("snapshot: tar of %u files, %s (sha256 %.12s)\n", files,
+               wh_tar_size_str(j.tar_size, sz, sizeof sz), j.tar_sha);
+        s_tar_up.sha = j.tar_sha;
+        s_tar_up.data = j.tar_data;
+        s_tar_up.len = j.tar_size;
+    } else if (j.snapshot) {
         char *url = j.git_url; /* --git-url, or NULL: the origin remote */
         j.git_url = NULL;
         int rc = wh_job_snapshot_make(&j, url, &err);
@@ -907,6 +964,7 @@ static int s_reduce(int argc, char **argv)
         code = s_verify_local_run(&j, code);
     }
 out:
+    memset(&s_tar_up, 0, sizeof s_tar_up);
     wh_job_clear(&j);
     free(cluster);
     free(refline);

@@ -36,6 +36,7 @@
 #include "metrics.h"
 #include "pool.h"
 #include "reduce.h"
+#include "tarstore.h"
 #include "wire.h"
 
 static volatile sig_atomic_t s_stop;
@@ -84,6 +85,7 @@ typedef struct {
     uint64_t refused;        /* submits over max_client_jobs */
     int max_client_jobs;     /* jobs queued or running per client key */
     wh_grants_t *grants;     /* --grant: the folders each client key may name */
+    wh_tarstore_t *tars;     /* tar snapshots uploaded (tarstore.h), or NULL */
     /* for --metrics */
     wh_metrics_t *metrics;
     uint64_t t0, last_publish;
@@ -242,11 +244,36 @@ static int s_prepare_snapshot(wh_job_t *j, int *status, char **err)
     return 0;
 }
 
+/* A job whose project is a tar snapshot (uploaded before its submit) is
+ * unpacked here (under the cache folder's snapshots/tars/), then
+ * validated. *status 2 when the archive is refused or the job is bad. */
+static int s_prepare_tar(wh_job_t *j, int *status, char **err)
+{
+    char *base = wh_cache_default_dir();
+    char *root = base ? wh_path_join(base, "snapshots") : NULL;
+    char *blob = root ? wh_strdup_printf("%s/blobs/%s.tgz", root, j->tar_sha) : NULL;
+    char *trees = root ? wh_path_join(root, "tars") : NULL;
+    int rc = blob && trees ? wh_job_snapshot_tar_local(j, blob, trees, err) : -1;
+    if (rc && !*err)
+        *err = strdup("no folder for snapshots: set WHITTLE_CACHE_DIR or HOME");
+    free(base);
+    free(root);
+    free(blob);
+    free(trees);
+    *status = 2;
+    if (rc || (rc = wh_job_validate(j, err)) != 0)
+        return rc;
+    wh_job_guess_includes(j);
+    return 0;
+}
+
 static void *s_prepare_main(void *arg)
 {
     s_job_t *j = arg;
     j->err_status = 4;
-    if (!j->job.git_url || s_prepare_snapshot(&j->job, &j->err_status, &j->err) == 0)
+    if (j->job.tar_sha ? s_prepare_tar(&j->job, &j->err_status, &j->err) == 0
+                       : !j->job.git_url ||
+                             s_prepare_snapshot(&j->job, &j->err_status, &j->err) == 0)
         j->r = wh_reduction_prepare(&j->job, 1, &j->err_status, &j->err);
     atomic_store(&j->done, 1);
     wh_wake_signal(j->wake_fd); /* on failure the poll timeout starts the job */
@@ -281,6 +308,8 @@ static s_job_t *s_job_start(s_self_t *self, const char *id, const char *owner, w
     j->job.tenant = *owner ? strdup(colon ? colon + 1 : owner) : NULL;
     j->last_progress = wh_now_ms();
     j->wake_fd = self->wake_fd;
+    if (j->job.tar_sha && self->tars)
+        wh_tarstore_pin(self->tars, j->job.tar_sha, 1);
     if (!j->owner || pthread_create(&j->th, NULL, s_prepare_main, j) != 0) {
         s_job_free(j);
         return NULL;
@@ -317,6 +346,8 @@ static void s_finish(s_self_t *self, s_job_t *j, wh_journal_state_t st, int code
             break;
         }
     }
+    if (j->job.tar_sha && self->tars)
+        wh_tarstore_pin(self->tars, j->job.tar_sha, 0);
     s_job_free(j);
 }
 
@@ -344,6 +375,65 @@ static int s_over_limit(s_self_t *self, const void *ident, size_t ilen, const ch
     return 1;
 }
 
+/* A job may name only a tar its own key uploaded: the hash of another
+ * tenant's project gives no access to it. */
+static int s_tar_owned(s_self_t *self, const char *key, const wh_job_t *job, char **err)
+{
+    if (self->tars && wh_tarstore_owned(self->tars, key, job->tar_sha))
+        return 0;
+    *err = wh_strdup_printf("tar snapshot %.12s was not uploaded to this coordinator by client "
+                            "key %s; refused", job->tar_sha,
+                            *key ? key : "(anonymous)");
+    return WH_EINVAL;
+}
+
+/* BLOB_PUT: a chunk of a client's tar snapshot; answered with the bytes
+ * held, or a refusal. */
+static void s_on_blob_put(s_self_t *self, const void *ident, size_t ilen, const char *key,
+                          const wh_msg_t *m)
+{
+    wh_msg_t r = {0};
+    r.type = WH_MSG_BLOB;
+    r.blob_sha = m->blob_sha;
+    r.blob_total = m->blob_total;
+    char *err = NULL;
+    r.code = !self->tars ? WH_EUNAVAIL
+             : !m->blob_sha
+                 ? WH_EINVAL
+                 : wh_tarstore_put(self->tars, key, m->blob_sha, m->blob_total, m->blob_off,
+                                   m->content, m->content_len, &r.blob_off, &err);
+    if (r.code && !err)
+        err = strdup(!self->tars ? "this coordinator keeps no tar snapshots (no state folder)"
+                                 : "a tar chunk without its sha256");
+    if (r.code)
+        wh_warn("tar snapshot from client key %s refused: %s", *key ? key : "(anonymous)", err);
+    r.detail = err;
+    wh_pool_reply(self->pool, ident, ilen, &r);
+    free(err);
+}
+
+/* BLOB_GET: a node fetches a chunk of a tar snapshot a job names. */
+static void s_on_blob_get(s_self_t *self, const void *ident, size_t ilen, const wh_msg_t *m)
+{
+    static uint8_t buf[WH_WIRE_MAX_CHUNK];
+    wh_msg_t r = {0};
+    r.type = WH_MSG_BLOB;
+    r.blob_sha = m->blob_sha;
+    r.blob_off = m->blob_off;
+    long n = self->tars && m->blob_sha
+                 ? wh_tarstore_read(self->tars, m->blob_sha, m->blob_off, buf, sizeof buf,
+                                    &r.blob_total)
+                 : WH_ENOTFOUND;
+    if (n < 0) {
+        r.code = (int32_t)n;
+        r.detail = "no such tar snapshot on this coordinator";
+    } else {
+        r.content = buf;
+        r.content_len = (size_t)n;
+    }
+    wh_pool_reply(self->pool, ident, ilen, &r);
+}
+
 static void s_on_submit(s_self_t *self, const void *ident, size_t ilen, const char *key,
                         wh_msg_t *m)
 {
@@ -359,8 +449,9 @@ static void s_on_submit(s_self_t *self, const void *ident, size_t ilen, const ch
         err = strdup("submitted job is not valid JSON");
     else if (wh_job_from_json(&job, o, &err) == 0 &&
              wh_job_place_runs(&job, self->runs, &err) == 0 &&
-             wh_grants_check(self->grants, key, &job, &err) == 0 && !job.git_url &&
-             wh_job_validate(&job, &err) == 0)
+             wh_grants_check(self->grants, key, &job, &err) == 0 &&
+             (!job.tar_sha || s_tar_owned(self, key, &job, &err) == 0) && !job.git_url &&
+             !job.tar_sha && wh_job_validate(&job, &err) == 0)
         wh_job_guess_includes(&job); /* a snapshot: on the preparing thread */
     json_decref(o);
     if (err)
@@ -531,6 +622,10 @@ static void s_on_other(void *ctx, const void *ident, size_t ilen, const char *ke
         s_on_watch(self, ident, ilen, key, m);
     else if (m->type == WH_MSG_CANCEL)
         s_on_cancel(self, ident, ilen, key, m);
+    else if (m->type == WH_MSG_BLOB_PUT)
+        s_on_blob_put(self, ident, ilen, key, m);
+    else if (m->type == WH_MSG_BLOB_GET)
+        s_on_blob_get(self, ident, ilen, m);
 }
 
 /* A prepared job starts on the pool (on the poll thread); 0, or -1 when it
@@ -944,6 +1039,17 @@ int main(int argc, char **argv)
         fprintf(stderr, "whittle-coordinator: CURVE on; %d node key(s), %d client key(s) allowed\n",
                 wh_auth_count(auth, WH_ROLE_NODE), wh_auth_count(auth, WH_ROLE_CLIENT));
     wh_pool_on_other(self.pool, s_on_other, &self);
+    {
+        /* tar snapshots beside the git ones, under the cache folder */
+        char *base = wh_cache_default_dir(), *snaps = base ? wh_path_join(base, "snapshots") : NULL;
+        char *terr = NULL;
+        if (snaps && !(self.tars = wh_tarstore_new(snaps, 0, &terr))) {
+            wh_warn("%s; --snapshot tar jobs are refused", terr);
+            free(terr);
+        }
+        free(base);
+        free(snaps);
+    }
     self.wake_fd = wh_pool_wake_open(self.pool); /* s_tend starts what is prepared */
     self.t0 = wh_now_ms();
     fprintf(stderr, "whittle-coordinator: listening on %s, cache %s, journal %s, run folders "
@@ -952,6 +1058,8 @@ int main(int argc, char **argv)
     s_resume(&self);
     while (!s_stop) {
         wh_pool_poll(self.pool, 100);
+        if (self.tars)
+            wh_tarstore_tick(self.tars);
         s_tend(&self);
         s_publish_metrics(&self, 0);
     }
@@ -971,6 +1079,7 @@ out:
     free(self.done_dirs);
     free(self.done_owners);
     wh_grants_destroy(&self.grants);
+    wh_tarstore_destroy(&self.tars);
     wh_pool_destroy(&self.pool);
     wh_journal_close(&self.journal);
     wh_cache_close(&self.cache);

@@ -109,11 +109,11 @@ static int s_check(const wh_grants_t *g, const char *name, const char *what, cha
     char *roots = s_roots(g, name);
     *err = roots && *roots
                ? wh_strdup_printf("%s '%s' is outside the folders granted to client key %s (%s); "
-                                  "refused: send it as a snapshot (--snapshot git) or ask for "
+                                  "refused: send it as a snapshot (--snapshot git or tar) or ask for "
                                   "a grant", what, *path, name, roots)
                : wh_strdup_printf("%s '%s' is in no folder granted to client key %s (the "
                                   "coordinator grants it none: whittle-coordinator --grant "
-                                  "%s=ROOT); refused: send it as a snapshot (--snapshot git)",
+                                  "%s=ROOT); refused: send it as a snapshot (--snapshot git or tar)",
                                   what, *path, name, name);
     free(roots);
     return *err ? WH_EINVAL : WH_ENOMEM;
@@ -121,7 +121,7 @@ static int s_check(const wh_grants_t *g, const char *name, const char *what, cha
 
 int wh_grants_check(const wh_grants_t *g, const char *key, wh_job_t *j, char **err)
 {
-    if (!key || !*key || j->git_url)
+    if (!key || !*key || j->git_url || j->tar_sha)
         return 0;
     const char *colon = strchr(key, ':');
     const char *name = colon ? colon + 1 : key;

@@ -627,7 +627,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
         "pass_on_exit0", "repeat", "flaky_ok", "budget", "fingerprint_only", "whole_test", "will_fail", "ctest_pass_regex",
         "ctest_fail_regex",
         "reference", "keep_fault", "no_keep_fault", "speculate", "allow_parse_errors", "precheck",
-        "ub_guard", "prior", "ignore", "git", "reference_picked", "reference_why", NULL};
+        "ub_guard", "prior", "ignore", "git", "tar", "reference_picked", "reference_why", NULL};
     json_object_foreach(o, k, v) {
         int ok = 0;
         for (int i = 0; known[i]; i++)
@@ -661,6 +661,7 @@ int wh_job_from_json(wh_job_t *j, const void *json_obj, char **err)
     rc = rc ? rc : s_get_str(o, "reference_picked", &j->ref_picked, err);
     rc = rc ? rc : s_get_str(o, "reference_why", &j->ref_why, err);
     rc = rc ? rc : wh_job_git_from_json(j, json_object_get(o, "git"), err);
+    rc = rc ? rc : wh_job_tar_from_json(j, json_object_get(o, "tar"), err);
     rc = rc ? rc : s_get_ms(o, "build_timeout", &j->build_timeout_ms, err);
     rc = rc ? rc : s_get_ms(o, "test_timeout", &j->test_timeout_ms, err);
     rc = rc ? rc : s_get_ms(o, "setup_timeout", &j->setup_timeout_ms, err);
@@ -809,6 +810,7 @@ char *wh_job_to_json(const wh_job_t *j)
     S("reference_why", j->ref_why);
 #undef S
     wh_job_git_to_json(j, o);
+    wh_job_tar_to_json(j, o);
     if (j->repeat)
         json_object_set_new(o, "repeat", json_integer(j->repeat));
     if (j->flaky_ok)
@@ -1262,6 +1264,11 @@ void wh_job_git_clear(wh_job_t *j)
     j->git_url = j->git_rev = j->git_subdir = j->git_reference = NULL;
     j->git_patch = NULL;
     j->git_patch_len = 0;
+    free(j->tar_sha);
+    free(j->tar_data);
+    j->tar_sha = NULL;
+    j->tar_data = NULL;
+    j->tar_size = 0;
 }
 
 int wh_job_git_copy(wh_job_t *d, const wh_job_t *s)
@@ -1275,7 +1282,10 @@ int wh_job_git_copy(wh_job_t *d, const wh_job_t *s)
         memcpy(d->git_patch, s->git_patch, s->git_patch_len);
         d->git_patch[s->git_patch_len] = 0;
     }
-    int bad = (s->git_url && !d->git_url) || (s->git_rev && !d->git_rev) ||
+    d->tar_sha = s->tar_sha ? strdup(s->tar_sha) : NULL;
+    d->tar_size = s->tar_size;
+    d->tar_data = NULL; /* the client's packed bytes stay with the original */
+    int bad = (s->tar_sha && !d->tar_sha) || (s->git_url && !d->git_url) || (s->git_rev && !d->git_rev) ||
               (s->git_subdir && !d->git_subdir) || (s->git_reference && !d->git_reference) ||
               (s->git_patch && !d->git_patch);
     return bad ? WH_ENOMEM : 0;

@@ -79,11 +79,18 @@ typedef struct {
     int nignore;
     int verbose;          /* -v: the per-candidate [cand_NNN] lines */
     int quiet;            /* -q: only the result and errors on the console */
-    int snapshot;         /* --snapshot git: the client makes one (reduce --cluster) */
+    int snapshot;         /* --snapshot (reduce --cluster): WH_SNAP_* */
     /* The project as a git snapshot (jobsnap.h; NULL git_url: a path). */
     char *git_url, *git_rev, *git_subdir, *git_reference;
     uint8_t *git_patch;
     size_t git_patch_len;
+    /* The project as a tar snapshot (jobsnap.h; NULL tar_sha: none): the
+     * sha256 of the gzip'd tar the client uploads to the coordinator and
+     * its size ("tar": {"sha256", "size"}); tar_data holds the bytes on
+     * the client until they are sent (never serialized, not copied). */
+    char *tar_sha;
+    uint64_t tar_size;
+    uint8_t *tar_data;
     /* The client key that owns the job (its name), set by the coordinator
      * from the connection (never read from a client's JSON, not
      * serialized, not in the identity); NULL: none (--insecure, local). */
@@ -163,7 +170,14 @@ const char *wh_job_ext(const wh_job_t *j);
  * adds it to o (a json_t object), frees and copies its fields. */
 int wh_job_git_from_json(wh_job_t *j, const void *git_obj, char **err);
 void wh_job_git_to_json(const wh_job_t *j, void *o);
-void wh_job_git_clear(wh_job_t *j);
-int wh_job_git_copy(wh_job_t *dst, const wh_job_t *src);
+void wh_job_git_clear(wh_job_t *j); /* the tar fields too */
+int wh_job_git_copy(wh_job_t *dst, const wh_job_t *src); /* the tar fields too */
+/* The job's "tar" object (jobsnap.c): {"sha256": 64 hex, "size": N}. */
+int wh_job_tar_from_json(wh_job_t *j, const void *tar_obj, char **err);
+void wh_job_tar_to_json(const wh_job_t *j, void *o);
+
+/* --snapshot: none (the path), git, tar, or auto (git in a git work tree,
+ * tar otherwise). */
+enum { WH_SNAP_NONE = 0, WH_SNAP_GIT = 1, WH_SNAP_TAR = 2, WH_SNAP_AUTO = 3 };
 
 #endif

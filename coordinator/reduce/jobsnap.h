@@ -18,4 +18,17 @@ int wh_job_snapshot_make(wh_job_t *j, const char *url, char **err);
  * reference) at the local copies. 0 when the job has no snapshot. */
 int wh_job_snapshot_local(wh_job_t *j, const char *root, char **err);
 
+/* Client (--snapshot tar): packs the project (common/wh_tar.h: without
+ * .git, build* folders, the run folders and the --ignore globs) into
+ * j->tar_data and sets tar_sha/tar_size; the path stays the name the user
+ * knows. max_packed 0: WH_TAR_MAX_PACKED. A --reference is refused (only
+ * the project travels). 0, WH_ETOOBIG (over a limit) or WH_EINVAL, with
+ * *err one line. */
+int wh_job_snapshot_tar(wh_job_t *j, uint64_t max_packed, unsigned *files, char **err);
+/* Coordinator: unpacks the tar at blob (checked against j->tar_sha) into
+ * trees/<sha> unless it is there, and points project at it. 0 when the job
+ * has no tar; WH_EINVAL with *err when the bytes are not the hash or the
+ * archive is refused (wh_tar_unpack). */
+int wh_job_snapshot_tar_local(wh_job_t *j, const char *blob, const char *trees, char **err);
+
 #endif

@@ -187,9 +187,14 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, int *status
         *err = strdup("cannot create the reduction engine");
         goto fail;
     }
-    wh_identity_basis_t basis;
-    rc = wh_identity_snapshot(r->job.project, r->job.file, r->job.out, r->job.ignore,
-                              r->job.nignore, r->snapshot, &basis, err);
+    wh_identity_basis_t basis = WH_IDENTITY_TREE;
+    /* A tar snapshot is its bytes: the identity is their sha256, the hash
+     * the client sent and the coordinator checked (jobsnap.h). */
+    if (r->job.tar_sha)
+        rc = snprintf(r->snapshot, sizeof r->snapshot, "%s", r->job.tar_sha) != 64;
+    else
+        rc = wh_identity_snapshot(r->job.project, r->job.file, r->job.out, r->job.ignore,
+                                  r->job.nignore, r->snapshot, &basis, err);
     if (rc) {
         *status = rc == -ENOMEM ? 4 : 2; /* the project cannot be read */
         goto fail;
@@ -211,8 +216,9 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, int *status
                   r->tree->test, r->job.file, r->job.project,
                   wh_algo_name(r->job.algo), r->job_id);
     wh_record_log(r->rec, "job identity: %s%s, snapshot %s",
-                  basis == WH_IDENTITY_GIT ? "the project's tracked git files"
-                                           : "every project file but outputs and build folders",
+                  r->job.tar_sha ? "the sha256 of the tar snapshot the client sent"
+                  : basis == WH_IDENTITY_GIT ? "the project's tracked git files"
+                                             : "every project file but outputs and build folders",
                   r->job.nignore ? " minus --ignore globs" : "", r->snapshot);
     red_precheck_open(r, 0);
     red_ubguard_open(r, 0);
@@ -272,6 +278,8 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     spec.git_subdir = r->job.git_subdir;
     spec.git_reference = r->job.git_reference;
     spec.tenant = r->job.tenant;
+    spec.tar_sha = r->job.tar_sha;
+    spec.tar_size = r->job.tar_size;
     spec.git_patch = r->job.git_patch;
     spec.git_patch_len = r->job.git_patch_len;
     spec.keep_fault = r->job.keep_fault;

@@ -192,9 +192,9 @@ int wh_refauto_apply(wh_job_t *j, int cluster, char **line)
     int rc = wh_refauto_pick(j->project, j->file, &a);
     if (rc)
         return rc;
-    if (a.rev && cluster && !j->snapshot) {
+    if (a.rev && cluster && j->snapshot != WH_SNAP_GIT) {
         rc = s_none(j, strdup("with --cluster, auto needs --snapshot git (the nodes may not see "
-                              "an export): pass --reference DIR|GIT-REV"), line);
+                              "an export, and a tar snapshot carries the project only): pass --reference DIR|GIT-REV"), line);
     } else if (a.rev) {
         free(j->reference);
         j->reference = a.rev;

@@ -44,7 +44,7 @@ job() { # key out project
 }
 refused() { # name key out project path-named roots-text
     job "$2" "$3" "$4"; local rc=$?
-    local want="whittle: error: job 0: project '$5' is outside the folders granted to client key $2 ($6); refused: send it as a snapshot (--snapshot git) or ask for a grant"
+    local want="whittle: error: job 0: project '$5' is outside the folders granted to client key $2 ($6); refused: send it as a snapshot (--snapshot git or tar) or ask for a grant"
     check_eq "$1: exit" "$rc" 2
     check_eq "$1: the client's error line" "$(grep -c error "$T/$3.out") $(grep error "$T/$3.out")" "1 $want"
     grep -qF "submit from client key client:$2 refused: project '$5' is outside the folders granted to client key $2" "$T/coord.log" \
@@ -57,7 +57,7 @@ refused "bob, through a symlink in his own folder" bob b2 "$S/bob/borrowed" "$S/
 refused "bob, by .. out of his folder" bob b4 "$S/bob/../alice/tally" "$S/alice/tally" "$S/bob"
 job carol c1 "$S/alice/tally"; rc=$?
 check_eq "carol, no grant: exit and line" "$rc $(grep error "$T/c1.out")" \
-    "2 whittle: error: job 0: project '$S/alice/tally' is in no folder granted to client key carol (the coordinator grants it none: whittle-coordinator --grant carol=ROOT); refused: send it as a snapshot (--snapshot git)"
+    "2 whittle: error: job 0: project '$S/alice/tally' is in no folder granted to client key carol (the coordinator grants it none: whittle-coordinator --grant carol=ROOT); refused: send it as a snapshot (--snapshot git or tar)"
 # bob's own project: the grant lets it through (secret.txt is not there:
 # the setup's cat fails and goes on).
 job bob b5 "$S/bob/tally" || { cat "$T/b5.out"; fail "bob's own project"; }
