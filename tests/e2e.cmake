@@ -20,6 +20,8 @@ wh_add_e2e(tenant_uid SKIP77)
 
 # No shared filesystem: git snapshots into mount namespaces that hide the project.
 wh_add_e2e(snapshot SKIP77 TIMEOUT 600)
+# Not git: the project travels as a tar, to a coordinator that grants the key nothing (issue 34).
+wh_add_e2e(snapshot_tar SKIP77 TIMEOUT 900)
 # Every slot its own TMPDIR and HOME, emptied before each run (issue 18).
 wh_add_e2e(slot_tmp)
 # bear breaking on its own under load is not the setup failing.

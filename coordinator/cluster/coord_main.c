@@ -381,9 +381,10 @@ static int s_tar_owned(s_self_t *self, const char *key, const wh_job_t *job, cha
 {
     if (self->tars && wh_tarstore_owned(self->tars, key, job->tar_sha))
         return 0;
+    const char *colon = strchr(key, ':');
     *err = wh_strdup_printf("tar snapshot %.12s was not uploaded to this coordinator by client "
                             "key %s; refused", job->tar_sha,
-                            *key ? key : "(anonymous)");
+                            *key ? (colon ? colon + 1 : key) : "(anonymous)");
     return WH_EINVAL;
 }
 
