@@ -507,6 +507,72 @@ static int s_beneath(int root, const char *rel)
     return errno == EXDEV || errno == ELOOP ? -1 : 0;
 }
 
+/* A pax extended header's records: path and linkpath are kept for the
+ * next entry, the rest ignored. */
+static int s_pax_in(s_in_t *in, uint64_t size, char **path, char **link, char **err)
+{
+    if (size > S_MAX_PATH * 2 + 64) {
+        *err = strdup("a pax record is too long");
+        return WH_ETOOBIG;
+    }
+    char *rec = calloc(1, (size_t)size + 1);
+    int rc = rec ? 0 : WH_ENOMEM;
+    if (!rc && ((rc = s_get(in, rec, (size_t)size)) != 0 ||
+                (rc = s_get(in, NULL, (S_BLOCK - size % S_BLOCK) % S_BLOCK)) != 0)) {
+        free(rec);
+        *err = strdup("a pax record is cut short");
+        return rc;
+    }
+    for (char *q = rec; q && q < rec + size;) {
+        char *sp = strchr(q, ' '), *eq = sp ? strchr(sp, '=') : NULL;
+        long len = strtol(q, NULL, 10);
+        if (!sp || !eq || len <= 0 || q + len > rec + size || q[len - 1] != '\n')
+            break;
+        q[len - 1] = 0;
+        char **dst = !strncmp(sp + 1, "path=", 5)       ? path
+                     : !strncmp(sp + 1, "linkpath=", 9) ? link
+                                                         : NULL;
+        if (dst) {
+            free(*dst);
+            *dst = strdup(eq + 1);
+        }
+        q += len;
+    }
+    free(rec);
+    return rc;
+}
+
+/* A regular file's bytes into a new file leaf of dfd (never an existing
+ * one, never through a link). */
+static int s_file_in(s_in_t *in, int dfd, const char *leaf, const char *shown, unsigned mode,
+                     uint64_t size, char **err)
+{
+    int rc = 0;
+    int fd = openat(dfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
+    if (fd < 0) {
+        rc = -errno;
+        *err = wh_strdup_printf("entry '%s': %s", shown,
+                                errno == EEXIST ? "given twice" : strerror(errno));
+    }
+    uint64_t left = size;
+    char buf[65536];
+    while (!rc && left) {
+        size_t k = left < sizeof buf ? (size_t)left : sizeof buf;
+        if ((rc = s_get(in, buf, k)) != 0) {
+            *err = wh_strdup_printf("entry '%s' is cut short", shown);
+        } else if (write(fd, buf, k) != (ssize_t)k) {
+            rc = -errno;
+            *err = wh_strdup_printf("entry '%s': %s", shown, strerror(errno));
+        }
+        left -= k;
+    }
+    if (fd >= 0)
+        close(fd);
+    if (!rc && (rc = s_get(in, NULL, (S_BLOCK - size % S_BLOCK) % S_BLOCK)) != 0)
+        *err = wh_strdup_printf("entry '%s' is cut short", shown);
+    return rc;
+}
+
 static int s_unpack(s_in_t *in, int root, const wh_tar_limits_t *lim, s_links_t *links,
                     char **err)
 {
@@ -543,35 +609,8 @@ static int s_unpack(s_in_t *in, int root, const wh_tar_limits_t *lim, s_links_t 
             break;
         }
         if (type == 'x') {
-            if (size > S_MAX_PATH * 2 + 64) {
-                rc = WH_ETOOBIG;
-                *err = strdup("a pax record is too long");
+            if ((rc = s_pax_in(in, size, &pax_path, &pax_link, err)) != 0)
                 break;
-            }
-            char *rec = calloc(1, (size_t)size + 1);
-            if (!rec || (rc = s_get(in, rec, (size_t)size)) != 0 ||
-                (rc = s_get(in, NULL, (S_BLOCK - size % S_BLOCK) % S_BLOCK)) != 0) {
-                free(rec);
-                rc = rc ? rc : WH_ENOMEM;
-                *err = strdup("a pax record is cut short");
-                break;
-            }
-            for (char *q = rec; q < rec + size;) {
-                char *sp = strchr(q, ' '), *eq = sp ? strchr(sp, '=') : NULL;
-                long len = strtol(q, NULL, 10);
-                if (!sp || !eq || len <= 0 || q + len > rec + size || q[len - 1] != '\n')
-                    break;
-                q[len - 1] = 0;
-                char **dst = !strncmp(sp + 1, "path=", 5)       ? &pax_path
-                             : !strncmp(sp + 1, "linkpath=", 9) ? &pax_link
-                                                                 : NULL;
-                if (dst) {
-                    free(*dst);
-                    *dst = strdup(eq + 1);
-                }
-                q += len;
-            }
-            free(rec);
             continue;
         }
         char name[S_MAX_PATH + 160], link[S_MAX_PATH];
@@ -645,28 +684,7 @@ static int s_unpack(s_in_t *in, int root, const wh_tar_limits_t *lim, s_links_t 
             }
         } else {
             unsigned mode = (s_oct(h + 100, 8, &bad) & 0111) ? 0755 : 0644;
-            int fd = openat(dfd, leaf, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, mode);
-            if (fd < 0) {
-                rc = -errno;
-                *err = wh_strdup_printf("entry '%s': %s", shown,
-                                        errno == EEXIST ? "given twice" : strerror(errno));
-            }
-            uint64_t left = size;
-            char buf[65536];
-            while (!rc && left) {
-                size_t k = left < sizeof buf ? (size_t)left : sizeof buf;
-                if ((rc = s_get(in, buf, k)) != 0) {
-                    *err = wh_strdup_printf("entry '%s' is cut short", shown);
-                } else if (write(fd, buf, k) != (ssize_t)k) {
-                    rc = -errno;
-                    *err = wh_strdup_printf("entry '%s': %s", shown, strerror(errno));
-                }
-                left -= k;
-            }
-            if (fd >= 0)
-                close(fd);
-            if (!rc && (rc = s_get(in, NULL, (S_BLOCK - size % S_BLOCK) % S_BLOCK)) != 0)
-                *err = wh_strdup_printf("entry '%s' is cut short", shown);
+            rc = s_file_in(in, dfd, leaf, shown, mode, size, err);
         }
         close(dfd);
         if (rc)

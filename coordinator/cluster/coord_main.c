@@ -375,6 +375,20 @@ static int s_over_limit(s_self_t *self, const void *ident, size_t ilen, const ch
     return 1;
 }
 
+/* Tar snapshots beside the git ones, under the cache folder; without a
+ * folder for them, --snapshot tar jobs are refused (said once). */
+static void s_tars_open(s_self_t *self)
+{
+    char *base = wh_cache_default_dir(), *snaps = base ? wh_path_join(base, "snapshots") : NULL;
+    char *terr = NULL;
+    if (snaps && !(self->tars = wh_tarstore_new(snaps, 0, &terr))) {
+        wh_warn("%s; --snapshot tar jobs are refused", terr);
+        free(terr);
+    }
+    free(base);
+    free(snaps);
+}
+
 /* A job may name only a tar its own key uploaded: the hash of another
  * tenant's project gives no access to it. */
 static int s_tar_owned(s_self_t *self, const char *key, const wh_job_t *job, char **err)
@@ -727,6 +741,8 @@ static int s_run(s_self_t *self, s_job_t *j, uint64_t now)
 static void s_tend(s_self_t *self)
 {
     uint64_t now = wh_now_ms();
+    if (self->tars)
+        wh_tarstore_tick(self->tars); /* idle uploads dropped */
     for (s_job_t *j = self->jobs, *nx; j; j = nx) {
         nx = j->next;
         if (!j->joined && atomic_load(&j->done) && s_start(self, j) != 0)
@@ -806,6 +822,7 @@ static void s_publish_metrics(s_self_t *self, int stopping)
  * again under its id; the verdict cache answers what was judged before. */
 static void s_resume(s_self_t *self)
 {
+    s_tars_open(self); /* a resumed job's tar is there */
     int n = self->journal ? wh_journal_count(self->journal) : 0;
     for (int i = 0; i < n; i++) {
         const wh_journal_entry_t *e = wh_journal_at(self->journal, i);
@@ -874,6 +891,7 @@ static void s_shutdown(s_self_t *self)
         }
         s_job_free(j);
     }
+    wh_tarstore_destroy(&self->tars); /* the jobs are gone: nothing pins a tar */
 }
 
 /* --journal: "off", a file or a redis:// URL; by default beside the cache
@@ -1040,17 +1058,6 @@ int main(int argc, char **argv)
         fprintf(stderr, "whittle-coordinator: CURVE on; %d node key(s), %d client key(s) allowed\n",
                 wh_auth_count(auth, WH_ROLE_NODE), wh_auth_count(auth, WH_ROLE_CLIENT));
     wh_pool_on_other(self.pool, s_on_other, &self);
-    {
-        /* tar snapshots beside the git ones, under the cache folder */
-        char *base = wh_cache_default_dir(), *snaps = base ? wh_path_join(base, "snapshots") : NULL;
-        char *terr = NULL;
-        if (snaps && !(self.tars = wh_tarstore_new(snaps, 0, &terr))) {
-            wh_warn("%s; --snapshot tar jobs are refused", terr);
-            free(terr);
-        }
-        free(base);
-        free(snaps);
-    }
     self.wake_fd = wh_pool_wake_open(self.pool); /* s_tend starts what is prepared */
     self.t0 = wh_now_ms();
     fprintf(stderr, "whittle-coordinator: listening on %s, cache %s, journal %s, run folders "
@@ -1059,8 +1066,6 @@ int main(int argc, char **argv)
     s_resume(&self);
     while (!s_stop) {
         wh_pool_poll(self.pool, 100);
-        if (self.tars)
-            wh_tarstore_tick(self.tars);
         s_tend(&self);
         s_publish_metrics(&self, 0);
     }
@@ -1080,7 +1085,6 @@ out:
     free(self.done_dirs);
     free(self.done_owners);
     wh_grants_destroy(&self.grants);
-    wh_tarstore_destroy(&self.tars);
     wh_pool_destroy(&self.pool);
     wh_journal_close(&self.journal);
     wh_cache_close(&self.cache);
