@@ -126,6 +126,13 @@ static int s_pax(s_pack_t *p, const char *key, const char *val);
 
 /* One header block (and the pax record before it when a name does not
  * fit ustar's fields). */
+/* A header field: up to n bytes of src, not NUL-terminated when it fills
+ * the field (ustar's fields are fixed-width; the header starts zeroed). */
+static void s_field(char *dst, const char *src, size_t n)
+{
+    memcpy(dst, src, strnlen(src, n));
+}
+
 static int s_header(s_pack_t *p, const char *name, char type, unsigned mode, uint64_t size,
                     const char *link)
 {
@@ -154,7 +161,7 @@ static int s_header(s_pack_t *p, const char *name, char type, unsigned mode, uin
         return rc;
     char h[S_BLOCK];
     memset(h, 0, sizeof h);
-    strncpy(h, *base ? base : "././@pax", 100);
+    s_field(h, *base ? base : "././@pax", 100);
     s_octal(h + 100, 8, mode);
     s_octal(h + 108, 8, 0);
     s_octal(h + 116, 8, 0);
@@ -162,10 +169,10 @@ static int s_header(s_pack_t *p, const char *name, char type, unsigned mode, uin
     s_octal(h + 136, 12, 0);
     h[156] = type;
     if (link && strlen(link) <= 100)
-        strncpy(h + 157, link, 100);
+        s_field(h + 157, link, 100);
     memcpy(h + 257, "ustar", 6);
     memcpy(h + 263, "00", 2);
-    strncpy(h + 345, prefix, 155);
+    s_field(h + 345, prefix, 155);
     memset(h + 148, ' ', 8);
     unsigned sum = 0;
     for (int i = 0; i < S_BLOCK; i++)
