@@ -6,7 +6,9 @@
  * fingerprint's location, and what the prior expects of removals.
  */
 #define _GNU_SOURCE
+#include "fprule.h"
 #include "prior.h"
+#include "render.h"
 #include "tree.h"
 #include "wh_common.h"
 #include "wh_test.h"
@@ -111,6 +113,50 @@ static void test_seed(void)
     wh_tree_destroy(&t);
 }
 
+/* The fingerprint-location rule (fprule.h): the failure's line, and which
+ * candidates leave it without code. */
+static void test_fprule(void)
+{
+    wh_tree_t *t = s_load();
+    if (!t)
+        return;
+    CHECK_EQ_INT(wh_fprule_line(t, "flow.c:54", 1), 54);
+    CHECK_EQ_INT(wh_fprule_line(t, "line 54", 1), 0); /* a number printed: maybe another file's */
+    CHECK_EQ_INT(wh_fprule_line(t, "flow.c:54", 0), 0); /* --match message: no location */
+    CHECK_EQ_INT(wh_fprule_line(t, "lib.c:54", 1), 0);  /* a helper's, elsewhere */
+    CHECK_EQ_INT(wh_fprule_line(t, "flow.c:12", 1), 0); /* outside the body */
+    CHECK_EQ_INT(wh_fprule_line(t, NULL, 1), 0);
+    uint8_t *rm = calloc((size_t)t->n, 1);
+    CHECK(rm != NULL);
+    if (rm) {
+        CHECK_EQ_INT(wh_fprule_removes(t, rm, 54), 0); /* the original */
+        rm[U_EXPECT] = 1;
+        CHECK_EQ_INT(wh_fprule_removes(t, rm, 54), 1);
+        rm[U_EXPECT] = 0;
+        rm[U_IF_N] = 1; /* lines 51-53: its return goes with it */
+        CHECK_EQ_INT(wh_fprule_removes(t, rm, 54), 0);
+        CHECK_EQ_INT(wh_fprule_removes(t, rm, 52), 1);
+        CHECK_EQ_INT(wh_fprule_removes(t, rm, 0), 0);
+        /* The same as the rendered text says, line by line. */
+        rm[U_IF_N] = 0;
+        rm[U_FOR] = rm[U_ADD_N] = 1;
+        size_t len = 0;
+        char *txt = wh_render(t, rm, &len);
+        CHECK(txt != NULL);
+        for (int l = 1; txt && l <= 56; l++)
+            CHECK_EQ_INT(wh_fprule_removes(t, rm, l), wh_fprule_blank(txt, len, l));
+        free(txt);
+    }
+    free(rm);
+    const char txt[] = "a\n  // gone\n b;\n\t \n";
+    CHECK_EQ_INT(wh_fprule_blank(txt, sizeof txt - 1, 1), 0);
+    CHECK_EQ_INT(wh_fprule_blank(txt, sizeof txt - 1, 2), 1); /* a comment is no code */
+    CHECK_EQ_INT(wh_fprule_blank(txt, sizeof txt - 1, 3), 0);
+    CHECK_EQ_INT(wh_fprule_blank(txt, sizeof txt - 1, 4), 1);
+    CHECK_EQ_INT(wh_fprule_blank(txt, sizeof txt - 1, 5), 0); /* no such line */
+    wh_tree_destroy(&t);
+}
+
 static void test_slice(void)
 {
     wh_tree_t *t = s_load();
@@ -203,6 +249,7 @@ int main(void)
 {
     RUN_TEST(test_flow_refs);
     RUN_TEST(test_seed);
+    RUN_TEST(test_fprule);
     RUN_TEST(test_slice);
     RUN_TEST(test_expect);
     TEST_MAIN_END();
