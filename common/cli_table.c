@@ -231,7 +231,11 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "With --cluster: after the cluster's answer, builds and runs the original and the reduced "
      "test in a fresh copy of the project on this machine (the job's setup, build and run) as a "
      "second opinion: the reduced test must fail the same way (and pass on a --reference "
-     "folder); else exit 3."},
+     "folder); else exit 3. Done without asking when one node judged every candidate and "
+     "verified the answer too (no second opinion in the cluster)."},
+    {WH_CLI_REDUCE, "no-verify-local", 0, NULL,
+     "With --cluster: never builds on this machine; an answer one node judged and verified "
+     "alone then ends \"not verified\", exit 5."},
     {WH_CLI_REDUCE, "git-url", 0, "URL",
      "With --snapshot git: where the coordinator and the nodes fetch the commit (default: the "
      "project's origin remote)."},

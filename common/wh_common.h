@@ -62,6 +62,16 @@ typedef enum {
 } wh_verdict_t;
 #define WH_V_COUNT 7
 
+/* The exit status of a reduction whose answer no second opinion checked:
+ * one cluster node judged every candidate and verified the answer itself,
+ * and the client could not verify it on its own machine (README, "Exit
+ * status"). A job of a coordinator ends with it too; its client then
+ * verifies locally when it can. */
+#define WH_EXIT_UNVERIFIED 5
+/* The exit status of an answer the budget cut short (--budget): a reduced
+ * test all the same, verified afresh, its walk not finished. */
+#define WH_EXIT_PARTIAL 6
+
 /* "Preserved", "TestPassed", ..., "UBGuard"; "None" for WH_V_NONE. */
 const char *wh_verdict_name(wh_verdict_t v);
 /* Inverse of wh_verdict_name; WH_V_NONE when s names no verdict. */

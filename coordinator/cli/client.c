@@ -173,15 +173,19 @@ static int s_on_progress(const wh_client_t *c, s_track_t *t, int n, const wh_msg
     }
     wh_progress_erase();
     k->done = 1;
-    if (m->code && m->code != WH_EXIT_PARTIAL) {
+    if (m->code && m->code != WH_EXIT_UNVERIFIED && m->code != WH_EXIT_PARTIAL) {
         fprintf(stderr, "whittle: error: job %llu: %s\n", (unsigned long long)m->cand_id,
                 m->detail ? m->detail : "");
         *worst = wh_exit_worst(*worst, (int)m->code);
     } else {
-        *worst = wh_exit_worst(*worst, (int)m->code); /* a partial answer: 6 */
+        /* An answer; not verified (one node said everything) is an answer
+         * too, which on_result may verify on this machine. */
         printf("%s", m->detail ? m->detail : "");
+        int code = m->code;
         if (c->on_result)
-            c->on_result(c->ctx, m->detail, m->content, m->content_len);
+            code = c->on_result(c->ctx, (int)m->cand_id, code, m->detail, m->content,
+                                m->content_len);
+        *worst = wh_exit_worst(*worst, code);
     }
     return 1;
 }

@@ -30,10 +30,14 @@ typedef struct {
     const char *endpoint;       /* for messages */
     volatile sig_atomic_t *stop; /* set by a signal handler: stop waiting */
     int quiet;                  /* -q: only results and errors */
-    /* called with each job's final text when it succeeded, and the
-     * reduced test file (line-true) the coordinator sent with it (NULL,
-     * 0 when none came); or NULL */
-    void (*on_result)(void *ctx, const char *text, const uint8_t *reduced, size_t len);
+    /* called with each job's final text when it gave an answer (code 0,
+     * or WH_EXIT_UNVERIFIED: not verified by a second node), its index
+     * (its place in jobs_json or ids) and the reduced test file
+     * (line-true) the coordinator sent with it (NULL, 0 when none came);
+     * returns the job's exit status (code, unless the caller checked the
+     * answer itself); or NULL */
+    int (*on_result)(void *ctx, int job, int code, const char *text, const uint8_t *reduced,
+                     size_t len);
     void *ctx;
 } wh_client_t;
 

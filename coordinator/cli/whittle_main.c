@@ -439,13 +439,10 @@ static uint64_t s_cache_max;
 /* --keep-work of reduce: the embedded run's workspaces stay (embedded.h). */
 static int s_keep_work;
 
-/* reduce --cluster --verify-local: the reduced test the coordinator sent
- * with its answer (verify_local.h). */
+/* reduce --cluster --verify-local, --no-verify-local (verify_local.h). */
 static struct {
     int on;
-    char *reduced;
-    size_t len;
-    int got;
+    int off;        /* --no-verify-local: never, not even for an unverified answer */
 } s_vlocal;
 
 /* reduce --snapshot tar: --snapshot-max, and the packed project sent
@@ -495,6 +492,10 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
         }
         if (wh_cli_is(&c, "verify-local")) {
             s_vlocal.on = 1;
+            continue;
+        }
+        if (wh_cli_is(&c, "no-verify-local")) {
+            s_vlocal.off = 1;
             continue;
         }
         if (wh_cli_is(&c, "cache-secret-file")) {
@@ -677,10 +678,12 @@ zerr:
     return NULL;
 }
 
-/* The run folders of the jobs that finished well. */
+/* The run folders of the jobs that finished well, and the jobs sent (for
+ * a check on this machine; NULL when watched by id). */
 typedef struct {
     char **dirs;
     size_t n;
+    char **jobs_json;
 } s_dirs_t;
 
 /* Keeps the run folder named by a job's final text ("Run folder: DIR"). */
@@ -697,41 +700,78 @@ static void s_note_run_folder(const char *text, char ***dirs, size_t *n)
         (*n)++;
 }
 
-/* A job's successful final text, for the groups printed at the end, and
- * the reduced test it came with (--verify-local). */
-static void s_on_result(void *ctx, const char *text, const uint8_t *reduced, size_t len)
+/* The client's own check of job `job`'s answer (verify_local.h): asked
+ * with --verify-local (code 0), and done without asking for an answer
+ * no second node checked (WH_EXIT_UNVERIFIED: one node judged every
+ * candidate and verified it too). Returns the job's status: 0 verified
+ * here, 3 refused, 4 the asked check could not run, WH_EXIT_UNVERIFIED
+ * when an unverified answer could not be checked here; one line either
+ * way. */
+static int s_verify_local_run(const char *job_json, int job, int code, const uint8_t *reduced,
+                              size_t len)
 {
-    s_dirs_t *d = ctx;
-    s_note_run_folder(text, &d->dirs, &d->n);
-    if (s_vlocal.on && reduced && !s_vlocal.got && (s_vlocal.reduced = malloc(len + 1))) {
-        memcpy(s_vlocal.reduced, reduced, len);
-        s_vlocal.reduced[len] = '\0';
-        s_vlocal.len = len;
-        s_vlocal.got = 1;
-    }
-}
-
-/* --verify-local after the cluster's answer (code 0): 0 verified here, 3
- * refused, 4 the check could not run; one line either way. */
-static int s_verify_local_run(const wh_job_t *j, int code)
-{
-    if (code || !s_vlocal.on)
+    int unverified = code == WH_EXIT_UNVERIFIED;
+    if (!unverified && (code || !s_vlocal.on))
         return code;
-    if (!s_vlocal.got)
-        return s_die(4, "--verify-local: the coordinator sent no reduced test with its answer "
-                     "(an older coordinator, or a job that ended while this client was away)");
-    if (!j->quiet)
+    static const char lone[] = "not verified: one node judged every candidate and verified the "
+                               "answer itself, and";
+    if (unverified && s_vlocal.off)
+        return s_die(code, "job %d: %s --no-verify-local keeps this machine from checking it", job,
+                     lone);
+    if (!reduced)
+        return unverified ? s_die(code, "job %d: %s the coordinator sent no reduced test to "
+                                  "check here", job, lone)
+                          : s_die(4, "--verify-local: the coordinator sent no reduced test with "
+                                  "its answer (an older coordinator, or a job that ended while "
+                                  "this client was away)");
+    wh_job_t j;
+    wh_job_init(&j);
+    char *err = NULL, *said = NULL;
+    json_t *o = job_json ? json_loads(job_json, 0, NULL) : NULL;
+    int rc = o ? wh_job_from_json(&j, o, &err) : WH_EINVAL;
+    json_decref(o);
+    if (rc) {
+        code = unverified ? s_die(code, "job %d: %s this client has no job to build here (%s)",
+                                  job, lone, err ? err : "a job watched by id")
+                          : s_die(4, "--verify-local: %s", err ? err : "no job");
+        free(err);
+        wh_job_clear(&j);
+        return code;
+    }
+    if (!j.quiet)
         printf("Verifying locally: building and running the original and the reduced test in "
-               "a fresh copy of the project on this machine\n");
+               "a fresh copy of the project on this machine%s\n",
+               unverified ? " (no other node checked the cluster's answer)" : "");
     fflush(stdout);
-    char *said = NULL;
-    int rc = wh_verify_local(j, s_vlocal.reduced, s_vlocal.len, &s_interrupted, &said);
-    if (rc)
+    char *text = malloc(len + 1);
+    if (text) {
+        memcpy(text, reduced, len);
+        text[len] = '\0';
+    }
+    rc = text ? wh_verify_local(&j, text, len, &s_interrupted, &said) : 4;
+    if (rc == 4 && unverified)
+        s_die(rc = code, "job %d: %s this machine could not check it (%s)", job, lone,
+              said ? said : "out of memory");
+    else if (rc)
         s_die(rc, "%s", said ? said : "--verify-local failed");
     else
         printf("%s\n", said);
     free(said);
+    free(text);
+    wh_job_clear(&j);
     return rc;
+}
+
+/* A job's answer (client.h): its run folder for the groups printed at the
+ * end, and the check on this machine (s_verify_local_run). */
+static int s_on_result(void *ctx, int job, int code, const char *text, const uint8_t *reduced,
+                       size_t len)
+{
+    s_dirs_t *d = ctx;
+    s_note_run_folder(text, &d->dirs, &d->n);
+    int rc = s_verify_local_run(d->jobs_json ? d->jobs_json[job] : NULL, job, code, reduced, len);
+    /* a partial answer (--budget) checked here is still partial */
+    return rc == 0 && text && strstr(text, "\nPartial: ") ? WH_EXIT_PARTIAL : rc;
 }
 
 /* Sends every job (jobs_json[i]) or watches it by id (ids[i] when
@@ -772,7 +812,7 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, const char *con
     const char *ps = getenv("WHITTLE_PROGRESS_SECS");
     wh_progress_begin(wh_progress_mode_auto(quiet),
                       ps && atoi(ps) > 0 ? (unsigned)atoi(ps) * 1000u : 10000u);
-    s_dirs_t d = {NULL, 0};
+    s_dirs_t d = {NULL, 0, jobs_json};
     wh_client_t c = {s, mon, endpoint, &s_interrupted, quiet, s_on_result, &d};
     int worst = wh_client_wait(&c, jobs_json, ids, n);
     wh_progress_end();
@@ -868,6 +908,15 @@ static int s_reduce(int argc, char **argv)
         code = wh_from_cmd(&j, &s_from_opt);
         goto out;
     }
+    if (s_vlocal.on && s_vlocal.off) {
+        code = s_die(2, "--verify-local and --no-verify-local: pick one");
+        goto out;
+    }
+    if (s_vlocal.off && !cluster) {
+        code = s_die(2, "--no-verify-local is for --cluster (the embedded run verifies on this "
+                     "machine already)");
+        goto out;
+    }
     if (s_vlocal.on && !cluster) {
         code = s_die(2, "--verify-local is for --cluster (the embedded run verifies on this "
                      "machine already)");
@@ -961,15 +1010,12 @@ static int s_reduce(int argc, char **argv)
         char *js = wh_job_to_json(&j);
         code = s_cluster_run(cluster, &js, NULL, 1, j.quiet);
         free(js);
-        code = s_verify_local_run(&j, code);
     }
 out:
     memset(&s_tar_up, 0, sizeof s_tar_up);
     wh_job_clear(&j);
     free(cluster);
     free(refline);
-    free(s_vlocal.reduced);
-    s_vlocal.reduced = NULL;
     free(err);
     return code;
 }

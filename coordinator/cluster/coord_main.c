@@ -326,9 +326,12 @@ static void s_finish(s_self_t *self, s_job_t *j, wh_journal_state_t st, int code
     if (self->journal)
         wh_journal_finish(self->journal, j->id, st, code, text);
     size_t rlen = 0;
-    const char *reduced = !code && j->r ? wh_reduction_lines(j->r, &rlen) : NULL;
+    /* An unverified answer goes with its reduced test too: the client
+     * verifies it on its own machine (reduce --cluster). */
+    const char *reduced = (!code || code == WH_EXIT_UNVERIFIED) && j->r
+                              ? wh_reduction_lines(j->r, &rlen) : NULL;
     s_tell_reduced(self, j, 1, code, text, NULL, reduced, rlen);
-    if (code) {
+    if (code && code != WH_EXIT_UNVERIFIED) {
         self->failed++;
     } else {
         self->finished++;
@@ -723,14 +726,17 @@ static int s_run(s_self_t *self, s_job_t *j, uint64_t now)
     const char *msg = NULL;
     wh_reduction_t *r = j->r;
     int st = wh_reduction_status(r, &msg);
-    char *text = st && !wh_reduction_answered(r) ? wh_strdup_printf("%s (record: %s)", msg ? msg : "failed",
+    /* Not verified (WH_EXIT_UNVERIFIED) and partial (WH_EXIT_PARTIAL) are
+     * answers: said in full. */
+    int answer = wh_reduction_answered(r) || st == WH_EXIT_UNVERIFIED;
+    char *text = !answer ? wh_strdup_printf("%s (record: %s)", msg ? msg : "failed",
                                        wh_reduction_dir(r) ? wh_reduction_dir(r) : "-")
                     : wh_strdup_printf("Run folder: %s\n%sReduced test:\n%s%s%s"
                                        "Report: %s/report.html\n",
                                        wh_reduction_dir(r), wh_reduction_closing(r),
                                        wh_reduction_result_text(r) ? wh_reduction_result_text(r) : "",
                                        s_diff_head(r), s_diff_body(r), wh_reduction_dir(r));
-    s_finish(self, j, wh_reduction_answered(r) ? WH_JOURNAL_DONE : WH_JOURNAL_FAILED, st, text);
+    s_finish(self, j, answer ? WH_JOURNAL_DONE : WH_JOURNAL_FAILED, st, text);
     free(text);
     return -1;
 }

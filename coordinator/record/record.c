@@ -432,6 +432,8 @@ static void s_json_run(json_t *o, const wh_summary_t *s)
     json_object_set_new(o, "second_opinion", json_boolean(s->second_opinion));
     json_object_set_new(o, "partial", s->partial ? json_string(s->partial) : json_false());
     json_object_set_new(o, "budget", s->budget ? json_string(s->budget) : json_null());
+    json_object_set_new(o, "not_verified",
+                        s->not_verified ? json_string(s->not_verified) : json_null());
     json_t *cl = json_object();
     json_object_set_new(cl, "checked", json_integer(s->claims_checked));
     json_object_set_new(cl, "refuted", json_integer(s->claims_refuted));
@@ -628,8 +630,13 @@ static void s_summary_txt(wh_record_t *r, const wh_summary_t *s)
     s_txt_ubguard(&b, s);
     s_txt_measures(&b, s);
     wh_buf_printf(&b, "verified:    %s (%d verify run%s, %d verdict%s dropped as wrong)\n",
-                  s->verified ? "yes, built and run afresh" : "no", s->verify_runs,
+                  s->verified ? "yes, built and run afresh"
+                  : s->not_verified ? "no, not verified: built and run afresh by the node "
+                                      "that judged everything"
+                                    : "no", s->verify_runs,
                   s->verify_runs == 1 ? "" : "s", s->dropped, s->dropped == 1 ? "" : "s");
+    if (s->not_verified)
+        wh_buf_printf(&b, "not verified: %s\n", s->not_verified);
     if (s->verified_by)
         wh_buf_printf(&b, "verified by: %s%s\n", s->verified_by,
                       s->second_opinion ? "" : " (its node judged every candidate built in this "

@@ -145,6 +145,9 @@ typedef struct {
     int restarts;                      /* walks resumed after wrong verdicts */
     const char *verified_by;           /* the slot whose run verified it, or NULL */
     int second_opinion;                /* 0: that slot's node judged every verdict judged */
+    const char *not_verified;          /* why an answer built and run afresh is still not
+                                          verified (one cluster node said everything), or
+                                          NULL; verified is 0 then */
     int claims_checked, claims_refuted; /* negative verdicts judged again afresh (claims check) */
     const char *partial;               /* --budget spent: why the walk stopped short, or NULL */
     const char *budget;                /* the job's --budget ("builds=3"), or NULL */

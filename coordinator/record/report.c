@@ -428,9 +428,11 @@ static void s_pills(wh_buf_t *b, const s_run_t *run)
     /* Verified by the node that judged every candidate: its word twice. */
     int lone = json_is_true(json_object_get(s, "verified")) &&
                json_is_false(json_object_get(s, "second_opinion"));
+    int unverified = json_is_string(json_object_get(s, "not_verified"));
     wh_buf_printf(b, "<span class=\"pill %s\" id=\"verified-pill\">%s</span>",
                   json_is_true(json_object_get(s, "verified")) && !lone ? "ok" : "warn",
-                  lone ? "verified afresh by the only node that judged: no second opinion"
+                  unverified ? "not verified: the only node that judged verified it too"
+                  : lone ? "verified afresh by the only node that judged: no second opinion"
                   : json_is_true(json_object_get(s, "verified")) ? "verified afresh"
                                                                  : "not verified afresh");
     if (json_is_string(json_object_get(s, "partial")))
@@ -532,6 +534,9 @@ static void s_identity(wh_buf_t *b, const json_t *s)
              s_jint(s, "verify_runs"), s_jint(s, "verify_runs") == 1 ? "" : "s",
              s_jint(s, "verdicts_dropped"), s_jint(s, "verdicts_dropped") == 1 ? "" : "s");
     s_kv(b, "verified", "verified", v);
+    const char *nv = s_jstr(s, "not_verified");
+    if (nv && *nv)
+        s_kv(b, "not-verified", "not verified", nv);
     const char *by = s_jstr(s, "verified_by");
     if (by && *by) {
         char w[320];

@@ -407,6 +407,7 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     free(r->lines);
     free(r->diff);
     free(r->closing);
+    red_trust_free(r);
     free(r->fault);
     free(r->fault_detail);
     free(r->ref_unchecked);

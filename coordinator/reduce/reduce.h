@@ -49,9 +49,6 @@ void wh_reduction_poll(wh_reduction_t *r);
 
 /* 1 when finished (successfully or not). */
 int wh_reduction_done(const wh_reduction_t *r);
-/* The exit status of an answer the budget cut short (--budget): a reduced
- * test all the same, verified afresh, its walk not finished. */
-#define WH_EXIT_PARTIAL 6
 /* 0 on success; else the exit status, with a one-line message (none for
  * WH_EXIT_PARTIAL, which has an answer: wh_reduction_answered). */
 int wh_reduction_status(const wh_reduction_t *r, const char **msg);

@@ -3,8 +3,9 @@
  * what its files share (the red_* helpers one file calls in another). The
  * module is reduce.c (the lifecycle and the public API, reduce.h) with
  * reduce_predict.c, reduce_rounds.c, reduce_flags.c, reduce_verify.c,
- * reduce_verdicts.c and reduce_results.c; nothing else includes this
- * header. Like the module, everything here runs on the pool's thread.
+ * reduce_verdicts.c, reduce_results.c and reduce_trust.c; nothing else
+ * includes this header. Like the module, everything here runs on the
+ * pool's thread.
  */
 #ifndef WH_REDUCE_INT_H
 #define WH_REDUCE_INT_H
@@ -57,6 +58,17 @@ enum { RED_PRE_NONE = 0, RED_PRE_PASS, RED_PRE_FAIL };
 
 enum { RED_BASELINE, RED_ROUNDS, RED_DONE, RED_FAILED, RED_REFCHECK, RED_VERIFY, RED_REFPROBE,
        RED_CLAIMS };
+
+/* What reduce_trust.c keeps: the fingerprint-location rule's line, who ran
+ * the original's baseline, and the node an unverified answer rests on. */
+struct red_trust {
+    int line;               /* the failure's line in the test file (fprule.h); 0: off */
+    int line_known;         /* line was worked out (the fingerprint is known) */
+    char *base_slot;        /* the slot whose run gave the fingerprint; NULL: cached */
+    char *lone;             /* the cluster node that judged everything and verified the
+                               answer itself: not verified (WH_EXIT_UNVERIFIED); or NULL */
+    char *why;              /* with lone: why not, for the records */
+};
 
 /* Built candidates whose times the ETA's median is taken over. */
 #define RED_MS_RING 256
@@ -172,6 +184,7 @@ struct wh_reduction {
                                afresh, while another node is asked too */
     int second_opinion;     /* 0: its node judged every verdict judged in this run */
     const char *blame_by;   /* "verify" or "claims": who drops verdicts (red_blame) */
+    struct red_trust trust; /* reduce_trust.c */
     /* current round: a chain of the walk's expected steps (chain.h) */
     wh_chain_t *chain;
     int chain_start;        /* where the next chain starts in the engine's round */
@@ -431,6 +444,28 @@ void red_after_claims(wh_reduction_t *r);
 
 /* Prints a line on the console and keeps it for a remote client's closing. */
 void red_tell(wh_reduction_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* reduce_trust.c: no answer rests on the word of the node that produced it */
+void red_trust_free(wh_reduction_t *r);
+/* Notes the slot whose run of the original gave the fingerprint. */
+void red_trust_baseline(wh_reduction_t *r, const char *worker);
+/* Before a round's winner is taken: a Preserved candidate that removes the
+ * statement at the failure's location is a lie; its node leaves the job,
+ * its verdicts are dropped and the walk resumes (or the job fails when no
+ * other node can judge). 1 when it did (the caller returns at once). */
+int red_fprule_settle(wh_reduction_t *r);
+/* 1 when a speculation's verdict came from a node out of this job: not
+ * cached. */
+int red_trust_spec_ignored(wh_reduction_t *r, const char *worker);
+/* The original, verified afresh on worker, does not fail the same way and
+ * no other node can judge: names worker's node in the error, drops its
+ * verdicts, fails the job (exit 3). 1 when it did; 0 in the embedded
+ * default (the user's own machine: flaky, not a liar). */
+int red_trust_lone_refuter(wh_reduction_t *r, const char *worker, const wh_msg_t *m);
+/* The reduced test fails the same way afresh on vnode: 1 when that is a
+ * second opinion (another node judged something, or the embedded
+ * default), 0 when not (the answer is not verified; said and noted). */
+int red_trust_verified(wh_reduction_t *r, const char *vnode);
 
 /* reduce_claims.c: the claims check */
 /* Notes a walk step's negative verdict of key, judged by slot judge (NULL:

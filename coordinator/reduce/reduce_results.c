@@ -89,7 +89,8 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->infra_faults = r->infra_faults;
     s->out_slots = r->out_slots;
     s->n_out = r->n_out;
-    s->verified = r->verified;
+    s->verified = r->verified && !r->trust.lone;
+    s->not_verified = r->trust.lone ? r->trust.why : NULL;
     s->verify_runs = r->verify_runs;
     s->dropped = r->dropped;
     s->restarts = r->restarts;
@@ -242,13 +243,18 @@ void red_finish(wh_reduction_t *r)
         snprintf(claims, sizeof claims, "Claims: %d negative verdict%s judged again afresh, "
                  "%d refuted\n", r->claims_checked, r->claims_checked == 1 ? "" : "s",
                  r->claims_refuted);
-    r->closing = wh_strdup_printf("%sVerified: %s%s\n%sFault check: %s\n", r->told ? r->told : "",
-                                  r->answer_reused
-                                      ? "by an earlier run of this same job and answer, with its "
-                                        "claims and its fault check (nothing built again)"
-                                      : "the reduced test fails the same way when built and run "
-                                        "afresh",
-                                  dropped, claims, line);
+    /* Not verified (reduce_trust.c): its "Not verified:" line is in told. */
+    char *vline = r->trust.lone ? strdup("")
+                  : wh_strdup_printf("Verified: %s%s\n",
+                                     r->answer_reused
+                                         ? "by an earlier run of this same job and answer, with "
+                                           "its claims and its fault check (nothing built again)"
+                                         : "the reduced test fails the same way when built and "
+                                           "run afresh",
+                                     dropped);
+    r->closing = wh_strdup_printf("%s%s%sFault check: %s\n", r->told ? r->told : "",
+                                  vline ? vline : "", claims, line);
+    free(vline);
     free(text);
     char *final = wh_record_final_line(&s);
     wh_record_log(r->rec, "Final: %s", final ? final : "(out of memory)");
@@ -267,6 +273,8 @@ void red_finish(wh_reduction_t *r)
     }
     red_write_page(r);
     r->state = RED_DONE;
-    r->status = r->partial ? WH_EXIT_PARTIAL : 0;
+    /* One node said everything: an answer, not a verified one; a partial
+     * one (--budget) says so, unverified or not. */
+    r->status = r->trust.lone ? WH_EXIT_UNVERIFIED : r->partial ? WH_EXIT_PARTIAL : 0;
     wh_pool_remove_job(r->pool, r->pool_id);
 }

@@ -909,6 +909,8 @@ void red_advance(wh_reduction_t *r)
         if (!r->round && (s_wait_due(r) || !s_next_round(r)))
             return;
         red_ubguard_settle(r); /* no Preserved is accepted unguarded */
+        if (red_fprule_settle(r))
+            return; /* a lie found: the walk resumed (or the job failed) */
         wh_verdict_t *v = calloc(r->nc > 0 ? (size_t)r->nc : 1u, sizeof *v);
         if (!v) {
             red_fail(r, 4, NULL); /* out of memory */

@@ -438,8 +438,10 @@ static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m,
         k++;
     if (k == r->nspec)
         return 0;
+    /* A node taken out of the job (its verdicts were found wrong) may
+     * still answer what it was judging: not believed. */
     if (m->verdict >= 1 && m->verdict < WH_V_COUNT && m->verdict != WH_V_INFRA_ERROR &&
-        !s_msg_flaky(m) && !m->code) {
+        !s_msg_flaky(m) && !m->code && !red_trust_spec_ignored(r, worker)) {
         wh_cache_put_node(r->cache, WH_CACHE_VERDICTS, r->spec[k].key,
                           (wh_verdict_t)m->verdict, wh_pool_key_of(r->pool, worker));
         s_judged(r, r->spec[k].key, worker);
@@ -598,6 +600,7 @@ static void s_on_verdict_msg(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, 
     }
     s_note_judged(r, id, m, worker);
     if (r->state == RED_BASELINE && id == r->baseline_id) {
+        red_trust_baseline(r, worker);
         s_on_baseline(r, m);
         return;
     }

@@ -56,7 +56,8 @@ static void s_answer_key(const wh_reduction_t *r, const char *txt, size_t len, c
 
 void red_store_answer(wh_reduction_t *r)
 {
-    if (!r->verified || r->claims_refuted || r->dropped || r->answer_reused || r->partial)
+    if (!r->verified || r->trust.lone || r->claims_refuted || r->dropped || r->answer_reused ||
+        r->partial)
         return; /* a partial answer (--budget) had no claims check to reuse */
     size_t len = 0;
     char *txt = wh_render(r->tree, wh_engine_removed(r->engine), &len);
@@ -179,14 +180,7 @@ static void s_verified(wh_reduction_t *r, const char *worker, const wh_msg_t *m)
     free(r->verified_by);
     r->verified_by = worker ? strdup(worker) : NULL;
     const char *vnode = worker ? wh_pool_node_of(r->pool, worker) : NULL;
-    r->second_opinion = !vnode || wh_trail_other_node(r->trail, vnode);
-    if (!r->second_opinion) {
-        wh_record_log(r->rec, "verify: node %s judged every candidate built in this run: the "
-                      "verify run is no second opinion", vnode);
-        if (strcmp(vnode, "local") != 0) /* the embedded default: the user's own machine */
-            red_tell(r, "Note: node %s judged every candidate built in this run and verified the "
-                    "answer too: no second opinion (join another node for one)\n", vnode);
-    }
+    r->second_opinion = red_trust_verified(r, vnode);
     red_start_claims(r);
 }
 
@@ -349,6 +343,8 @@ void red_on_verify(wh_reduction_t *r, const wh_msg_t *m, const char *worker)
         red_start_verify(r, 0);
         return;
     }
+    if (step == 0 && !r->refuter0 && red_trust_lone_refuter(r, worker, m))
+        return; /* one node said both: it is named, its verdicts dropped */
     if (step == 0) {
         red_fail(r, 3, wh_strdup_printf("the original test %s does not fail the same way when "
                                         "built and run afresh (%s: %s); is it flaky? try --repeat K",

@@ -237,6 +237,11 @@ int wh_trail_blame_judge(wh_trail_t *t, const char *key, const char *judge,
     return n + (key ? s_drop_key(t, key, how) : 0);
 }
 
+int wh_trail_judged_any(const wh_trail_t *t)
+{
+    return t->nj > 0;
+}
+
 int wh_trail_other_node(const wh_trail_t *t, const char *node)
 {
     if (!t->nj)

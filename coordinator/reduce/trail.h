@@ -74,6 +74,8 @@ int wh_trail_blame_judge(wh_trail_t *t, const char *key, const char *judge,
 /* 1 when some verdict judged in this run came from a node other than
  * node (or no verdict was judged: nothing to second). */
 int wh_trail_other_node(const wh_trail_t *t, const char *node);
+/* 1 when some verdict was judged by a slot in this run (wh_trail_judged). */
+int wh_trail_judged_any(const wh_trail_t *t);
 
 /* Forgets the steps after good and returns a copy of the walk right after
  * step good (NULL on ENOMEM). */

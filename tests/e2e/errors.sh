@@ -3,7 +3,8 @@
 # input, with the exit status of README's table (2 bad input, 1 a test file
 # that does not parse or a test it does not define, 3 an original that
 # cannot be reduced, 4 infrastructure trouble, such as an --out that cannot
-# be written or a --run command the shell cannot find, 130 interrupted); a
+# be written or a --run command the shell cannot find, 5 an answer not
+# verified by a second node nor on this machine, 130 interrupted); a
 # test that hangs (and forks a sleeper) is killed with its whole process
 # group: nothing is left running.
 . "$(dirname "$0")/lib.sh"
@@ -94,6 +95,22 @@ expect_error "unwritable --runs of the coordinator" 4 "job 0: cannot create outp
     --cluster "$EP" --insecure --project "$P" --file tests/test_request.c --setup "make -s" --build "make -s" \
     --framework cmocka --test test_should_read_headers --run ./test_request --out cl
 kill "$CPID"; wait "$CPID" 2>/dev/null
+
+# An answer no second node checked, which this machine may not check either
+# (--no-verify-local): not verified, 5 (issue 34).
+EP="tcp://127.0.0.1:$(free_port)"
+"$WH_BINARY_DIR/coordinator/whittle-coordinator" --bind "$EP" --insecure --cache memory: --journal off \
+    --runs "$T/lone-runs" > "$T/coord-lone.log" 2>&1 &
+CPID=$!
+"$WH_BINARY_DIR/node/whittle-node" --connect "$EP" --insecure --slots 1 --workdir "$T/wd-lone" --id lone \
+    > "$T/node-lone.log" 2>&1 &
+NPID=$!
+for _ in $(seq 1 600); do "$WHITTLE" status --cluster "$EP" --insecure 2>/dev/null | grep -q "slots: 1" && break; sleep 0.1; done
+expect_error "not verified" 5 "job 0: not verified: one node judged every candidate and verified the answer itself, and --no-verify-local keeps this machine from checking it" \
+    --cluster "$EP" --insecure --project "$P" --file tests/test_request.c --setup "make -s" --build "make -s" \
+    --framework cmocka --test test_should_read_headers --run ./test_request --out lone --no-verify-local
+check_eq "not verified: the coordinator's summary.json" "$(json "$(run_dir "$T/lone-runs/lone")/summary.json" .verified)" false
+kill "$NPID" "$CPID"; wait "$NPID" "$CPID" 2>/dev/null
 
 # A file that does not parse.
 B="$T/broken"; cp -r "$FIX/headers" "$B"

@@ -11,7 +11,9 @@
 # on from the last verified configuration. The answer equals the honest
 # one (the embedded default's), and it was verified. The liar is an
 # authenticated node (CURVE keys on the allow-list): trust in a node does
-# not make its verdicts true.
+# not make its verdicts true. The job compares no location (--match
+# message): the fingerprint-location rule (lone_liar.sh) would catch the
+# liar's first lie, the whole body removed, before the verify step.
 . "$(dirname "$0")/lib.sh"
 B="$WH_BINARY_DIR"
 PIDS=()
@@ -21,7 +23,7 @@ curve_keys liar honest
 
 P="$T/tally"; cp -r "$FIX/tally" "$P"
 args=(--project "$P" --file tests/test_tally.c --test test_total --setup "make -s"
-      --build "make -s" --run ./test_tally --framework plain)
+      --build "make -s" --run ./test_tally --framework plain --match message)
 "$WHITTLE" reduce "${args[@]}" --out "$T/honest" --cache memory: > "$T/honest.out" 2>&1 || { cat "$T/honest.out"; fail "honest run"; }
 H=$(run_dir "$T/honest")
 want='static void test_total(void)
@@ -69,7 +71,10 @@ check_eq "after the liar's last verdict, Preserved only from the honest node" "$
 "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "rerun" > "$T/rerun.out" 2>&1 || { cat "$T/rerun.out"; fail "rerun"; }
 R2=$(run_dir "$T/rerun")
 check_eq "rerun: same answer" "$(cat "$R2/reduced.c")" "$(cat "$H/reduced.c")"
-check_eq "rerun: verified" "$(json "$R2/summary.json" .verified)" true
+# Every verdict of the rerun comes from the cache, the honest node's: with
+# the verify run on that node too, the client verifies it (issue 34).
+[ "$(json "$R2/summary.json" .verified)" = true ] || grep -q "^Verified locally" "$T/rerun.out" \
+    && pass "rerun: verified" || fail "rerun: not verified: $(cat "$T/rerun.out")"
 # Every verdict names its node; `whittle cache forget --node liar` drops
 # every verdict of the liar still in the log (those the verify step did not
 # drop already); the honest node's stay. Latest line per key, as the cache

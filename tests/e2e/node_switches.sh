@@ -42,7 +42,12 @@ timeout 300 "$WHITTLE" reduce --cluster "$EP" --insecure "${args[@]}" --out run 
 check_eq "reduction through whittle-node with the switches set: exit" "$rc" 0
 R=$(run_dir "$T/run")
 check_eq "answer = the embedded default's" "$(cat "$R/reduced.c" 2>/dev/null)" "$(cat "$REF/reduced.c")"
-check_eq "verified" "$(json "$R/summary.json" .verified)" true
+# One node judged everything and verified it: not verified in the cluster,
+# checked on the client's machine (issue 34).
+check_eq "not verified by a second node" "$(json "$R/summary.json" .not_verified)" \
+    "node n1 judged every candidate built in this run and ran the verify run too: no second opinion"
+grep -q "^Verified locally: the reduced test fails the same way on this machine" "$T/run.out" \
+    && pass "verified on the client's machine" || fail "not verified on the client's machine: $(cat "$T/run.out")"
 check_eq "verdicts dropped" "$(json "$R/summary.json" .verdicts_dropped)" 0
 other=$(awk -F, 'NR > 1 && $7 == 0 && $8 ~ /^n1\// && $6 != "Preserved" { n++ } END { print n + 0 }' "$R/candidates.csv")
 [ "$other" -ge 1 ] && pass "the node answered $other candidates other than Preserved" \

@@ -1,11 +1,14 @@
 #!/bin/bash
 # Say who verified, and a second opinion from the client (issue 18). A
 # cluster whose only node lies Preserved (whittle-node-test with
-# WH_TEST_LIE=preserved): the walk accepts its lies and its verify run,
-# on the same node, lies too. Without --verify-local the answer is
-# reported (exit 0), and the console, summary.json, summary.txt and
-# report.html say the verify run was the same node's: no second opinion.
-# With --verify-local the client builds and runs the original and the
+# WH_TEST_LIE=preserved), on a job that compares no location (--match
+# message: the fingerprint-location rule, lone_liar.sh, would refuse the
+# liar's first lie): the walk accepts its lies and its verify run, on the
+# same node, lies too. With --no-verify-local the answer is not verified
+# (exit 5), and the console, summary.json, summary.txt and report.html say
+# the verify run was the same node's: no second opinion (issue 34: it was
+# exit 0). With --verify-local (the default for such an answer since issue
+# 34) the client builds and runs the original and the
 # reduced test in a fresh copy of the project on its own machine, finds
 # that the reduced test does not fail the same way, and refuses with exit 3
 # and one line. Beside an honest lone node, --verify-local says "Verified
@@ -34,24 +37,24 @@ start_cluster() { # node-binary id [env...]
     wait_slots 1
 }
 
-# 1. The lone liar, without --verify-local: reported, with the note.
+# 1. The lone liar, with --no-verify-local: not verified, exit 5.
 start_cluster whittle-node-test liar WH_TEST_LIE=preserved
 grep -q "this node LIES (test only)" "$T/node-liar.log" && pass "the liar says it lies" || fail "the liar did not start lying"
-timeout 300 "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out lone > "$T/lone.out" 2>&1; rc=$?
-check_eq "lone liar: exit" "$rc" 0
+timeout 300 "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --match message --no-verify-local --out lone > "$T/lone.out" 2>&1; rc=$?
+check_eq "lone liar: exit" "$rc" 5
 R=$(run_dir "$T/lone")
 check_eq "lone liar: the lie stands (nothing kept)" "$(json "$R/summary.json" .statements_after)" 0
-check_eq "lone liar: console note" "$(grep -c "^Note: node liar judged every candidate built in this run and verified the answer too: no second opinion" "$T/lone.out")" 1
-check_eq "lone liar: summary.json" "$(json "$R/summary.json" '[.verified, .second_opinion, (.verified_by | startswith("liar/"))] | map(tostring) | join(" ")')" "true false true"
+check_eq "lone liar: console line" "$(grep -c "^Not verified: node liar judged every candidate built in this run and ran the verify run too: no second opinion" "$T/lone.out")" 1
+check_eq "lone liar: summary.json" "$(json "$R/summary.json" '[.verified, .second_opinion, (.verified_by | startswith("liar/"))] | map(tostring) | join(" ")')" "false false true"
 grep -q "^verified by: liar/.* (its node judged every candidate built in this run: no second opinion)$" "$R/summary.txt" \
     && pass "lone liar: summary.txt says so" || fail "lone liar: summary.txt: $(grep '^verified' "$R/summary.txt")"
-grep -q 'id="verified-pill">verified afresh by the only node that judged: no second opinion<' "$R/report.html" \
+grep -q 'id="verified-pill">not verified: the only node that judged verified it too<' "$R/report.html" \
     && pass "lone liar: report.html pill says so" || fail "lone liar: report.html has no such pill"
 grep -q 'id="verified-by">liar/[^<]* (its node judged every candidate built in this run: no second opinion)<' "$R/report.html" \
     && pass "lone liar: report.html names the verifier" || fail "lone liar: report.html does not name the verifier"
 
 # 2. The same, with --verify-local: refused, exit 3, one line.
-timeout 300 "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out lone2 --verify-local > "$T/lone2.out" 2> "$T/lone2.err"; rc=$?
+timeout 300 "$WHITTLE" reduce --cluster "$EP" "${args[@]}" --match message --out lone2 --verify-local > "$T/lone2.out" 2> "$T/lone2.err"; rc=$?
 check_eq "lone liar, --verify-local: exit" "$rc" 3
 grep -q "^Verifying locally: " "$T/lone2.out" && pass "lone liar, --verify-local: the check ran" || fail "no local check: $(cat "$T/lone2.out")"
 check_eq "lone liar, --verify-local: one error line" "$(wc -l < "$T/lone2.err")" 1
@@ -74,5 +77,11 @@ stop_all
 "$WHITTLE" reduce "${args[@]}" --verify-local > "$T/emb.out" 2>&1; rc=$?
 check_eq "embedded --verify-local: refused" "$rc $(cat "$T/emb.out")" \
     "2 whittle: error: --verify-local is for --cluster (the embedded run verifies on this machine already)"
+"$WHITTLE" reduce "${args[@]}" --no-verify-local > "$T/emb.out" 2>&1; rc=$?
+check_eq "embedded --no-verify-local: refused" "$rc $(cat "$T/emb.out")" \
+    "2 whittle: error: --no-verify-local is for --cluster (the embedded run verifies on this machine already)"
+"$WHITTLE" reduce "${args[@]}" --cluster "tcp://127.0.0.1:1" --verify-local --no-verify-local > "$T/both.out" 2>&1; rc=$?
+check_eq "--verify-local --no-verify-local: refused" "$rc $(cat "$T/both.out")" \
+    "2 whittle: error: --verify-local and --no-verify-local: pick one"
 check_eq "project untouched" "$(tree_digest "$P")" "$before"
 finish

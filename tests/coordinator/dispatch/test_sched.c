@@ -266,7 +266,11 @@ static void s_run(const char *dir, const char *file, const s_oracle_t *o, int sl
     while (!wh_reduction_done(r) && wh_now_ms() - t0 < 120000)
         wh_pool_poll(pool, 20);
     const char *msg = NULL;
-    out->ok = wh_reduction_done(r) && wh_reduction_status(r, &msg) == 0;
+    /* One simulated node judged everything and verified the answer: not
+     * verified by a second node (WH_EXIT_UNVERIFIED), an answer all the
+     * same; the walk is what this test checks. */
+    int st = wh_reduction_done(r) ? wh_reduction_status(r, &msg) : -1;
+    out->ok = st == 0 || st == WH_EXIT_UNVERIFIED;
     if (!out->ok)
         fprintf(stderr, "seed %u slots %d: %s\n", seed, slots, msg ? msg : "timeout");
     atomic_store(&stop, 1);
