@@ -30,10 +30,16 @@ want='static void test_total(void)
     int total = 0;
     assert(total == 8);
 }'
+# The jobs probe the node (they write outside their workspace, into the
+# project): never run on this machine (--no-verify-local), so the lone
+# node's answer is not verified, exit 5 (issue 34), which counts as done.
 job() { # out setup [build]; a job no node takes must not hang the test
     timeout 300 "$WHITTLE" reduce --cluster "$EP" --insecure --project "$P" --file tests/test_tally.c \
         --test test_total --setup "$2" --build "${3:-make -s}" --run ./test_tally --framework plain \
-        --out "$1" > "$T/$1.out" 2>&1
+        --no-verify-local --out "$1" > "$T/$1.out" 2>&1
+    local rc=$?
+    [ "$rc" -eq 5 ] && return 0
+    return "$rc"
 }
 port=$(free_port); EP="tcp://127.0.0.1:$port"
 "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --insecure --cache memory: > "$T/coord.log" 2>&1 &

@@ -19,15 +19,21 @@ trap 'stop_all; [ -n "${KEEP:-}" ] || rm -rf "$T"' EXIT
 CLUSTER_INSECURE=1 # slots_joined, wait_slots (lib.sh)
 PA="$T/cart"; cp -r "$FIX/cart" "$PA"; rm -rf "$PA/whittle.json" "$PA/build"
 PB="$T/tally"; cp -r "$FIX/tally" "$PB"
+# B's jobs attack the node's other workspaces: never run on this machine
+# (--no-verify-local), so a lone node's answer is not verified, exit 5
+# (issue 34), which counts as done here.
+s_done5() { local rc=$?; [ "$rc" -eq 5 ] && return 0; return "$rc"; }
 job_a() { # out
     timeout 300 "$WHITTLE" reduce --cluster "$EP" --insecure --project "$PA" --file tests/test_cart.c \
         --test test_added_item_is_in_cart --setup "cmake -S . -B build -G Ninja >/dev/null && cmake --build build" \
-        --build "cmake --build build" --run build/test_cart --out "$1" > "$T/$1.out" 2>&1
+        --build "cmake --build build" --run build/test_cart --no-verify-local --out "$1" > "$T/$1.out" 2>&1
+    s_done5
 }
 job_b() { # out setup
     timeout 300 "$WHITTLE" reduce --cluster "$EP" --insecure --project "$PB" --file tests/test_tally.c \
         --test test_total --setup "$2" --build "make -s" --run ./test_tally --framework plain \
-        --out "$1" > "$T/$1.out" 2>&1
+        --no-verify-local --out "$1" > "$T/$1.out" 2>&1
+    s_done5
 }
 # The attack: B's setup appends to every cart.c of A's key folder (paths
 # found by the test, as root: B could guess them) and copies one out.
