@@ -635,6 +635,16 @@ int red_on_claim(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *
         return 1;
     }
     k->tries = 0;
+    if (m->verdict == WH_V_PRESERVED && k->stage != 2) {
+        /* The removal of the failing statement is never Preserved
+         * (reduce_trust.c): a lie, asked again of another node. */
+        int lie = red_fprule_claim(r, k->base ? k->base : wh_engine_removed(r->engine), k->unit,
+                                   worker);
+        if (lie == 2 && s_ask(r, k))
+            red_fail(r, 4, wh_strdup_printf("cannot check the claims: %s", wh_strerror(WH_ENOMEM)));
+        if (lie)
+            return 1;
+    }
     int asked = s_next(r, k, (int)m->verdict, worker);
     if (asked < 0)
         red_fail(r, 4, wh_strdup_printf("cannot check the claims: %s", wh_strerror(-asked)));

@@ -454,6 +454,12 @@ void red_trust_baseline(wh_reduction_t *r, const char *worker);
  * its verdicts are dropped and the walk resumes (or the job fails when no
  * other node can judge). 1 when it did (the caller returns at once). */
 int red_fprule_settle(wh_reduction_t *r);
+/* A claims check's Preserved answer from worker, for the configuration
+ * removed[] less unit `unit` (reduce_claims.c): 0 when the rule does not
+ * apply; else a lie (its node is out of the job, its verdicts dropped) and
+ * 1 when the job failed or the walk resumed, 2 when the check is to be
+ * asked again of another node. */
+int red_fprule_claim(wh_reduction_t *r, const uint8_t *removed, int unit, const char *worker);
 /* 1 when a speculation's verdict came from a node out of this job: not
  * cached. */
 int red_trust_spec_ignored(wh_reduction_t *r, const char *worker);

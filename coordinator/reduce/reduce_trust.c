@@ -74,6 +74,52 @@ static void s_drop_round(wh_reduction_t *r)
     red_clear_round(r);
 }
 
+/* A Preserved verdict of key (removed: its candidate) from slot (NULL: a
+ * cached verdict whose node is not here) that removes the failing
+ * statement: the lie is logged, the node is out of the job with every
+ * verdict it gave in this run, the key is dropped. 1 when the job failed
+ * (no other node can judge); 0 when it goes on, and *good is the trail
+ * step the walk should resume from when the node judged an accepted step
+ * (-1: it judged none). */
+static int s_lie(wh_reduction_t *r, const char *key, const char *slot, int *good)
+{
+    int line = r->trust.line;
+    const char *node = slot ? wh_pool_node_of(r->pool, slot) : NULL;
+    char *liar = node ? strdup(node) : NULL;
+    wh_record_log(r->rec, "fingerprint rule: %s said Preserved of a candidate that removes "
+                  "the failing statement (%s line %d): impossible", liar ? liar : "the cache",
+                  r->job.file, line);
+    /* Steps accepted on the liar's word go too: the walk resumes from the
+     * step before its first. */
+    *good = -1;
+    for (int s = 1; liar && s < wh_trail_steps(r->trail); s++) {
+        const char *jn = wh_trail_judge_node(r->trail, s);
+        if (jn && strcmp(jn, liar) == 0) {
+            *good = s - 1;
+            break;
+        }
+    }
+    int alone = liar && !wh_pool_other_node(r->pool, r->pool_id, liar);
+    wh_trail_blame_t how = red_blame(r, "fingerprint rule");
+    int n = wh_trail_blame_judge(r->trail, key, liar ? slot : NULL, liar, s_coordinator, &how);
+    if (!liar && key)
+        wh_cache_drop(r->cache, key); /* a cached lie whose node is not here */
+    r->dropped += n ? n : 1;
+    if (alone)
+        red_fail(r, 4, wh_strdup_printf("node %s said Preserved of a candidate that removes the "
+                                        "failing statement (%s line %d), which cannot fail the "
+                                        "same way: its %d verdict%s of this run %s dropped, and "
+                                        "no other node can judge %s (join another node)", liar,
+                                        r->job.file, line, n, n == 1 ? "" : "s",
+                                        n == 1 ? "was" : "were", r->job.test));
+    else if (liar)
+        red_tell(r, "Fingerprint rule: node %s said Preserved of a candidate that removes the "
+                 "failing statement (%s line %d); its %d verdict%s dropped, and it is out of this "
+                 "job\n", liar, r->job.file, line, n, n == 1 ? "" : "s");
+    free(liar);
+    return alone;
+}
+
 int red_fprule_settle(wh_reduction_t *r)
 {
     int line = s_line(r);
@@ -86,49 +132,40 @@ int red_fprule_settle(wh_reduction_t *r)
         /* Who said it: the slot that judged it, or a live slot of the node
          * the cache names. */
         char *slot = c->from_cache ? wh_strdup0(red_cached_judge(r, c->key)) : wh_strdup0(c->node);
-        const char *node = slot ? wh_pool_node_of(r->pool, slot) : NULL;
-        char *liar = node ? strdup(node) : NULL;
-        wh_record_log(r->rec, "fingerprint rule: %s said Preserved of a candidate that removes "
-                      "the failing statement (%s line %d): impossible", liar ? liar : "the cache",
-                      r->job.file, line);
-        /* Steps accepted on the liar's word go too: the walk resumes from
-         * the step before its first. */
-        int good = wh_trail_steps(r->trail) - 1;
-        for (int s = 1; liar && s < wh_trail_steps(r->trail); s++) {
-            const char *jn = wh_trail_judge_node(r->trail, s);
-            if (jn && strcmp(jn, liar) == 0) {
-                good = s - 1;
-                break;
-            }
-        }
-        int alone = liar && !wh_pool_other_node(r->pool, r->pool_id, liar);
-        wh_trail_blame_t how = red_blame(r, "fingerprint rule");
-        int n = liar ? wh_trail_blame_judge(r->trail, c->key, slot, liar, s_coordinator, &how)
-                     : wh_trail_blame_judge(r->trail, c->key, NULL, NULL, s_coordinator, &how);
-        if (!liar)
-            wh_cache_drop(r->cache, c->key); /* a cached lie whose node is not here */
-        r->dropped += n ? n : 1;
-        if (alone) {
-            red_fail(r, 4, wh_strdup_printf("node %s said Preserved of a candidate that removes "
-                                            "the failing statement (%s line %d), which cannot "
-                                            "fail the same way: its %d verdict%s of this run "
-                                            "%s dropped, and no other node can judge %s (join "
-                                            "another node)", liar, r->job.file, line, n,
-                                            n == 1 ? "" : "s", n == 1 ? "was" : "were",
-                                            r->job.test));
-        } else {
-            if (liar)
-                red_tell(r, "Fingerprint rule: node %s said Preserved of a candidate that removes "
-                         "the failing statement (%s line %d); its %d verdict%s dropped, and it is "
-                         "out of this job\n", liar, r->job.file, line, n, n == 1 ? "" : "s");
+        char key[65];
+        memcpy(key, c->key, sizeof key);
+        int good = -1;
+        if (!s_lie(r, key, slot, &good)) {
             s_drop_round(r);
-            red_resume_walk(r, good);
+            red_resume_walk(r, good >= 0 ? good : wh_trail_steps(r->trail) - 1);
         }
-        free(liar);
         free(slot);
         return 1;
     }
     return 0;
+}
+
+int red_fprule_claim(wh_reduction_t *r, const uint8_t *removed, int unit, const char *worker)
+{
+    int line = s_line(r);
+    if (!line || !worker || unit < 0 || unit >= r->tree->n)
+        return 0;
+    uint8_t *conf = malloc((size_t)r->tree->n);
+    if (!conf)
+        return 0; /* the claims check judges it as before */
+    memcpy(conf, removed, (size_t)r->tree->n);
+    conf[unit] = 1;
+    int lie = wh_fprule_removes(r->tree, conf, line);
+    free(conf);
+    if (!lie)
+        return 0;
+    int good = -1;
+    if (s_lie(r, NULL, worker, &good))
+        return 1; /* failed */
+    if (good < 0)
+        return 2;
+    red_resume_walk(r, good);
+    return 1;
 }
 
 int red_trust_spec_ignored(wh_reduction_t *r, const char *worker)

@@ -38,25 +38,38 @@ honest_args=("${args[@]}"); honest_args[9]="make -s"
     || { cat "$T/honest.out"; fail "honest run"; }
 H=$(run_dir "$T/honest")
 
-port=$(free_port); EP="tcp://127.0.0.1:$port"
-"$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache "dir:$T/vcache" -v "${coord_keys[@]}" > "$T/coord.log" 2>&1 &
-PIDS+=($!)
-"$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/honest-node" --id honest --sandbox none $(node_keys honest) > "$T/honest-node.log" 2>&1 &
-PIDS+=($!)
-wait_slots 1
-"$WHITTLE" reduce --cluster "$EP" "${args[@]}" --out "lied" > "$T/lied.out" 2>&1 &
-client=$!
-# The liar joins once the walk is over: the verify run is out (on the
-# honest node, in a fresh workspace) and the claims wait behind it.
-deadline=$((SECONDS + 600))
-until grep -q "^Verifying:\|verifying the reduced test" "$T/lied.out" 2>/dev/null; do
-    kill -0 "$client" 2>/dev/null || break
-    [ $SECONDS -lt $deadline ] || { fail "the walk did not reach the verify run in 600 s"; break; }
-    sleep 0.1
-done
-WH_TEST_LIE=preserved "$B/node/whittle-node-test" --connect "$EP" --slots 1 --workdir "$T/liar" --id liar --sandbox none $(node_keys liar) > "$T/liar.log" 2>&1 &
-PIDS+=($!)
-wait "$client"; rc=$?
+# One run: a coordinator with cache $2, the honest node, the client (out
+# $1, more flags after), and the liar joining at the verify run; rc is the
+# client's exit status.
+lied_run() { # out cache flags...
+    local out=$1 cache=$2; shift 2
+    rm -f "$SEEN"/* # the builds of another run's texts do not wait
+    port=$(free_port); EP="tcp://127.0.0.1:$port"
+    "$B/coordinator/whittle-coordinator" --runs "$T" --bind "$EP" --cache "dir:$cache" -v "${coord_keys[@]}" > "$T/coord-$out.log" 2>&1 &
+    PIDS+=($!)
+    "$B/node/whittle-node" --connect "$EP" --slots 1 --workdir "$T/honest-$out" --id honest --sandbox none $(node_keys honest) > "$T/honest-$out.log" 2>&1 &
+    PIDS+=($!)
+    wait_slots 1
+    "$WHITTLE" reduce --cluster "$EP" "${args[@]}" "$@" --out "$out" > "$T/$out.out" 2>&1 &
+    client=$!
+    # The liar joins once the walk is over: the verify run is out (on the
+    # honest node, in a fresh workspace) and the claims wait behind it.
+    deadline=$((SECONDS + 600))
+    until grep -q "^Verifying:\|verifying the reduced test" "$T/$out.out" 2>/dev/null; do
+        kill -0 "$client" 2>/dev/null || break
+        [ $SECONDS -lt $deadline ] || { fail "the walk did not reach the verify run in 600 s"; break; }
+        sleep 0.1
+    done
+    WH_TEST_LIE=preserved "$B/node/whittle-node-test" --connect "$EP" --slots 1 --workdir "$T/liar-$out" --id liar --sandbox none $(node_keys liar) > "$T/liar-$out.log" 2>&1 &
+    PIDS+=($!)
+    wait "$client"; rc=$?
+}
+
+# The job compares no location (--match message): with it, the liar's
+# Preserved to the removal of the failing assertion is a lie the
+# fingerprint-location rule names at once (below), before any refutation.
+lied_run lied "$T/vcache" --match message
+cp "$T/liar-lied.log" "$T/liar.log"
 [ $rc -eq 0 ] || { cat "$T/lied.out"; fail "run with a liar joining for the claims: exit $rc"; }
 R=$(run_dir "$T/lied")
 grep -q "this node LIES (test only)" "$T/liar.log" && pass "the liar says it lies" || fail "the liar did not start lying"
@@ -86,5 +99,21 @@ grep -q "node honest gave wrong verdicts" "$R/run.log" \
 grep -q "^claims: removing unit [0-9]* is Preserved on liar/0 alone" "$R/run.log" \
     && pass "run.log: the liar's refutation was not confirmed" || fail "run.log: no unconfirmed refutation"
 check_eq "no verdict of the honest node dropped" "$(grep -c ' Dropped$' "$T/vcache/verdicts.log")" 0
+stop_all
+
+# With the location compared (--match full, the default): the liar's
+# Preserved to the claim that removes the assertion (line 25) cannot be
+# (issue 34): it is named and out of the job at once, the check asked again
+# of the honest node, and the answer stands.
+lied_run full "$T/vcache-full"
+check_eq "full: exit" "$rc" 0
+R=$(run_dir "$T/full")
+check_eq "full: answer = honest answer" "$(cat "$R/reduced.c")" "$(cat "$H/reduced.c")"
+grep -q "^fingerprint rule: liar said Preserved of a candidate that removes the failing statement (tests/test_tally.c line 25): impossible" "$R/run.log" \
+    && pass "full: the rule caught the liar's claim answer" || { grep "claims\|rule" "$R/run.log"; fail "full: the rule did not catch the liar"; }
+grep -q "^fingerprint rule: node liar gave wrong verdicts; it is out of this job" "$R/run.log" \
+    && pass "full: the liar is out of the job" || fail "full: the liar stayed in the job"
+grep -q "node honest gave wrong verdicts" "$R/run.log" && fail "full: the honest node was blamed" || pass "full: the honest node was never blamed"
+check_eq "full: no claim refuted" "$(json "$R/summary.json" .claims.refuted)" 0
 stop_all
 finish
