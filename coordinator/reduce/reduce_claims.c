@@ -640,8 +640,9 @@ int red_on_claim(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *
          * (reduce_trust.c): a lie, asked again of another node. */
         int lie = red_fprule_claim(r, k->base ? k->base : wh_engine_removed(r->engine), k->unit,
                                    worker);
-        if (lie == 2 && s_ask(r, k))
-            red_fail(r, 4, wh_strdup_printf("cannot check the claims: %s", wh_strerror(WH_ENOMEM)));
+        int rc = lie == 2 ? s_ask(r, k) : 0;
+        if (rc)
+            red_fail(r, 4, wh_strdup_printf("cannot check the claims: %s", wh_strerror(rc)));
         if (lie)
             return 1;
     }
