@@ -208,8 +208,10 @@ int red_trust_lone_refuter(wh_reduction_t *r, const char *worker, const wh_msg_t
 
 /* 1 when something the answer rests on came from another node than
  * vnode: a verdict judged in this run, or an accepted step's verdict from
- * the cache (its producer, or one not here: not vnode's word). A rerun
- * answered from the cache rests on the nodes that filled it. */
+ * the cache whose producer is another live node. A rerun answered from the
+ * cache rests on the nodes that filled it; one whose producer is not known
+ * (no live slot of it, or every node "local" under --insecure) may be
+ * vnode's own word, and counts for nothing. */
 static int s_other_word(const wh_reduction_t *r, const char *vnode)
 {
     int steps = wh_trail_steps(r->trail);
@@ -217,7 +219,7 @@ static int s_other_word(const wh_reduction_t *r, const char *vnode)
         return 1;
     for (int s = 1; s < steps; s++) {
         const char *jn = wh_trail_judge_node(r->trail, s);
-        if (!jn || strcmp(jn, vnode) != 0)
+        if (jn && strcmp(jn, vnode) != 0)
             return 1;
     }
     return !wh_trail_judged_any(r->trail) && steps == 1; /* nothing judged, nothing taken */
