@@ -15,6 +15,7 @@
  * is journaled, so one key cannot fill the journal or the queue.
  */
 #define _GNU_SOURCE
+#include <dirent.h>
 #include <jansson.h>
 #include <pthread.h>
 #include <stdatomic.h>
@@ -206,8 +207,9 @@ static void s_tell_status(s_self_t *self, const s_job_t *j, const char *text, co
 }
 
 /* A final PROGRESS to a client about no job of ours (a refusal). */
-static void s_answer(s_self_t *self, const void *ident, size_t ilen, uint64_t tag,
-                     const char *id, int code, const char *text)
+static void s_answer_reduced(s_self_t *self, const void *ident, size_t ilen, uint64_t tag,
+                             const char *id, int code, const char *text, const char *reduced,
+                             size_t rlen)
 {
     wh_msg_t m = {0};
     m.type = WH_MSG_PROGRESS;
@@ -216,7 +218,39 @@ static void s_answer(s_self_t *self, const void *ident, size_t ilen, uint64_t ta
     m.final = 1;
     m.code = code;
     m.detail = (char *)text;
+    m.content = (uint8_t *)reduced;
+    m.content_len = reduced ? rlen : 0;
     wh_pool_reply(self->pool, ident, ilen, &m);
+}
+
+static void s_answer(s_self_t *self, const void *ident, size_t ilen, uint64_t tag,
+                     const char *id, int code, const char *text)
+{
+    s_answer_reduced(self, ident, ilen, tag, id, code, text, NULL, 0);
+}
+
+/* The reduced test (line-true) of a job that ended while its client was
+ * away, from the run folder its journaled result names ("Run folder:
+ * DIR", reduced.lines.EXT): its client may check an unverified answer on
+ * its own machine (WH_EXIT_UNVERIFIED). 0, with *out malloc'ed; else -1. */
+static int s_run_reduced(const char *result, char **out, size_t *len)
+{
+    static const char mark[] = "Run folder: ";
+    const char *p = result ? strstr(result, mark) : NULL;
+    char *dir = p ? strndup(p + sizeof mark - 1, strcspn(p + sizeof mark - 1, "\n")) : NULL;
+    DIR *d = dir ? opendir(dir) : NULL;
+    int rc = -1;
+    for (struct dirent *e; d && rc && (e = readdir(d)) != NULL;) {
+        if (strncmp(e->d_name, "reduced.lines", 13) != 0)
+            continue;
+        char *path = wh_path_join(dir, e->d_name);
+        rc = path && wh_read_file(path, WH_WIRE_MAX_CONTENT, out, len) == 0 ? 0 : -1;
+        free(path);
+    }
+    if (d)
+        closedir(d);
+    free(dir);
+    return rc;
 }
 
 /* A job whose project is a git snapshot is checked out here first (under
@@ -547,8 +581,14 @@ static void s_on_watch(s_self_t *self, const void *ident, size_t ilen, const cha
         return;
     if (rec) {
         /* it ended while its client was away */
-        s_answer(self, ident, ilen, m->cand_id, rec->id, rec->code,
-                 rec->result ? rec->result : wh_journal_state_name(rec->state));
+        char *reduced = NULL;
+        size_t rlen = 0;
+        if (rec->code == 0 || rec->code == WH_EXIT_UNVERIFIED)
+            s_run_reduced(rec->result, &reduced, &rlen);
+        s_answer_reduced(self, ident, ilen, m->cand_id, rec->id, rec->code,
+                         rec->result ? rec->result : wh_journal_state_name(rec->state), reduced,
+                         rlen);
+        free(reduced);
         return;
     }
     memcpy(j->ident, ident, ilen);
