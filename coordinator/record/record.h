@@ -101,7 +101,7 @@ typedef struct {
     int tree_before, tree_after, nontree_before, nontree_after;
     int sweeps, rounds, candidates, evaluated, cached, extra, cancelled;
     int building_rounds; /* rounds that judged a canonical candidate (not cached or predicted) */
-    /* The walk's expectations (reduce/prior.h): the prior ("slice", "none";
+    /* The walk's expectations (walk/prior.h): the prior ("slice", "none";
      * NULL: not written), its slice's statements (-1: no prior was made),
      * and the chains a step ended against them, [1] Preserved, [0] not. */
     const char *prior;

@@ -56,7 +56,7 @@ typedef struct {
 } wh_unit_t;
 
 /* The data flow of the test body (tree_flow.c), for the walk's
- * expectations only (reduce/prior.h), never its answer: each unit's
+ * expectations only (walk/prior.h), never its answer: each unit's
  * references to the body's local variables (ids 0 .. nvars-1) in its own
  * part (its extent less its child units'), each a WH_REF_* set, and the
  * jumps its own part holds. Approximate: no aliases, no globals. */

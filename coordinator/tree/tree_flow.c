@@ -5,7 +5,7 @@
  * parse is alive; every cursor is owned by the innermost unit whose extent
  * holds its start (a macro's tokens by the invocation's unit).
  *
- * Approximate on purpose, for expectations only (reduce/prior.h): a write
+ * Approximate on purpose, for expectations only (walk/prior.h): a write
  * is an assignment, ++ or -- to a variable's lvalue (x, x[i], x.f, *x),
  * its address taken, a pointer to it or an array passed to a call (a
  * pointer whose pointee is const excepted), a non-const reference
