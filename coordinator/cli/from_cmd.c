@@ -309,7 +309,7 @@ static void s_night(const s_state_t *st, const wh_buf_t *missing)
                 partial = !strncmp(st->end[i], "partial", 7);
             rows[i] = (wh_night_row_t){j->test, j->file, dir,
                                        st->rdir[i] ? (partial ? "partial" : "reduced") : "failed",
-                                       st->rdir[i] ? NULL : st->why[i], (int)g + 1, nm ? 1 : 0};
+                                       st->rdir[i] ? NULL : st->why[i], (int)g + 1, 1};
             if (groups[g].rep < 0 && st->rdir[i])
                 groups[g].rep = (int)i;
         }
@@ -325,7 +325,8 @@ static void s_night(const s_state_t *st, const wh_buf_t *missing)
             const char *e = strchr(p, '\n');
             size_t len = e ? (size_t)(e - p) : strlen(p);
             skip[k] = strndup(p, len);
-            rows[n + nm + k] = (wh_night_row_t){"(not found)", NULL, NULL, "skipped", skip[k], 0, 0};
+            rows[n + nm + k] =
+                (wh_night_row_t){"(not found)", NULL, NULL, "skipped", skip[k], 0, 0};
             p = e ? e + 1 : p + len;
         }
         char *err = NULL;

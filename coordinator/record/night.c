@@ -90,12 +90,15 @@ static json_t *s_json(const wh_night_row_t *rows, size_t n, const wh_night_group
         json_object_set_new(o2, "group", json_integer((json_int_t)g + 1));
         json_object_set_new(o2, "key", s_str_or_null(groups[g].key));
         json_object_set_new(o2, "members", mem);
-        json_object_set_new(o2, "representative", rep >= 0 ? json_string(rows[rep].test) : json_null());
+        json_object_set_new(o2, "representative",
+                            rep >= 0 ? json_string(rows[rep].test) : json_null());
         json_object_set_new(o2, "state", rep >= 0 ? json_string(rows[rep].state) : json_null());
         json_object_set_new(o2, "run", rep >= 0 ? s_str_or_null(rows[rep].dir) : json_null());
         const json_t *sum = rep >= 0 ? f[rep].sum : NULL;
-        json_object_set_new(o2, "statements_before", sum ? json_integer(s_int(sum, "statements_before")) : json_null());
-        json_object_set_new(o2, "statements_after", sum ? json_integer(s_int(sum, "statements_after")) : json_null());
+        json_object_set_new(o2, "statements_before",
+                            sum ? json_integer(s_int(sum, "statements_before")) : json_null());
+        json_object_set_new(o2, "statements_after",
+                            sum ? json_integer(s_int(sum, "statements_after")) : json_null());
         json_object_set_new(o2, "reduced", rep >= 0 ? s_str_or_null(f[rep].reduced) : json_null());
         json_object_set_new(o2, "diff", rep >= 0 ? s_str_or_null(f[rep].diff) : json_null());
         json_array_append_new(ga, o2);
@@ -151,8 +154,10 @@ static char *s_function(const char *text, const char *test)
     for (const char *line = text; line && *line;) {
         const char *nl = strchr(line, '\n');
         const char *hit = strstr(line, bare);
-        if (hit && (!nl || hit < nl) && hit[bl] == '(' && (hit == line || hit[-1] == ' ' || hit[-1] == '*') &&
-            !strchr(";", *(nl ? nl - 1 : line + strlen(line) - 1))) {
+        int named = hit && (!nl || hit < nl) && hit[bl] == '(' &&
+                    (hit == line || hit[-1] == ' ' || hit[-1] == '*');
+        char last = nl ? (nl > line ? nl[-1] : '\0') : line[strlen(line) - 1];
+        if (named && last != ';') { /* a definition, not a declaration or a call */
             const char *end = strstr(line, "\n}\n");
             return end ? strndup(line, (size_t)(end - line) + 3) : NULL;
         }
@@ -193,7 +198,8 @@ static char *s_html(const wh_night_row_t *rows, size_t n, const wh_night_group_t
         }
         wh_buf_puts(&b, "</h2>\n<p class=\"key mono\">");
         wh_report_esc(&b, groups[g].key ? groups[g].key : "(no fingerprint)");
-        wh_buf_puts(&b, "</p>\n<table><tr><th>test</th><th>state</th><th>builds</th><th></th></tr>\n");
+        wh_buf_puts(&b, "</p>\n<table><tr><th>test</th><th>state</th><th>builds</th>"
+                        "<th></th></tr>\n");
         for (size_t i = 0; i < n; i++) {
             if (rows[i].group != (int)g + 1)
                 continue;

@@ -23,7 +23,7 @@ typedef struct {
     const char *state; /* "reduced", "partial", "answered", "failed", "skipped" */
     const char *why;   /* failed or skipped: the one-line reason; else NULL */
     int group;         /* 1-based group, 0: none (skipped) */
-    int first_builds;  /* builds of its first run (grouping), 0 when none */
+    int first_builds;  /* its original's run (its first run or its reduction's), 0 if none */
 } wh_night_row_t;
 
 typedef struct {
