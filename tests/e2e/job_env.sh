@@ -24,10 +24,15 @@ env WHITTLE_REDIS_PASSWORD=pw-4f1e2d WHITTLE_CACHE_SECRET=cs-77aa91 WHITTLE_CACH
     --pass-env CCACHE_DIR > "$T/node.log" 2>&1 &
 PIDS+=($!)
 wait_slots 1
+# --no-verify-local: the client's own check of the lone node's answer would
+# run the same commands here, in the client's environment, over the dumps
+# (the answer then ends "not verified", exit 5)
 timeout 300 "$WHITTLE" reduce --cluster "$EP" --insecure --project "$P" --file tests/test_tally.c \
     --test test_total --setup "make -s && env > '$O/setup.env'" --build "make -s" \
-    --run "env > '$O/run.env'; ./test_tally" --framework plain --out out > "$T/out.txt" 2>&1 \
-    || { cat "$T/out.txt"; fail "the job"; }
+    --run "env > '$O/run.env'; ./test_tally" --framework plain --out out --no-verify-local \
+    > "$T/out.txt" 2>&1
+rc=$?
+[ "$rc" = 0 ] || [ "$rc" = 5 ] || { cat "$T/out.txt"; fail "the job: exit $rc"; }
 for f in setup run; do
     [ -s "$O/$f.env" ] && pass "$f: env dumped" || { fail "$f: no env dump"; continue; }
     leaked=$(grep -E '^(WHITTLE_(REDIS|CACHE|SECRET|SERVER)|AWS_)|pw-4f1e2d|cs-77aa91|aws-5c3b|cache\.secret|node\.secret' "$O/$f.env")

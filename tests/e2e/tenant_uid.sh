@@ -31,10 +31,16 @@ _t0=$SECONDS; while [ $((SECONDS - _t0)) -lt 60 ]; do
     sleep 0.1
 done
 SETUP="cmake -S . -B build -G Ninja >/dev/null && cmake --build build"
+# --no-verify-local: the client shares this machine with the node, and its
+# own check of a lone node's answer would run bob's hostile set-up here, as
+# root (not the node's doing); that answer ends "not verified", exit 5.
 job() { # key out setup
     WHITTLE_SECRET_KEY="$K/clients/$1.secret" timeout 300 "$WHITTLE" reduce --cluster "$EP" --project "$P" \
         --file tests/test_cart.c --test test_added_item_is_in_cart --setup "$3" --build "cmake --build build" \
-        --run build/test_cart --out "$2" > "$T/$2.out" 2>&1
+        --run build/test_cart --out "$2" --no-verify-local > "$T/$2.out" 2>&1
+    local rc=$?
+    [ "$rc" = 5 ] && return 0
+    return "$rc"
 }
 job alice a1 "$SETUP" || { cat "$T/a1.out"; fail "alice's job"; }
 AK=$(find "$W/ws" -path '*/src/cart.c' | head -1 | sed "s:^\($W/ws/[^/]*\)/.*:\1:")
