@@ -117,6 +117,19 @@ wh_reduction_t *wh_reduction_new(const wh_job_t *job, wh_pool_t *pool, wh_cache_
 
 wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, int *status, char **err)
 {
+    return red_prepare(job, quiet, NULL, status, err);
+}
+
+wh_reduction_t *wh_reduction_identify(const wh_job_t *job, int quiet, wh_frontend_t **fe,
+                                      int *status, char **err)
+{
+    *fe = NULL;
+    return red_prepare(job, quiet, fe, status, err);
+}
+
+wh_reduction_t *red_prepare(const wh_job_t *job, int quiet, wh_frontend_t **fe, int *status,
+                            char **err)
+{
     int st_;
     if (!status)
         status = &st_;
@@ -220,8 +233,13 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, int *status
                   : basis == WH_IDENTITY_GIT ? "the project's tracked git files"
                                              : "every project file but outputs and build folders",
                   r->job.nignore ? " minus --ignore globs" : "", r->snapshot);
-    red_precheck_open(r, 0);
-    red_ubguard_open(r, 0);
+    if (!fe) {
+        red_precheck_open(r, 0);
+        red_ubguard_open(r, 0);
+    } else if (red_frontend_plan(r, fe)) {
+        *err = strdup("out of memory");
+        goto fail;
+    }
 
     *status = 0;
     return r;
@@ -322,7 +340,10 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
         free(line);
         free(cached_fp);
         wh_pool_set_ref(pool, r->pool_id, &r->fp);
-        red_begin_walk(r);
+        if (r->fe_wait)
+            r->fe_walk = 1; /* wh_reduction_frontend_done begins it */
+        else
+            red_begin_walk(r);
         return 0;
     }
     free(cached_fp);
@@ -574,7 +595,9 @@ void wh_reduction_status_now(const wh_reduction_t *r, wh_progress_t *p)
                                         "checking the claims"};
     _Static_assert(sizeof phase / sizeof *phase == RED_CLAIMS + 1, "a phase per state");
     p->phase = phase[r->state];
-    if (r->state == RED_BASELINE && r->pool) {
+    if (r->state == RED_BASELINE && r->fe_wait && (r->fe_fp || r->fe_walk)) {
+        p->phase = "setting up the front end (precheck, UB guard); the original has run";
+    } else if (r->state == RED_BASELINE && r->pool) {
         /* Before the original's run: its workspaces are set up first. */
         wh_pool_stats_t st = {0};
         wh_pool_stats(r->pool, &st);

@@ -42,6 +42,28 @@ wh_reduction_t *wh_reduction_prepare(const wh_job_t *job, int quiet, int *status
 /* 0, or a negative code with *err (an exit status of 4: infrastructure). */
 int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, char **err);
 
+/* The front end's set-up (the precheck's preamble and the UB guard's
+ * parse of the original: most of a job's libclang time), apart from the
+ * rest of the preparation, so that a daemon can queue a job's original
+ * run as soon as the job's identity is known and set the front end up
+ * while it runs (the baseline's fingerprint waits for it: the walk needs
+ * it, the original's run does not). */
+typedef struct wh_frontend wh_frontend_t;
+/* wh_reduction_prepare without the front end's set-up: *fe gets it (its
+ * inputs copied, nothing done yet), or NULL when the job needs none
+ * (--precheck off and --ub-guard off). */
+wh_reduction_t *wh_reduction_identify(const wh_job_t *job, int quiet, wh_frontend_t **fe,
+                                      int *status, char **err);
+/* Does the set-up: libclang, on any thread, touching nothing but fe. */
+void wh_frontend_run(wh_frontend_t *fe);
+/* On the pool's thread, after wh_frontend_run: r takes the precheck and the
+ * UB guard (or drops them when the tree was parsed again since, whose own
+ * set-up runs then) and goes on with what waited for them; *fe is freed
+ * and NULL. */
+void wh_reduction_frontend_done(wh_reduction_t *r, wh_frontend_t **fe);
+/* Frees a set-up that no reduction takes (its job ended); NULL is fine. */
+void wh_frontend_destroy(wh_frontend_t **fe);
+
 /* Runs what finished off the pool's thread: the statement tree parsed
  * again with the warm workspace's compile command after the baseline.
  * Call once per turn of the pool loop, on the pool's thread. */

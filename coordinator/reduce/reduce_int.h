@@ -92,6 +92,13 @@ struct wh_reduction {
     int state;
     int status;
     wh_treejob_t *treejob;  /* the exact tree, parsing after the baseline */
+    /* The front end (precheck, UB guard) set up off the job's thread after
+     * wh_reduction_start (reduce_frontend.c): the baseline's fingerprint
+     * (or a cached one, fe_walk) waits for wh_reduction_frontend_done. */
+    int fe_wait;
+    int fe_walk;            /* a cached fingerprint: the walk begins then */
+    int fe_fp;              /* the baseline's fingerprint waits in pending_fp */
+    unsigned tree_gen;      /* trees taken since prepare: a set-up of an older one is dropped */
     wh_fp_t pending_fp;     /* the baseline's fingerprint, taken when it is done */
     char *error;
     uint64_t next_eval;
@@ -309,6 +316,15 @@ void red_flags_say(wh_reduction_t *r);
 /* Opens the precheck with the flags of the tree in use; async: its setup
  * runs on a thread of its own (red_precheck_say when it is ready). */
 void red_precheck_open(wh_reduction_t *r, int async);
+/* Where the precheck's compile arguments come from (r->pc_flags), for the
+ * tree in use. */
+void red_precheck_flags(wh_reduction_t *r);
+/* The precheck's options for the tree in use: 0, or WH_ENOMEM. The caller
+ * frees o->file and o->args (borrowed strings). */
+int red_precheck_opts(wh_reduction_t *r, wh_precheck_opts_t *o);
+/* After r->pc was set up: red_precheck_say, and err (taken; NULL: none),
+ * libclang's own failure to parse, named as why it is off. */
+void red_precheck_said(wh_reduction_t *r, char *err);
 /* One batched lookup of the round's representatives in key space ns (only
  * those without a verdict when open_only); hit() takes each verdict found. */
 int red_mget_reps(wh_reduction_t *r, wh_cache_ns_t ns, int open_only,
@@ -360,11 +376,24 @@ struct red_femo *red_femo_find(wh_reduction_t *r, const char *key, int add);
 /* Forgets every answer (the front end opened with other flags). */
 void red_femo_clear(wh_reduction_t *r);
 
+/* reduce.c: wh_reduction_prepare, and with fe wh_reduction_identify. */
+wh_reduction_t *red_prepare(const wh_job_t *job, int quiet, wh_frontend_t **fe, int *status,
+                            char **err);
+
+/* reduce_frontend.c: the front end set up apart (wh_reduction_identify) */
+/* *fe: the set-up of r's precheck and UB guard for the tree in use, its
+ * inputs copied (NULL: none is needed); r waits for it (fe_wait). 0, or
+ * WH_ENOMEM. */
+int red_frontend_plan(wh_reduction_t *r, wh_frontend_t **fe);
+
 /* reduce_ubguard.c: the UB guard */
 /* Opens the guard with the flags of the tree in use (nothing with
  * --ub-guard off); async: its setup runs on a thread of its own, and the
  * return is 1 when it does (red_ubguard_say when it is ready). */
 int red_ubguard_open(wh_reduction_t *r, int async);
+/* After r->ub was set up: err (taken; NULL: none) is why it is off, then
+ * red_ubguard_say. */
+void red_ubguard_said(wh_reduction_t *r, char *err);
 /* Frees the guard's answers kept by key. */
 void red_ubguard_free(wh_reduction_t *r);
 /* Logs how the guard stands; says once on the console when it is off. */

@@ -90,7 +90,7 @@ void red_flags_say(wh_reduction_t *r)
  * the setup runs on a thread of its own; red_precheck_say when it is ready. */
 /* The precheck's options for the tree in use: 0, or WH_ENOMEM. The caller
  * frees o->file and o->args (borrowed strings). */
-static int s_opts(wh_reduction_t *r, wh_precheck_opts_t *o)
+int red_precheck_opts(wh_reduction_t *r, wh_precheck_opts_t *o)
 {
     const wh_tree_t *t = r->tree;
     const char **args = calloc((size_t)t->cc_nargs + 1, sizeof *args);
@@ -110,6 +110,13 @@ static int s_opts(wh_reduction_t *r, wh_precheck_opts_t *o)
     return WH_ENOMEM;
 }
 
+void red_precheck_flags(wh_reduction_t *r)
+{
+    r->pc_flags = r->tree->cc_exact ? "the file's own compile command"
+                                    : "the statement tree's flags (no compile command for the "
+                                      "file; -Werror not assumed)";
+}
+
 void red_precheck_open(wh_reduction_t *r, int async)
 {
     if (r->job.precheck == WH_PRECHECK_OFF)
@@ -118,12 +125,10 @@ void red_precheck_open(wh_reduction_t *r, int async)
     wh_precheck_destroy(&r->pc);
     r->pc_ok = 0;
     const wh_tree_t *t = r->tree;
-    r->pc_flags = t->cc_exact ? "the file's own compile command"
-                              : "the statement tree's flags (no compile command for the file; "
-                                "-Werror not assumed)";
+    red_precheck_flags(r);
     wh_precheck_opts_t o;
     char *err = NULL;
-    if (s_opts(r, &o) == 0) {
+    if (red_precheck_opts(r, &o) == 0) {
         if (async)
             r->pc = wh_precheck_start(&o, t->text, t->text_len);
         else
@@ -133,6 +138,11 @@ void red_precheck_open(wh_reduction_t *r, int async)
     }
     if (async && r->pc)
         return;
+    red_precheck_said(r, err);
+}
+
+void red_precheck_said(wh_reduction_t *r, char *err)
+{
     red_precheck_say(r);
     if (err) { /* libclang could not parse at all: say that, not "out of memory" */
         free(r->pc_off);
@@ -184,7 +194,7 @@ static int s_active(wh_reduction_t *r)
     wh_precheck_opts_t o;
     if (!r->pcp)
         r->pcp = wh_precheck_pool_get();
-    if (r->pcp && s_opts(r, &o) == 0) {
+    if (r->pcp && red_precheck_opts(r, &o) == 0) {
         unsigned long long u = 0;
         int n = 0;
         wh_precheck_stats(r->pc, &n, &u, &r->pc_setup_us);

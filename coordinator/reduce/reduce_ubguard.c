@@ -43,10 +43,17 @@ int red_ubguard_open(wh_reduction_t *r, int async)
     free(path);
     if (async && r->ub)
         return 1;
-    if (err)
-        r->ub_off = err; /* libclang could not parse at all */
-    red_ubguard_say(r);
+    red_ubguard_said(r, err);
     return 0;
+}
+
+void red_ubguard_said(wh_reduction_t *r, char *err)
+{
+    if (err) {
+        free(r->ub_off);
+        r->ub_off = err; /* libclang could not parse at all */
+    }
+    red_ubguard_say(r);
 }
 
 void red_ubguard_say(wh_reduction_t *r)

@@ -391,6 +391,12 @@ static void s_on_baseline(wh_reduction_t *r, const wh_msg_t *m)
         return;
     if (red_exact_tree(r, m->compile.argc ? &m->compile : NULL, m->compile_root, &m->observed))
         return; /* failed, or parsing: wh_reduction_poll goes on */
+    if (r->fe_wait) { /* the front end is still being set up: it goes on */
+        if (wh_fp_copy(&r->pending_fp, &m->observed))
+            red_fail(r, 4, NULL);
+        r->fe_fp = 1;
+        return;
+    }
     red_take_fingerprint(r, &m->observed);
 }
 
