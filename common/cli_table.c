@@ -322,6 +322,10 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "At most N jobs queued or running per client key (1 to 100000, default 32; under "
      "--insecure, for all clients together). A submit beyond it is refused, not journaled, "
      "and its client exits 4."},
+    {WH_CLI_COORD, "prepare-threads", 0, "N",
+     "Prepares submitted jobs on N threads (1 to 64, default: the cores), first come, first "
+     "served: each job's test parsed and project hashed, its original queued, then its "
+     "front end (precheck, UB guard) set up while the original runs."},
     {WH_CLI_COORD, "metrics", 0, "[HOST:]PORT",
      "Serves Prometheus text at /metrics and the probes /healthz and /readyz (PORT alone: on "
      "127.0.0.1), to up to 1024 connections at once; one idle for 5 s is closed."},

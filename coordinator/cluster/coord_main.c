@@ -13,13 +13,17 @@
  * One client key has at most --max-client-jobs jobs queued or running
  * (default S_MAX_CLIENT_JOBS): a submit beyond that is refused before it
  * is journaled, so one key cannot fill the journal or the queue.
+ *
+ * Jobs are prepared first come, first served by --prepare-threads threads
+ * (default: the cores; prepq.h): each job's original is queued as soon as
+ * the job is identified, and its front end is set up while it runs.
  */
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <jansson.h>
 #include <pthread.h>
-#include <stdatomic.h>
 #include <signal.h>
+#include <stddef.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -36,6 +40,7 @@
 #include "journal.h"
 #include "metrics.h"
 #include "pool.h"
+#include "prepq.h"
 #include "reduce.h"
 #include "tarstore.h"
 #include "wire.h"
@@ -49,14 +54,17 @@ static void s_on_signal(int sig)
 }
 
 /* One job of this daemon, from SUBMIT (or the journal, after a restart) to
- * its final message: prepared on a thread of its own (libclang parse,
- * project hash) so the poll loop keeps answering heartbeats, then run on
- * the pool. */
+ * its final message: prepared on the preparation queue's threads (prepq.h)
+ * so the poll loop keeps answering heartbeats, in two steps: identified
+ * (the test parsed, the project hashed, the run folder opened), then
+ * started on the pool, its original queued, while its front end (the
+ * precheck's and the UB guard's set-up) waits on the queue behind every
+ * job still to be identified (issue 35). */
 typedef struct s_job {
     char id[WH_JOURNAL_ID_LEN + 1];
     char *owner;             /* ZAP user id of the client that submitted it */
     int resumed;             /* times resumed after a coordinator restart */
-    int cancelled;           /* its owner cancelled it while it was prepared */
+    int cancelled;           /* its owner cancelled it while it was identified */
     /* the client following it; ident_len 0: none (a resumed job until its
      * client reattaches) */
     uint8_t ident[WH_WIRE_MAX_IDENT];
@@ -64,10 +72,10 @@ typedef struct s_job {
     uint64_t client_tag;
     uint64_t last_progress;
     wh_job_t job;
-    pthread_t th;
-    int joined;              /* the preparation thread is done and joined */
-    atomic_int done;
-    int wake_fd;             /* written when done: the poll wakes up (-1: none) */
+    wh_prepq_task_t prep;    /* its identification (wh_reduction_identify) */
+    wh_prepq_task_t fe_task; /* its front end's set-up, queued once it started */
+    wh_frontend_t *fe;       /* that set-up, until the reduction takes it */
+    int joined;              /* identified, and started (or ended) */
     char *err;
     int err_status;          /* the exit status err means (README's table) */
     wh_reduction_t *r;       /* prepared, then started */
@@ -102,6 +110,8 @@ typedef struct {
      * the pool: a prepared job starts at once, not at the next poll
      * timeout (up to 100 ms later); -1 without one */
     int wake_fd;
+    wh_prepq_t *prepq;       /* the preparation queue: --prepare-threads threads */
+    s_job_t *zombies;        /* ended jobs whose front end's set-up still runs */
 } s_self_t;
 
 /* Whether the client key asking may see what owner's jobs show (test
@@ -301,26 +311,63 @@ static int s_prepare_tar(wh_job_t *j, int *status, char **err)
     return 0;
 }
 
-static void *s_prepare_main(void *arg)
+/* On a preparation thread: what the job's original run needs (the queue
+ * wakes the poll loop when it is done). */
+static void s_identify_main(wh_prepq_task_t *t)
 {
-    s_job_t *j = arg;
+    s_job_t *j = (s_job_t *)((char *)t - offsetof(s_job_t, prep));
     j->err_status = 4;
     if (j->job.tar_sha ? s_prepare_tar(&j->job, &j->err_status, &j->err) == 0
                        : !j->job.git_url ||
                              s_prepare_snapshot(&j->job, &j->err_status, &j->err) == 0)
-        j->r = wh_reduction_prepare(&j->job, 1, &j->err_status, &j->err);
-    atomic_store(&j->done, 1);
-    wh_wake_signal(j->wake_fd); /* on failure the poll timeout starts the job */
-    return NULL;
+        j->r = wh_reduction_identify(&j->job, 1, &j->fe, &j->err_status, &j->err);
 }
 
-static void s_job_free(s_job_t *j)
+/* On a preparation thread: the front end's set-up (it reads only j->fe). */
+static void s_frontend_main(wh_prepq_task_t *t)
 {
+    s_job_t *j = (s_job_t *)((char *)t - offsetof(s_job_t, fe_task));
+    wh_frontend_run(j->fe);
+}
+
+static void s_job_free_now(s_job_t *j)
+{
+    wh_frontend_destroy(&j->fe);
     wh_reduction_destroy(&j->r);
     wh_job_clear(&j->job);
     free(j->owner);
     free(j->err);
     free(j);
+}
+
+/* Frees an ended job (unlinked from self->jobs), or keeps it among the
+ * zombies while a preparation thread still sets its front end up. */
+static void s_job_free(s_self_t *self, s_job_t *j)
+{
+    if (j->job.tar_sha && self->tars)
+        wh_tarstore_pin(self->tars, j->job.tar_sha, 0);
+    if (self->prepq && wh_prepq_state(self->prepq, &j->fe_task) == WH_PREPQ_QUEUED)
+        wh_prepq_cancel(self->prepq, &j->fe_task);
+    if (self->prepq && wh_prepq_state(self->prepq, &j->fe_task) == WH_PREPQ_RUNNING) {
+        j->next = self->zombies;
+        self->zombies = j;
+        return;
+    }
+    s_job_free_now(j);
+}
+
+/* The zombies whose set-up has ended are freed. */
+static void s_reap(s_self_t *self)
+{
+    for (s_job_t **pp = &self->zombies; *pp;) {
+        s_job_t *j = *pp;
+        if (self->prepq && wh_prepq_state(self->prepq, &j->fe_task) == WH_PREPQ_RUNNING) {
+            pp = &j->next;
+            continue;
+        }
+        *pp = j->next;
+        s_job_free_now(j);
+    }
 }
 
 /* Starts preparing job (taken over) as id; the new job is listed first. */
@@ -340,14 +387,20 @@ static s_job_t *s_job_start(s_self_t *self, const char *id, const char *owner, w
     const char *colon = strchr(owner, ':');
     free(j->job.tenant);
     j->job.tenant = *owner ? strdup(colon ? colon + 1 : owner) : NULL;
-    j->last_progress = wh_now_ms();
-    j->wake_fd = self->wake_fd;
-    if (j->job.tar_sha && self->tars)
-        wh_tarstore_pin(self->tars, j->job.tar_sha, 1);
-    if (!j->owner || pthread_create(&j->th, NULL, s_prepare_main, j) != 0) {
-        s_job_free(j);
+    j->last_progress = 0; /* where it stands goes out at once */
+    if (!j->owner) {
+        s_job_free_now(j);
         return NULL;
     }
+    if (j->job.tar_sha && self->tars) /* unpinned by s_job_free */
+        wh_tarstore_pin(self->tars, j->job.tar_sha, 1);
+    j->prep.run = s_identify_main;
+    j->prep.what = "identification";
+    snprintf(j->prep.name, sizeof j->prep.name, "%s", id);
+    j->fe_task.run = s_frontend_main;
+    j->fe_task.what = "front end";
+    snprintf(j->fe_task.name, sizeof j->fe_task.name, "%s", id);
+    wh_prepq_push(self->prepq, &j->prep, 0);
     j->next = self->jobs;
     self->jobs = j;
     return j;
@@ -383,9 +436,7 @@ static void s_finish(s_self_t *self, s_job_t *j, wh_journal_state_t st, int code
             break;
         }
     }
-    if (j->job.tar_sha && self->tars)
-        wh_tarstore_pin(self->tars, j->job.tar_sha, 0);
-    s_job_free(j);
+    s_job_free(self, j);
 }
 
 /* A submit from a key that has max_client_jobs jobs queued or running is
@@ -613,8 +664,14 @@ static void s_on_cancel(s_self_t *self, const void *ident, size_t ilen, const ch
     free(text);
     if (rec)
         return;
-    if (!atomic_load(&j->done)) {
-        j->cancelled = 1; /* the preparation cannot be interrupted: ended when it is done */
+    if (!j->joined && wh_prepq_cancel(self->prepq, &j->prep)) {
+        char *why = wh_strdup_printf("job %s cancelled by its owner before it was prepared", j->id);
+        s_finish(self, j, WH_JOURNAL_CANCELLED, 130, why);
+        free(why);
+        return;
+    }
+    if (!j->joined) {
+        j->cancelled = 1; /* an identification cannot be interrupted: ended when it is done */
         return;
     }
     wh_reduction_abort(j->r, "cancelled by its owner");
@@ -622,6 +679,17 @@ static void s_on_cancel(s_self_t *self, const void *ident, size_t ilen, const ch
                                  j->r && wh_reduction_dir(j->r) ? wh_reduction_dir(j->r) : "-");
     s_finish(self, j, WH_JOURNAL_CANCELLED, 130, why);
     free(why);
+}
+
+/* Where a job not yet started stands: waiting on the preparation queue
+ * (how many jobs are ahead of it) or being identified. */
+static void s_waiting(s_self_t *self, s_job_t *j, wh_buf_t *b)
+{
+    int ahead = wh_prepq_ahead(self->prepq, &j->prep);
+    if (ahead >= 0)
+        wh_buf_printf(b, "waiting to be prepared: %d job%s ahead", ahead, ahead == 1 ? "" : "s");
+    else
+        wh_buf_puts(b, "preparing (parsing the test, hashing the project)");
 }
 
 /* STATUS_REQ: the pool, the counters, and the jobs of the client key
@@ -638,6 +706,12 @@ static void s_on_status(s_self_t *self, const void *ident, size_t ilen, const ch
                   (unsigned long long)self->submitted, (unsigned long long)self->finished,
                   (unsigned long long)self->failed, (unsigned long long)self->resumed,
                   self->max_client_jobs, (unsigned long long)self->refused);
+    wh_prepq_stats_t ps;
+    wh_prepq_stats(self->prepq, &ps);
+    wh_buf_printf(&b, "preparation: %d thread%s, %d busy (at most %d at once), %d job%s waiting "
+                  "to be prepared, %d front end%s waiting\n", ps.threads,
+                  ps.threads == 1 ? "" : "s", ps.busy, ps.max_busy, ps.queued[0],
+                  ps.queued[0] == 1 ? "" : "s", ps.queued[1], ps.queued[1] == 1 ? "" : "s");
     int shown = 0, others = 0;
     for (s_job_t *j = self->jobs; j; j = j->next) {
         if (!s_sees(key, j->owner)) {
@@ -647,8 +721,9 @@ static void s_on_status(s_self_t *self, const void *ident, size_t ilen, const ch
         shown++;
         wh_buf_printf(&b, "  job %s%s ", j->id, j->resumed ? " (resumed)" : "");
         if (!j->joined || !j->r) {
-            wh_buf_printf(&b, "%s %s: preparing (parsing the test, hashing the project)",
-                          j->job.test ? j->job.test : "?", j->job.file ? j->job.file : "?");
+            wh_buf_printf(&b, "%s %s: ", j->job.test ? j->job.test : "?",
+                          j->job.file ? j->job.file : "?");
+            s_waiting(self, j, &b);
         } else {
             wh_progress_t st;
             wh_reduction_status_now(j->r, &st);
@@ -690,7 +765,6 @@ static void s_on_other(void *ctx, const void *ident, size_t ilen, const char *ke
  * ended instead (and was freed). */
 static int s_start(s_self_t *self, s_job_t *j)
 {
-    pthread_join(j->th, NULL);
     j->joined = 1;
     char *err = j->err;
     j->err = NULL;
@@ -706,6 +780,8 @@ static int s_start(s_self_t *self, s_job_t *j)
         wh_reduction_destroy(&j->r);
         status = 4;
     }
+    if (!j->r)
+        wh_frontend_destroy(&j->fe);
     if (!j->r) {
         char *why = wh_strdup_printf("%s%s", j->resumed ? "cannot resume: " : "",
                                      err ? err : "cannot start job");
@@ -715,6 +791,12 @@ static int s_start(s_self_t *self, s_job_t *j)
         return -1;
     }
     free(err);
+    /* Its original is queued (or its fingerprint was cached): the front
+     * end is set up behind the jobs still to be identified. */
+    if (j->fe)
+        wh_prepq_push(self->prepq, &j->fe_task, 1);
+    wh_info("job %s (identity %.12s) started: original queued, front end %s", j->id,
+            wh_reduction_job_id(j->r), j->fe ? "queued" : "not needed");
     if (self->journal)
         wh_journal_set_run(self->journal, j->id, wh_reduction_dir(j->r), j->resumed);
     char *text = wh_strdup_printf("%s; run folder %s", j->resumed ? "resumed" : "accepted",
@@ -748,11 +830,19 @@ static const char *s_diff_body(const wh_reduction_t *r)
  * result at the end. 0, or -1 when it ended (and was freed). */
 static int s_run(s_self_t *self, s_job_t *j, uint64_t now)
 {
+    if (j->fe && wh_prepq_state(self->prepq, &j->fe_task) == WH_PREPQ_DONE)
+        wh_reduction_frontend_done(j->r, &j->fe);
     wh_reduction_poll(j->r);
     if (!wh_reduction_done(j->r)) {
         if (now - j->last_progress >= S_PROGRESS_MS) {
             wh_buf_t b = WH_BUF_INIT, line = WH_BUF_INIT;
             wh_reduction_progress(j->r, &b);
+            int ahead = j->fe ? wh_prepq_ahead(self->prepq, &j->fe_task) : -1;
+            if (j->fe && ahead >= 0)
+                wh_buf_printf(&b, "; front end (precheck, UB guard) waiting to be set up: %d "
+                              "job%s ahead", ahead, ahead == 1 ? "" : "s");
+            else if (j->fe)
+                wh_buf_puts(&b, "; front end (precheck, UB guard) being set up");
             wh_progress_t st;
             wh_reduction_status_now(j->r, &st);
             wh_progress_format(&st, &line);
@@ -781,22 +871,28 @@ static int s_run(s_self_t *self, s_job_t *j, uint64_t now)
     return -1;
 }
 
-/* One turn over the jobs: start the prepared ones, run the started ones. A
- * job still preparing tells its client so every 2 s (the client takes a
- * long silence for a lost coordinator). */
+/* One turn over the jobs: start the identified ones, run the started ones.
+ * A job still waiting for its identification tells its client where it
+ * stands every 2 s (the client takes a long silence for a lost
+ * coordinator). */
 static void s_tend(s_self_t *self)
 {
     uint64_t now = wh_now_ms();
     if (self->tars)
         wh_tarstore_tick(self->tars); /* idle uploads dropped */
+    s_reap(self);
     for (s_job_t *j = self->jobs, *nx; j; j = nx) {
         nx = j->next;
-        if (!j->joined && atomic_load(&j->done) && s_start(self, j) != 0)
+        if (!j->joined && wh_prepq_state(self->prepq, &j->prep) == WH_PREPQ_DONE &&
+            s_start(self, j) != 0)
             continue;
-        if (j->joined)
+        if (j->joined) {
             s_run(self, j, now);
-        else if (now - j->last_progress >= 2000) {
-            s_tell(self, j, 0, 0, "preparing (parsing the test, hashing the project)");
+        } else if (now - j->last_progress >= 2000) {
+            wh_buf_t b = WH_BUF_INIT;
+            s_waiting(self, j, &b);
+            s_tell(self, j, 0, 0, b.buf ? b.buf : "preparing");
+            wh_buf_free(&b);
             j->last_progress = now;
         }
     }
@@ -907,22 +1003,18 @@ static void s_resume(s_self_t *self)
     }
 }
 
-/* SIGTERM/SIGINT: preparations finish (they cannot be interrupted), then
- * every job stops. A journaled job stays "running" in the journal and
+/* SIGTERM/SIGINT: the preparations running finish (they cannot be
+ * interrupted; the queued ones are dropped), then every job stops. A journaled job stays "running" in the journal and
  * resumes when a coordinator starts on it again; its client is told so
  * (and reattaches); without a journal the job is lost and its client is
  * told that. */
 static void s_shutdown(s_self_t *self)
 {
-    for (s_job_t *j = self->jobs; j; j = j->next)
-        if (!j->joined) {
-            pthread_join(j->th, NULL);
-            j->joined = 1;
-        }
+    wh_prepq_destroy(&self->prepq);
     while (self->jobs) {
         s_job_t *j = self->jobs;
         self->jobs = j->next;
-        if (j->r)
+        if (j->r && j->joined)
             wh_reduction_abort(j->r, "coordinator stopped");
         if (self->journal) {
             char *text = wh_strdup_printf("coordinator stopping; job %s is journaled and resumes "
@@ -935,8 +1027,9 @@ static void s_shutdown(s_self_t *self)
             s_tell(self, j, 1, 4, text);
             free(text);
         }
-        s_job_free(j);
+        s_job_free_now(j);
     }
+    s_reap(self);
     wh_tarstore_destroy(&self->tars); /* the jobs are gone: nothing pins a tar */
 }
 
@@ -989,6 +1082,25 @@ static int s_grant_opt(s_self_t *self, const char *v, const char *clients)
     return 2;
 }
 
+/* A number option's value v in min..max into *n: 0, or 2 after one error
+ * line naming what it counts. */
+static int s_number_opt(const char *v, const char *opt, const char *what, long min, long max,
+                        long *n)
+{
+    if (!wh_parse_long(v, min, max, n))
+        return 0;
+    fprintf(stderr, "whittle-coordinator: error: --%s wants %s in %ld..%ld, not '%s'\n", opt,
+            what, min, max, v);
+    return 2;
+}
+
+/* The preparation threads by default: the cores, 1..64. */
+static long s_cores(void)
+{
+    long n = sysconf(_SC_NPROCESSORS_ONLN);
+    return n < 1 ? 1 : n > 64 ? 64 : n;
+}
+
 int main(int argc, char **argv)
 {
     const char *bind = "tcp://0.0.0.0:7700", *cache_spec = NULL, *journal = NULL;
@@ -996,8 +1108,9 @@ int main(int argc, char **argv)
     const char *secret = NULL, *nodes = NULL, *clients = NULL, *metrics = NULL;
     const char *runs = "whittle-runs";
     int insecure = 0;
-    unsigned hb = 1000;
+    long hb = 1000;
     long max_client_jobs = S_MAX_CLIENT_JOBS;
+    long prep_threads = s_cores();
     s_self_t self = {0};
     char *err = NULL;
     wh_cli_t c;
@@ -1034,25 +1147,17 @@ int main(int argc, char **argv)
             runs = v;
         else if (wh_cli_is(&c, "grant") && s_grant_opt(&self, v, NULL))
             return 2;
-        else if (wh_cli_is(&c, "max-client-jobs")) {
-            if (wh_parse_long(v, 1, 100000, &max_client_jobs)) {
-                fprintf(stderr, "whittle-coordinator: error: --max-client-jobs wants a number of "
-                                "jobs in 1..100000, not '%s'\n", v);
-                return 2;
-            }
-        }
+        else if (wh_cli_is(&c, "max-client-jobs") &&
+                 s_number_opt(v, "max-client-jobs", "a number of jobs", 1, 100000, &max_client_jobs))
+            return 2;
+        else if (wh_cli_is(&c, "prepare-threads") &&
+                 s_number_opt(v, "prepare-threads", "a number of threads", 1, 64, &prep_threads))
+            return 2;
         else if (wh_cli_is(&c, "verbose"))
             wh_log_set_level(WH_LOG_INFO);
-        else if (wh_cli_is(&c, "heartbeat")) {
-            long n = 0;
-            if (wh_parse_long(v, 10, 600000, &n)) {
-                fprintf(stderr,
-                        "whittle-coordinator: error: --heartbeat wants milliseconds in "
-                        "10..600000, not '%s'\n", v);
-                return 2;
-            }
-            hb = (unsigned)n;
-        }
+        else if (wh_cli_is(&c, "heartbeat") &&
+                 s_number_opt(v, "heartbeat", "milliseconds", 10, 600000, &hb))
+            return 2;
     }
     if (rc < 0 || s_grant_opt(&self, NULL, clients)) {
         wh_grants_destroy(&self.grants);
@@ -1098,17 +1203,20 @@ int main(int argc, char **argv)
     self.journal = s_journal_open(journal, cache_spec, &err);
     if (err)
         goto out;
-    if (!(self.pool = wh_pool_new_auth(zctx, bind, hb, auth, &err)))
+    if (!(self.pool = wh_pool_new_auth(zctx, bind, (unsigned)hb, auth, &err)))
         goto out;
     if (auth)
         fprintf(stderr, "whittle-coordinator: CURVE on; %d node key(s), %d client key(s) allowed\n",
                 wh_auth_count(auth, WH_ROLE_NODE), wh_auth_count(auth, WH_ROLE_CLIENT));
     wh_pool_on_other(self.pool, s_on_other, &self);
     self.wake_fd = wh_pool_wake_open(self.pool); /* s_tend starts what is prepared */
+    if (!(self.prepq = wh_prepq_new((int)prep_threads, self.wake_fd, &err)))
+        goto out;
     self.t0 = wh_now_ms();
     fprintf(stderr, "whittle-coordinator: listening on %s, cache %s, journal %s, run folders "
-            "under %s\n", wh_pool_endpoint(self.pool), wh_cache_describe(self.cache),
-            self.journal ? wh_journal_describe(self.journal) : "off", self.runs);
+            "under %s, %ld preparation thread%s\n", wh_pool_endpoint(self.pool),
+            wh_cache_describe(self.cache), self.journal ? wh_journal_describe(self.journal) : "off",
+            self.runs, prep_threads, prep_threads == 1 ? "" : "s");
     s_resume(&self);
     while (!s_stop) {
         wh_pool_poll(self.pool, 100);
@@ -1119,6 +1227,8 @@ int main(int argc, char **argv)
     s_shutdown(&self);
     code = 0;
 out:
+    wh_prepq_destroy(&self.prepq);
+    s_reap(&self);
     wh_pool_wake_close(self.pool, self.wake_fd); /* every preparation thread is joined */
     if (err)
         fprintf(stderr, "whittle-coordinator: error: %s\n", err);
