@@ -112,6 +112,7 @@ typedef struct {
     int wake_fd;
     wh_prepq_t *prepq;       /* the preparation queue: --prepare-threads threads */
     s_job_t *zombies;        /* ended jobs whose front end's set-up still runs */
+    uint64_t prep_order;     /* jobs given to the preparation queue */
 } s_self_t;
 
 /* Whether the client key asking may see what owner's jobs show (test
@@ -370,7 +371,8 @@ static void s_reap(s_self_t *self)
     }
 }
 
-/* Starts preparing job (taken over) as id; the new job is listed first. */
+/* Starts preparing job (taken over) as id; the jobs are listed in submit
+ * order (s_tend starts the identified ones oldest first). */
 static s_job_t *s_job_start(s_self_t *self, const char *id, const char *owner, wh_job_t *job,
                             int resumed)
 {
@@ -394,6 +396,7 @@ static s_job_t *s_job_start(s_self_t *self, const char *id, const char *owner, w
     }
     if (j->job.tar_sha && self->tars) /* unpinned by s_job_free */
         wh_tarstore_pin(self->tars, j->job.tar_sha, 1);
+    j->prep.order = j->fe_task.order = ++self->prep_order;
     j->prep.run = s_identify_main;
     j->prep.what = "identification";
     snprintf(j->prep.name, sizeof j->prep.name, "%s", id);
@@ -401,8 +404,10 @@ static s_job_t *s_job_start(s_self_t *self, const char *id, const char *owner, w
     j->fe_task.what = "front end";
     snprintf(j->fe_task.name, sizeof j->fe_task.name, "%s", id);
     wh_prepq_push(self->prepq, &j->prep, 0);
-    j->next = self->jobs;
-    self->jobs = j;
+    s_job_t **pp = &self->jobs;
+    while (*pp)
+        pp = &(*pp)->next;
+    *pp = j;
     return j;
 }
 
@@ -793,10 +798,10 @@ static int s_start(s_self_t *self, s_job_t *j)
     free(err);
     /* Its original is queued (or its fingerprint was cached): the front
      * end is set up behind the jobs still to be identified. */
-    if (j->fe)
-        wh_prepq_push(self->prepq, &j->fe_task, 1);
     wh_info("job %s (identity %.12s) started: original queued, front end %s", j->id,
             wh_reduction_job_id(j->r), j->fe ? "queued" : "not needed");
+    if (j->fe)
+        wh_prepq_push(self->prepq, &j->fe_task, 1);
     if (self->journal)
         wh_journal_set_run(self->journal, j->id, wh_reduction_dir(j->r), j->resumed);
     char *text = wh_strdup_printf("%s; run folder %s", j->resumed ? "resumed" : "accepted",

@@ -132,12 +132,21 @@ void wh_prepq_push(wh_prepq_t *q, wh_prepq_task_t *t, int level)
     t->state = WH_PREPQ_QUEUED;
     t->level = level;
     t->queued_ms = wh_now_ms();
-    t->next = NULL;
-    if (q->tail[level])
-        q->tail[level]->next = t;
+    /* Behind the last task whose order is not above t's: at the tail
+     * unless t was started out of order (jobs identified in one turn). */
+    wh_prepq_task_t *prev = NULL;
+    if (!q->tail[level] || q->tail[level]->order <= t->order)
+        prev = q->tail[level];
+    else
+        for (wh_prepq_task_t *x = q->head[level]; x && x->order <= t->order; x = x->next)
+            prev = x;
+    t->next = prev ? prev->next : q->head[level];
+    if (prev)
+        prev->next = t;
     else
         q->head[level] = t;
-    q->tail[level] = t;
+    if (!t->next)
+        q->tail[level] = t;
     q->queued[level]++;
     pthread_cond_signal(&q->cv);
     pthread_mutex_unlock(&q->mu);

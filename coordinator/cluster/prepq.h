@@ -33,6 +33,8 @@ typedef struct wh_prepq_task {
     void (*run)(struct wh_prepq_task *t); /* on a queue thread */
     const char *what;                     /* for the log: "identify", "front end" */
     char name[48];                        /* for the log: the job's id */
+    uint64_t order;                       /* a level runs in ascending order (submit
+                                           * order), equal orders first come first */
     /* the queue's own */
     wh_prepq_state_t state;
     int level;
@@ -52,8 +54,8 @@ wh_prepq_t *wh_prepq_new(int threads, int wake_fd, char **err);
  * joins the threads; *q becomes NULL. */
 void wh_prepq_destroy(wh_prepq_t **q);
 
-/* Queues t (run and what set by the caller) behind the tasks of its
- * level. */
+/* Queues t (run, what and order set by the caller) behind the tasks of
+ * its level whose order is not above its own. */
 void wh_prepq_push(wh_prepq_t *q, wh_prepq_task_t *t, int level);
 /* t's state now. */
 wh_prepq_state_t wh_prepq_state(wh_prepq_t *q, const wh_prepq_task_t *t);

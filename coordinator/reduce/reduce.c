@@ -442,6 +442,7 @@ void wh_reduction_destroy(wh_reduction_t **rp)
         free(r->out_slots[i]);
     free(r->out_slots);
     wh_precheck_destroy(&r->pc);
+    red_frontend_untwin(r);
     free(r->eta_cands);
     free(r->pc_off);
     wh_ubguard_destroy(&r->ub);

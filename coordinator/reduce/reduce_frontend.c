@@ -14,15 +14,43 @@
  * result on its own thread, and drops it when the tree has been parsed
  * again since (the exact tree after the baseline opens its own). Part of
  * the reduce module (reduce_int.h).
+ *
+ * Twins. Jobs of one test file with the same flags and project snapshot
+ * (a farm's jobs, a night's failures in one file) have the same precheck
+ * set-up: its outcome (on or off and why, the warnings ignored) is kept
+ * here by those inputs' hash, and a twin takes it instead of parsing the
+ * original again. Its precheck threads then set their handles up as they
+ * do for every thread but a job's first, when they first check for it, in
+ * turn with the other jobs' checks (precheck_pool.h): the parse moves from
+ * the preparation queue, where the twins' set-ups one after the other put
+ * seconds between the first and the last job's walk (issue 35: the first
+ * jobs then had the slots to themselves and ended long before the rest),
+ * to the checks, which every walking job shares. The UB guard is set up
+ * for each job (its handle is used on the pool's thread for that job).
  */
 #define _GNU_SOURCE
 #include "reduce_int.h"
 
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 
+/* The precheck outcomes of the set-ups done, by their inputs' hash: a
+ * small ring (the newest replaces the oldest), for the process. */
+#define S_TWINS 64
+static struct s_twin {
+    char key[65];            /* "" = free */
+    int enabled;
+    char *why, *ignored;
+} s_twins[S_TWINS];
+static int s_twin_next;
+static pthread_mutex_t s_twin_mu = PTHREAD_MUTEX_INITIALIZER;
+
 struct wh_frontend {
     unsigned gen;            /* r->tree_gen it was planned for */
+    char key[65];            /* the precheck's inputs' hash (twins) */
+    int twin, twin_enabled;  /* the precheck's outcome came from a twin */
+    char *twin_why, *twin_ignored;
     char *path;
     char *text;
     size_t len;
@@ -74,6 +102,8 @@ void wh_frontend_destroy(wh_frontend_t **fep)
     free(fe->pc_err);
     wh_ubguard_destroy(&fe->ub);
     free(fe->ub_err);
+    free(fe->twin_why);
+    free(fe->twin_ignored);
     free(fe);
     *fep = NULL;
 }
@@ -114,6 +144,23 @@ int red_frontend_plan(wh_reduction_t *r, wh_frontend_t **fep)
         }
         red_precheck_flags(r);
     }
+    if (ok && do_pc) {
+        /* What the precheck's set-up reads: the project (its headers), the
+         * file, its text and the arguments. */
+        wh_sha256_t *h = wh_sha256_new();
+        if ((ok = h != NULL)) {
+            wh_sha256_field_str(h, "whittle-precheck-twin-v1");
+            wh_sha256_field_str(h, r->snapshot);
+            wh_sha256_field_str(h, fe->path);
+            wh_sha256_field(h, fe->text, fe->len);
+            char n[32];
+            snprintf(n, sizeof n, "%d %d %d", fe->pc_nargs, fe->pc_clang, fe->pc_ub);
+            wh_sha256_field_str(h, n);
+            for (int i = 0; i < fe->pc_nargs; i++)
+                wh_sha256_field_str(h, fe->pc_args[i]);
+            wh_sha256_final_hex(&h, fe->key);
+        }
+    }
     if (ok && do_ub) {
         fe->ub_args = s_copy_args((const char *const *)t->cc_args, t->cc_nargs);
         fe->ub_nargs = fe->ub_args ? t->cc_nargs : 0;
@@ -128,13 +175,65 @@ int red_frontend_plan(wh_reduction_t *r, wh_frontend_t **fep)
     return 0;
 }
 
+/* A twin's outcome into fe: 1 when one was kept. */
+static int s_twin_find(wh_frontend_t *fe)
+{
+    int found = 0;
+    pthread_mutex_lock(&s_twin_mu);
+    for (int i = 0; i < S_TWINS && !found; i++) {
+        const struct s_twin *t = &s_twins[i];
+        if (!t->key[0] || strcmp(t->key, fe->key) != 0)
+            continue;
+        fe->twin_why = t->why ? strdup(t->why) : NULL;
+        fe->twin_ignored = t->ignored ? strdup(t->ignored) : NULL;
+        found = (!t->why || fe->twin_why) && (!t->ignored || fe->twin_ignored);
+        fe->twin_enabled = t->enabled;
+    }
+    pthread_mutex_unlock(&s_twin_mu);
+    return found;
+}
+
+/* Keeps the outcome of fe's own set-up for its twins (one that libclang
+ * could not make at all is not kept: it is tried again). */
+static void s_twin_keep(const wh_frontend_t *fe)
+{
+    if (!fe->pc)
+        return;
+    const char *why = wh_precheck_why(fe->pc), *ign = wh_precheck_ignored(fe->pc);
+    char *w = why ? strdup(why) : NULL, *g = ign ? strdup(ign) : NULL;
+    if ((why && !w) || (ign && !g)) {
+        free(w);
+        free(g);
+        return;
+    }
+    pthread_mutex_lock(&s_twin_mu);
+    struct s_twin *t = &s_twins[s_twin_next];
+    s_twin_next = (s_twin_next + 1) % S_TWINS;
+    free(t->why);
+    free(t->ignored);
+    memcpy(t->key, fe->key, sizeof t->key);
+    t->enabled = wh_precheck_enabled(fe->pc);
+    t->why = w;
+    t->ignored = g;
+    pthread_mutex_unlock(&s_twin_mu);
+}
+
+void red_frontend_untwin(wh_reduction_t *r)
+{
+    r->pc_twin = r->pc_twin_enabled = 0;
+    free(r->pc_twin_why);
+    free(r->pc_twin_ignored);
+    r->pc_twin_why = r->pc_twin_ignored = NULL;
+}
+
 void wh_frontend_run(wh_frontend_t *fe)
 {
     uint64_t t0 = wh_now_ms();
-    if (fe->do_pc) {
+    if (fe->do_pc && !(fe->twin = s_twin_find(fe))) {
         wh_precheck_opts_t o = {fe->path, (const char *const *)fe->pc_args, fe->pc_nargs,
                                 fe->pc_clang, fe->pc_ub, NULL, NULL};
         fe->pc = wh_precheck_new(&o, fe->text, fe->len, &fe->pc_err);
+        s_twin_keep(fe);
     }
     if (fe->do_ub) {
         wh_ubguard_opts_t o = {fe->path, (const char *const *)fe->ub_args, fe->ub_nargs, NULL,
@@ -159,8 +258,19 @@ void wh_reduction_frontend_done(wh_reduction_t *r, wh_frontend_t **fep)
         red_precheck_close(r, 0);
         wh_precheck_destroy(&r->pc);
         r->pc_ok = 0;
+        red_frontend_untwin(r);
         r->pc = fe->pc;
         fe->pc = NULL;
+        if (fe->twin) {
+            r->pc_twin = 1;
+            r->pc_twin_enabled = fe->twin_enabled;
+            r->pc_twin_why = fe->twin_why;
+            r->pc_twin_ignored = fe->twin_ignored;
+            fe->twin_why = fe->twin_ignored = NULL;
+            wh_record_log(r->rec, "precheck: set up as for a job with the same project, file, "
+                          "text and flags (its threads set their handles up when they first "
+                          "check for this job)");
+        }
         red_precheck_said(r, fe->pc_err);
         fe->pc_err = NULL;
     }

@@ -98,6 +98,11 @@ struct wh_reduction {
     int fe_wait;
     int fe_walk;            /* a cached fingerprint: the walk begins then */
     int fe_fp;              /* the baseline's fingerprint waits in pending_fp */
+    /* The precheck's set-up as a job with the same inputs found it
+     * (reduce_frontend.c): r->pc stays NULL and each precheck thread sets
+     * its own handle up, as it does for every thread but the first. */
+    int pc_twin, pc_twin_enabled;
+    char *pc_twin_why, *pc_twin_ignored;
     unsigned tree_gen;      /* trees taken since prepare: a set-up of an older one is dropped */
     wh_fp_t pending_fp;     /* the baseline's fingerprint, taken when it is done */
     char *error;
@@ -385,6 +390,8 @@ wh_reduction_t *red_prepare(const wh_job_t *job, int quiet, wh_frontend_t **fe, 
  * inputs copied (NULL: none is needed); r waits for it (fe_wait). 0, or
  * WH_ENOMEM. */
 int red_frontend_plan(wh_reduction_t *r, wh_frontend_t **fe);
+/* Forgets a precheck summary taken from a twin (a new tree's set-up). */
+void red_frontend_untwin(wh_reduction_t *r);
 
 /* reduce_ubguard.c: the UB guard */
 /* Opens the guard with the flags of the tree in use (nothing with

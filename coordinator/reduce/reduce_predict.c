@@ -34,11 +34,15 @@ void red_precheck_say(wh_reduction_t *r)
 {
     free(r->pc_off);
     r->pc_off = NULL;
-    r->pc_ok = r->pc && wh_precheck_enabled(r->pc);
-    if (!r->pc)
+    int enabled = r->pc ? wh_precheck_enabled(r->pc) : r->pc_twin && r->pc_twin_enabled;
+    const char *why = r->pc ? wh_precheck_why(r->pc) : r->pc_twin_why;
+    const char *ignored = r->pc ? wh_precheck_ignored(r->pc)
+                                : r->pc_twin_ignored ? r->pc_twin_ignored : "";
+    r->pc_ok = enabled;
+    if (!r->pc && !r->pc_twin)
         r->pc_off = strdup("out of memory");
-    else if (!wh_precheck_enabled(r->pc))
-        r->pc_off = strdup(wh_precheck_why(r->pc) ? wh_precheck_why(r->pc) : "not ready");
+    else if (!enabled)
+        r->pc_off = strdup(why ? why : "not ready");
     if (r->pc_off) {
         wh_record_log(r->rec, "precheck: off with %s: %s", r->pc_flags ? r->pc_flags : "these flags",
                       r->pc_off);
@@ -49,9 +53,8 @@ void red_precheck_say(wh_reduction_t *r)
         /* The console hears of it once the flags are final (red_flags_say). */
         wh_record_log(r->rec, "precheck: %s, compile arguments from %s%s%s",
                       wh_precheck_mode_name((wh_precheck_mode_t)r->job.precheck), r->pc_flags,
-                      wh_precheck_ignored(r->pc)[0] ? "; warnings ignored (they fire on the "
-                                                       "original): " : "",
-                      wh_precheck_ignored(r->pc));
+                      ignored[0] ? "; warnings ignored (they fire on the original): " : "",
+                      ignored);
     }
 }
 
@@ -123,6 +126,7 @@ void red_precheck_open(wh_reduction_t *r, int async)
         return;
     red_precheck_close(r, 0);
     wh_precheck_destroy(&r->pc);
+    red_frontend_untwin(r);
     r->pc_ok = 0;
     const wh_tree_t *t = r->tree;
     red_precheck_flags(r);
@@ -197,8 +201,9 @@ static int s_active(wh_reduction_t *r)
     if (r->pcp && red_precheck_opts(r, &o) == 0) {
         unsigned long long u = 0;
         int n = 0;
-        wh_precheck_stats(r->pc, &n, &u, &r->pc_setup_us);
-        /* The judge of the original becomes the first worker's handle. */
+        wh_precheck_stats(r->pc, &n, &u, &r->pc_setup_us); /* 0 for a twin's */
+        /* The judge of the original becomes the first worker's handle (a
+         * twin has none: every worker sets its own up). */
         r->pcj = wh_precheck_job_new(r->pcp, &o, r->tree->text, r->tree->text_len, r->pc);
         r->pc = NULL;
         free((char *)o.file);

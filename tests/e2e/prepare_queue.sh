@@ -6,13 +6,15 @@
 # synthetic fixture submitted at once to a coordinator with
 # --prepare-threads 2 and one node of 2 slots; its --verbose log says when
 # each preparation starts and ends (written under the queue's lock, so its
-# order is the order of events) and when a slot takes a job's original
-# (dispatch ... cand 1). Checks, on the order of events, never on times:
+# order is the order of events) and when a job is started with its original
+# queued. Checks, on the order of events, never on times:
 #  - at most 2 preparations ever run at once, and each job is identified
 #    and its front end set up exactly once;
-#  - the jobs are identified in submit order;
-#  - the first job's original is dispatched to a slot before the last
-#    job's preparation (its front end) is done;
+#  - the jobs are identified, and their front ends set up, in submit
+#    order; all but the first (or the first two) take the precheck's
+#    set-up of an identical job (same project, file, text, flags);
+#  - every job's original is queued before its front end's set-up begins,
+#    and the first job's before the last job's front end begins;
 #  - a job waiting on the queue tells its client so ('waiting to be
 #    prepared: N jobs ahead');
 #  - every job gives the reduced test, candidates and verdicts of the same
@@ -56,15 +58,29 @@ check_eq "front ends set up" "$(grep -c '^whittle: info: preparation: front end 
 check_eq "identified in submit order" \
     "$(sed -n 's/^whittle: info: preparation: identification of job \([^ ]*\) started.*/\1/p' "$T/prep.log" | tr '\n' ' ')" \
     "$(printf '%s ' "${ids[@]}")"
+check_eq "front ends set up in submit order" \
+    "$(sed -n 's/^whittle: info: preparation: front end of job \([^ ]*\) started.*/\1/p' "$T/prep.log" | tr '\n' ' ')" \
+    "$(printf '%s ' "${ids[@]}")"
 
-# The first job's original on a slot before the last job is prepared.
-first_ident=$(sed -n "s/^whittle: info: job ${ids[0]} (identity \([0-9a-f]*\)) started.*/\1/p" "$T/coord.log")
-dispatch_line=$(grep -n "^whittle: info: dispatch job ${first_ident:-none} cand 1 to " "$T/coord.log" | head -n1 | cut -d: -f1)
-last_line=$(grep -n "^whittle: info: preparation: front end of job ${ids[N - 1]} done in" "$T/coord.log" | cut -d: -f1)
-if [ -n "$dispatch_line" ] && [ -n "$last_line" ] && [ "$dispatch_line" -lt "$last_line" ]; then
-    pass "job 0's original dispatched (log line $dispatch_line) before job $((N - 1)) was prepared (line $last_line)"
+# Every job's original queued before its own front end's set-up started,
+# and the first job's before the last job's front end started (the
+# preparations are logged under the queue's lock, the starts on the poll
+# thread: the log's order is the order of events).
+grep -nE '^whittle: info: (job [0-9a-f]+ \(identity [0-9a-f]+\) started: original queued|preparation: front end of job [0-9a-f]+ started)' \
+    "$T/coord.log" > "$T/order.log"
+queued_first=0
+for ((k = 0; k < N; k++)); do
+    q=$(grep -m1 "info: job ${ids[k]} (identity" "$T/order.log" | cut -d: -f1)
+    f=$(grep -m1 "front end of job ${ids[k]} started" "$T/order.log" | cut -d: -f1)
+    [ -n "$q" ] && [ -n "$f" ] && [ "$q" -lt "$f" ] && queued_first=$((queued_first + 1))
+done
+check_eq "jobs whose original was queued before their front end's set-up began" "$queued_first" "$N"
+q0=$(grep -m1 "info: job ${ids[0]} (identity" "$T/order.log" | cut -d: -f1)
+fl=$(grep -m1 "front end of job ${ids[N - 1]} started" "$T/order.log" | cut -d: -f1)
+if [ -n "$q0" ] && [ -n "$fl" ] && [ "$q0" -lt "$fl" ]; then
+    pass "job 0's original queued (log line $q0) before job $((N - 1))'s front end began (line $fl)"
 else
-    fail "job 0's original dispatched at log line '${dispatch_line}', job $((N - 1)) prepared at '${last_line}'"
+    fail "job 0's original queued at log line '$q0', job $((N - 1))'s front end began at '$fl'"
 fi
 check_le "a waiting job told its client how many are ahead (lines)" \
     1 "$(grep -cE '^\[job [0-9]+\] waiting to be prepared: [0-9]+ jobs? ahead$' "$T/submit.out")"
@@ -86,6 +102,15 @@ for ((k = 0; k < N; k++)); do
     fi
 done
 check_eq "jobs with the reduced test, candidates and verdicts of the job alone" "$same" "$N"
+# The jobs share one file, its flags and the project: the precheck was set
+# up once (or once per preparation thread that got there first), its
+# outcome taken by the others.
+twins=0
+for ((k = 0; k < N; k++)); do
+    grep -q '^precheck: set up as for a job with the same project, file, text and flags' \
+        "$(run_dir "$T/runs/q/job$k")/run.log" && twins=$((twins + 1))
+done
+check_le "jobs whose precheck was set up as a twin's" "$((N - 2))" "$twins"
 
 out=$("$B/coordinator/whittle-coordinator" --bind "tcp://127.0.0.1:$(free_port)" --insecure --prepare-threads 0 2>&1)
 check_eq "--prepare-threads 0: exit $?, the line" "$out" \
