@@ -738,7 +738,10 @@ a_tenant_workspace() { # bob's job on the same node writes and reads alice's wor
     for f in $(find "$AK" -path '*/src/tally.c'); do cmd="$cmd { echo '#error pwned' >> '$f' && echo WROTE; } >> tried 2>&1;"; done
     cmd="$cmd { cat '$(find "$AK" -path '*/src/tally.c' | head -n 1)' > '$DROP/$ID.stolen' && echo READ; } >> tried 2>&1; cp tried '$DROP/$ID.tried'; true"
     TALLY_SAVE=("${TALLY[@]}"); TALLY=(--file tests/test_tally.c --test test_total --framework plain --build "make -s" --setup "$cmd")
-    WHITTLE_SECRET_KEY="$K/clients/bob.secret" PROJ="$S/bob/tally" red b1; TALLY=("${TALLY_SAVE[@]}")
+    # --no-verify-local: bob's client would otherwise check the lone node's
+    # answer here, on the node's own machine, as root (not the node's doing)
+    WHITTLE_SECRET_KEY="$K/clients/bob.secret" PROJ="$S/bob/tally" red b1 --no-verify-local
+    TALLY=("${TALLY_SAVE[@]}")
     local tried; tried=$(cat "$DROP/$ID.tried" 2>/dev/null)
     if grep -q "WROTE\|READ" <<< "$tried" || [ "$(tree_digest "$AK")" != "$before" ]; then say WRONG "bob's job reached alice's workspace: $(grep -c WROTE <<< "$tried") write(s), $(grep -c READ <<< "$tried") read(s)"
     elif [ -n "$tried" ]; then say HELD "every write and read refused ($(grep -c 'Permission denied' <<< "$tried") Permission denied); alice's folder byte for byte"
@@ -748,7 +751,9 @@ a_job_env() {
     start_coord "$ID"; start_node n1 --sandbox none; wait_n 1
     TALLY_SAVE=("${TALLY[@]}"); TALLY=(--file tests/test_tally.c --test test_total --framework plain --build "make -s"
         --setup "make -s && env > '$DROP/$ID.env'")
-    red out; TALLY=("${TALLY_SAVE[@]}")
+    # --no-verify-local: the attack is on the node; the client's own check of
+    # the lone node's answer would run the set-up on this same machine
+    red out --no-verify-local; TALLY=("${TALLY_SAVE[@]}")
     [ -s "$DROP/$ID.env" ] || { say "NOT RUN" "no env dump (exit $RC)"; return; }
     local leak; leak=$(grep -E "^WHITTLE_(REDIS|CACHE|SECRET|SERVER)|$RPASS" "$DROP/$ID.env" | cut -d= -f1 | tr '\n' ' ')
     [ -z "$leak" ] && say HELD "the job's environment holds none of the node's secrets ($(wc -l < "$DROP/$ID.env") variables)" \

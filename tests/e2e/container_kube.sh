@@ -338,8 +338,15 @@ reduce() { # out [project]
 t1=$(date +%s.%N)
 reduce cart > "$T/reduce.out" 2>&1; rc=$?
 t2=$(date +%s.%N)
-check_eq "reduce exit" "$rc" 0
-if [ "$rc" != 0 ]; then   # what the nodes saw
+# 0, or 5 when one node pod judged every candidate and verified the answer
+# itself (the other one not warm in time): no second opinion, and the
+# client container (the coordinator's image: no compiler) cannot check the
+# answer itself, so it is reported not verified, as documented.
+case "$rc" in
+    0|5) pass "reduce exit $rc" ;;
+    *) fail "reduce exit: got '$rc', want 0 or 5" ;;
+esac
+if [ "$rc" != 0 ] && [ "$rc" != 5 ]; then   # what the nodes saw
     cat "$T/reduce.out" >&2
     for n in "$P-node-pod-0-node" "$P-node-pod-1-node"; do
         echo "--- $n" >&2; podman logs --tail 20 "$n" >&2 2>&1
@@ -352,7 +359,13 @@ if [ -z "$R" ] || [ ! -s "$R/summary.json" ]; then
 fi
 check_eq "statements" "$(json "$R/summary.json" '"\(.statements_before) -> \(.statements_after)"')" "7 -> 4"
 check_eq "reduced test" "$(awk '/^static void test_added_item_is_in_cart/,/^}/' "$R/reduced.c")" "$want_body"
-check_eq "verified" "$(json "$R/summary.json" .verified)" true
+if [ "$rc" = 5 ]; then
+    check_eq "not verified: said in the run's summary" "$(json "$R/summary.json" .verified)" false
+    grep -q "not verified: one node judged every candidate" "$T/reduce.out" \
+        && pass "not verified: the client says so" || fail "exit 5 without the client's line"
+else
+    check_eq "verified" "$(json "$R/summary.json" .verified)" true
+fi
 check_eq "run folder owner" "$(stat -c %u "$R")" 10001
 # Which pods built: slots are named KEY/N (one key for the node pool), so
 # count each pod's workspaces of the job (slot-N, not its slot-N.scratch).
@@ -369,7 +382,10 @@ keys=$(podman exec "$P-redis-pod-0-redis" sh -c 'REDISCLI_AUTH="$(cat /etc/redis
 t3=$(date +%s.%N)
 reduce cart-again > "$T/reduce2.out" 2>&1; rc=$?
 t4=$(date +%s.%N)
-check_eq "rerun exit" "$rc" 0
+case "$rc" in
+    0|5) pass "rerun exit $rc" ;;
+    *) fail "rerun exit: got '$rc', want 0 or 5" ;;
+esac
 R2=$(run_dir "$PROJ/whittle-runs/cart-again" 2>/dev/null)
 check_eq "rerun reduced test" "$(awk '/^static void test_added_item_is_in_cart/,/^}/' "$R2/reduced.c" 2>/dev/null)" "$want_body"
 check_eq "rerun evaluated" "$(json "$R2/summary.json" .evaluated 2>/dev/null)" 0
