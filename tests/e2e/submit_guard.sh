@@ -15,7 +15,7 @@ port=$(free_port); EP="tcp://127.0.0.1:$port"
 "$B/coordinator/whittle-coordinator" --bind "$EP" --insecure --cache memory: --runs "$RUNS" > "$T/coord.log" 2>&1 &
 PIDS+=($!)
 wait_listening "$T/coord.log"
-grep -q "run folders under $RUNS$" "$T/coord.log" && pass "the coordinator names its runs folder" || fail "coord log: $(cat "$T/coord.log")"
+grep -q "run folders under $RUNS, [0-9]* preparation threads\?$" "$T/coord.log" && pass "the coordinator names its runs folder" || fail "coord log: $(cat "$T/coord.log")"
 "$B/node/whittle-node" --connect "$EP" --insecure --slots 1 --workdir "$T/wd" > "$T/node.log" 2>&1 &
 PIDS+=($!)
 
