@@ -248,29 +248,6 @@ static void s_finished(void *arg, size_t i, wh_reduction_t *r)
         st->dirs = nd;
 }
 
-/* Job i's group key from its run folder's fingerprint (batchgroup.h), or
- * NULL; *line the fingerprint as one line. */
-static char *s_key_of(const char *dir, char **line)
-{
-    *line = NULL;
-    char *p = dir ? wh_path_join(dir, "summary.json") : NULL;
-    json_t *o = p ? json_load_file(p, 0, NULL) : NULL;
-    free(p);
-    json_t *fp = json_object_get(o, "fingerprint");
-    char *key = NULL;
-    if (json_is_object(fp)) {
-        wh_fp_t f = {(char *)json_string_value(json_object_get(fp, "test")),
-                     (char *)json_string_value(json_object_get(fp, "kind")),
-                     (char *)json_string_value(json_object_get(fp, "message")),
-                     (char *)json_string_value(json_object_get(fp, "location"))};
-        key = wh_bg_key(&f);
-        *line = wh_strdup_printf("%s | %s | %s", f.kind ? f.kind : "",
-                                 f.location ? f.location : "", f.message ? f.message : "");
-    }
-    json_decref(o);
-    return key;
-}
-
 /* night.json and night.html beside the run folders (night.h): the jobs
  * reduced here, the failures their groups' reductions answered, and the
  * skipped ones. */
@@ -290,7 +267,7 @@ static void s_night(const s_state_t *st, const wh_buf_t *missing)
         int size_unknown[1] = {-1};
         int *size = calloc(n ? n : 1, sizeof *size);
         for (size_t i = 0; i < n; i++) {
-            keys[i] = s_key_of(st->rdir[i] ? st->rdir[i] : st->fdir[i], &lines[i]);
+            wh_from_fp_key(st->rdir[i] ? st->rdir[i] : st->fdir[i], &keys[i], &lines[i]);
             if (size)
                 size[i] = -1;
         }

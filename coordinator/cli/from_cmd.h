@@ -54,6 +54,11 @@ int wh_from_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
  * only, the failures grouped by root cause (batchgroup.h), then one
  * reduction per group (its smallest test) through wh_from_embedded, the
  * others answered by it. */
+/* A run folder's fingerprint (its summary.json): *key its root-cause key
+ * (batchgroup.h, NULL when it has none), *line the fingerprint as one line
+ * (both malloc'ed, NULL when the folder has none). Returns its test's
+ * statements before reducing, or -1. */
+int wh_from_fp_key(const char *dir, char **key, char **line);
 int wh_from_grouped(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
                     const wh_buf_t *missing);
 

@@ -41,26 +41,27 @@ static void s_first_finished(void *arg, size_t i, wh_reduction_t *r)
         f->dir[i] = strdup(wh_reduction_dir(r));
 }
 
-/* Failure i's key and size from its first run's summary.json. */
-static void s_read_first(const char *dir, char **key, int *size, char **line)
+int wh_from_fp_key(const char *dir, char **key, char **line)
 {
-    char *p = wh_path_join(dir, "summary.json");
+    *key = *line = NULL;
+    char *p = dir ? wh_path_join(dir, "summary.json") : NULL;
     json_t *o = p ? json_load_file(p, 0, NULL) : NULL;
     free(p);
     json_t *fp = json_object_get(o, "fingerprint");
-    wh_fp_t f = {0};
-    f.test = (char *)json_string_value(json_object_get(fp, "test"));
-    f.kind = (char *)json_string_value(json_object_get(fp, "kind"));
-    f.message = (char *)json_string_value(json_object_get(fp, "message"));
-    f.location = (char *)json_string_value(json_object_get(fp, "location"));
-    *key = json_is_object(fp) ? wh_bg_key(&f) : NULL;
-    *line = json_is_object(fp) ? wh_strdup_printf("%s | %s | %s", f.kind ? f.kind : "",
-                                                  f.location ? f.location : "",
-                                                  f.message ? f.message : "")
-                               : NULL;
+    if (json_is_object(fp)) {
+        wh_fp_t f = {0};
+        f.test = (char *)json_string_value(json_object_get(fp, "test"));
+        f.kind = (char *)json_string_value(json_object_get(fp, "kind"));
+        f.message = (char *)json_string_value(json_object_get(fp, "message"));
+        f.location = (char *)json_string_value(json_object_get(fp, "location"));
+        *key = wh_bg_key(&f);
+        *line = wh_strdup_printf("%s | %s | %s", f.kind ? f.kind : "",
+                                 f.location ? f.location : "", f.message ? f.message : "");
+    }
     json_t *sb = json_object_get(o, "statements_before");
-    *size = json_is_integer(sb) ? (int)json_integer_value(sb) : -1;
+    int size = json_is_integer(sb) ? (int)json_integer_value(sb) : -1;
     json_decref(o);
+    return size;
 }
 
 /* The first runs: every job, fingerprint only, under OUT/.first-runs (hidden: not a reduction). */
@@ -123,7 +124,7 @@ int wh_from_grouped(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
         for (size_t i = 0; i < n; i++) {
             size[i] = -1;
             if (f.dir[i])
-                s_read_first(f.dir[i], &keys[i], &size[i], &lines[i]);
+                size[i] = wh_from_fp_key(f.dir[i], &keys[i], &lines[i]);
         }
         /* a failure whose first run gave no fingerprint stays alone */
         size_t groups = wh_bg_group(keys, size, n, rep);
