@@ -34,13 +34,50 @@ const char *wh_bg_bare(const char *test)
     return *p ? p : test;
 }
 
-char *wh_bg_key(const wh_fp_t *fp)
+/* "func@file:line" frame i of a " < " list: is its file `base`? */
+static int s_frame_in(const char *f, size_t len, const char *base)
+{
+    const char *at = memchr(f, '@', len);
+    if (!at)
+        return 0;
+    const char *file = at + 1, *colon = memchr(file, ':', len - (size_t)(file - f));
+    size_t fl = colon ? (size_t)(colon - file) : len - (size_t)(file - f);
+    return fl == strlen(base) && memcmp(file, base, fl) == 0;
+}
+
+char *wh_bg_outside(const char *msg, const char *test_file)
+{
+    const char *base = test_file ? strrchr(test_file, '/') : NULL;
+    base = base ? base + 1 : test_file;
+    if (!base || !*base || !strchr(msg, '@'))
+        return strdup(msg);
+    static const char sep[] = " < ";
+    /* frames up to the first in the test file; the top frame stays */
+    for (const char *f = msg, *next; *f; f = next + sizeof sep - 1) {
+        next = strstr(f, sep);
+        size_t len = next ? (size_t)(next - f) : strlen(f);
+        if (f != msg && s_frame_in(f, len, base))
+            return strndup(msg, (size_t)(f - sizeof sep + 1 - msg));
+        if (!next)
+            break;
+    }
+    return strdup(msg);
+}
+
+char *wh_bg_key(const wh_fp_t *fp, const char *test_file)
 {
     const char *loc = fp->location ? fp->location : "";
-    const char *msg = fp->message ? fp->message : "";
     if (!*loc)
         return NULL; /* a crash the harness caught names no line: alone */
+    /* a sanitizer's frames: the test's own frames and its callers say
+     * which test tripped, not what broke */
+    int stack = fp->kind && strncmp(fp->kind, "sanitizer", 9) == 0;
+    char *msg = stack ? wh_bg_outside(fp->message ? fp->message : "", test_file)
+                      : strdup(fp->message ? fp->message : "");
+    if (!msg)
+        return NULL;
     char *norm = wh_fp_normalized(msg, NULL);
+    free(msg);
     char *shape = norm ? wh_bg_mask(norm, fp->test && *fp->test ? wh_bg_bare(fp->test) : NULL, 1)
                        : NULL;
     char *key = shape ? wh_strdup_printf("%s | %s | %s", fp->kind ? fp->kind : "", loc, shape)

@@ -14,7 +14,8 @@
  * assertion is a line of its own. The shape is the normalized message with
  * the test's name masked and every run of digits made "N" (a helper's
  * values differ per test; "7 != 6" and "9 != 8" are one failure, "N != -N"
- * another). A failure that names no line (a signal a harness caught:
+ * another). A sanitizer report's shape is its frames outside the test
+ * file (wh_bg_outside). A failure that names no line (a signal a harness caught:
  * cmocka's "Test failed with exception: Segmentation fault(11)") is a group
  * of its own: any two crashes would share its kind and message.
  *
@@ -34,9 +35,19 @@ char *wh_bg_mask(const char *msg, const char *word, int digits);
  * "suite::name"). */
 const char *wh_bg_bare(const char *test);
 
+/* A sanitizer report's frames ("func@file:line < func@file:line < ...",
+ * innermost first) cut before the first frame in test_file (by its base
+ * name), so that the top frames outside the test file are left: the
+ * library function every test trips over, not the test that called it
+ * (ClusterFuzz's crash state, minus the test). The top frame always
+ * stays. A message with no frames, or no test_file: a copy (malloc'ed;
+ * NULL: out of memory). */
+char *wh_bg_outside(const char *msg, const char *test_file);
 /* The root-cause key of a failure (malloc'ed), or NULL when it has none
- * (no location) or memory ran out. */
-char *wh_bg_key(const wh_fp_t *fp);
+ * (no location) or memory ran out. test_file: the failing test's file
+ * (project-relative or a base name; NULL: unknown), whose frames a
+ * sanitizer report's key leaves out. */
+char *wh_bg_key(const wh_fp_t *fp, const char *test_file);
 
 /* Groups n failures by their keys (keys[i] may be NULL: alone). size[i]
  * is failure i's test size (statements; < 0 unknown, counted as largest).
