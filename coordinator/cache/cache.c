@@ -28,6 +28,17 @@ static int s_key_parse(const char *hex, uint8_t out[WH_CACHE_KEY_BYTES])
 
 /* ---- public API ---- */
 
+int wh_cache_spec_check(const char *spec, char **err)
+{
+    if (!spec || !*spec || (strncmp(spec, "dir:", 4) == 0 && spec[4]) ||
+        strcmp(spec, "memory:") == 0 || strncmp(spec, "redis://", 8) == 0)
+        return 0;
+    *err = wh_strdup_printf("unknown cache '%s' (expected dir:PATH, memory: or "
+                            "redis://host:port[/db])",
+                            spec);
+    return WH_EINVAL;
+}
+
 wh_cache_t *wh_cache_open(const char *spec, char **err)
 {
     char *dummy = NULL;
@@ -60,9 +71,7 @@ wh_cache_t *wh_cache_open(const char *spec, char **err)
         c->ops = &wh_cache_redis_ops;
         c->be = wh_cache_redis_open(spec, err);
     } else {
-        *err = wh_strdup_printf("unknown cache '%s' (expected dir:PATH, memory: or "
-                                "redis://host:port[/db])",
-                                spec);
+        wh_cache_spec_check(spec, err);
     }
     if (!c->be)
         goto fail;

@@ -26,6 +26,10 @@ typedef struct wh_cache wh_cache_t;
  * with the embedded default as the fallback. On error NULL and *err set. */
 wh_cache_t *wh_cache_open(const char *spec, char **err);
 void wh_cache_close(wh_cache_t **c);
+/* 0 when spec names a kind of cache wh_cache_open knows (it may still
+ * fail to open); else WH_EINVAL and *err (malloc'ed), said before any
+ * work is done. */
+int wh_cache_spec_check(const char *spec, char **err);
 
 /* Looks up n keys (64-hex strings); out[i] = WH_V_NONE on a miss. Returns
  * 0, or WH_EINVAL when a key is not 64 hex chars (out all WH_V_NONE), or

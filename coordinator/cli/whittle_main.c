@@ -882,6 +882,10 @@ static int s_reduce(int argc, char **argv)
         code = code < 0 ? 0 : code; /* -1: --help or --version printed */
         goto out;
     }
+    if (wh_cache_spec_check(j.cache, &err)) { /* said now, not after a batch's first runs */
+        code = s_die(2, "%s", err);
+        goto out;
+    }
     /* Standing in the project is enough: --project defaults to the
      * current folder (also for a whittle.json without "project"). */
     if (!j.project && !(j.project = strdup("."))) {
