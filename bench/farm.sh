@@ -24,6 +24,9 @@ W="$BUILD/coordinator/whittle"
 T=$(mktemp -d /tmp/whittle-bench.XXXXXX)
 [ "$KEEP" = 1 ] && echo "farm.sh: keeping $T" >&2 || trap 'rm -rf "$T"' EXIT
 cp -r "$SRC/tests/fixtures/farm" "$T/p"
+# Its compile command is its own build's, never one found above the copy.
+. "$SRC/bench/lib.sh"
+bench_check_compdb "$T/p" tests/test_shop.c
 max=(); [ "$MAX" -gt 0 ] && max=(--max "$MAX")
 now() { date +%s%N; }
 run() { # slots -> writes $T/times$1: mutate_ms reduce_ms suite_ms total_ms

@@ -117,6 +117,7 @@ done
 bench_trap
 WB=$(bench_find_build "$BUILD_DIR") || bench_die "no build with whittle, whittle-coordinator and whittle-node (give --build-dir)"
 command -v jq >/dev/null || bench_die "jq is needed to read summary.json"
+bench_fixture
 JUDGE=$(bench_judge)
 LAT_S=$(awk -v m="$LAT_MS" 'BEGIN { printf "%.3f", m / 1000 }')
 TCK=$(getconf CLK_TCK)

@@ -5,7 +5,15 @@
 set -u -o pipefail
 
 BENCH_SRC=$(cd "$(dirname "${BASH_SOURCE[0]}")/.." && pwd)
-BENCH_FIX="$BENCH_SRC/bench/synthetic"
+# The synthetic fixture as checked in (the judge's sources and the tests),
+# and the project the benchmarks reduce: bench_fixture's copy of it outside
+# the source tree, with a compile command of its own.
+BENCH_SYN="$BENCH_SRC/bench/synthetic"
+BENCH_FIX=
+# The flags of the synthetic fixture's compile command (bench_fixture): what
+# its judge accepts, a C11 file with nothing treated as an error that the
+# judge lets through (no -Werror: an unused variable builds).
+BENCH_FIX_FLAGS="-std=c11"
 BENCH_PIDS=()
 BENCH_KEEP=0
 BENCH_TMP=
@@ -72,10 +80,71 @@ bench_find_build() {
 # Compiles the fixture's judge (its build and run commands) once, outside the
 # project: the project copy in each workspace stays the fixture as checked in.
 bench_judge() {
-    [ -f "$BENCH_FIX/tests/test_synth.c" ] || bench_die "no fixture at $BENCH_FIX"
-    cc -std=c11 -O2 -o "$BENCH_TMP/judge" "$BENCH_FIX/judge.c" "$BENCH_FIX/marks.c" ||
-        bench_die "cannot compile $BENCH_FIX/judge.c"
+    [ -f "$BENCH_SYN/tests/test_synth.c" ] || bench_die "no fixture at $BENCH_SYN"
+    cc -std=c11 -O2 -o "$BENCH_TMP/judge" "$BENCH_SYN/judge.c" "$BENCH_SYN/marks.c" ||
+        bench_die "cannot compile $BENCH_SYN/judge.c"
     printf '%s\n' "$BENCH_TMP/judge"
+}
+
+# bench_compdb DIR FILE FLAGS...: writes DIR/compile_commands.json with one
+# entry, FILE (relative to DIR) compiled by `cc FLAGS -c` in DIR: the
+# fixture's own compile command, which whittle's precheck and UB guard then
+# take as exact (DESIGN.md, "Predicted verdicts").
+bench_compdb() {
+    local dir=$1 file=$2
+    shift 2
+    # The flags as one string split at spaces: jq 1.6 takes a positional
+    # argument starting with '-' for an option of its own.
+    jq -n --arg d "$dir" --arg f "$dir/$file" --arg rel "$file" --arg fl "$*" '
+        ($fl | split(" ") | map(select(. != ""))) as $fl |
+        [{directory: $d, file: $f, arguments: (["cc"] + $fl + ["-c", $rel, "-o", "/dev/null"])}]' \
+        >"$dir/compile_commands.json" || bench_die "cannot write $dir/compile_commands.json"
+}
+
+# bench_check_compdb PROJECT FILE [own]: refuses (one line, exit 2) a
+# fixture whose test file would take its compile command from a database
+# outside the fixture: whittle searches upward from the file's folder for
+# compile_commands.json and build/compile_commands.json (tree_flags.c), and
+# libclang answers a file the database does not list with a neighbour's
+# command. In whittle's source tree that is whittle's own build (-Wall
+# -Wextra -Werror): its precheck then predicts BuildFailed for candidates
+# the fixture's judge builds fine (issue 36). With `own`, the fixture must
+# also list FILE in a database of its own.
+bench_check_compdb() {
+    local proj file=$2 own=${3:-} d db=
+    proj=$(cd "$1" 2>/dev/null && pwd -P) || bench_die "no fixture at '$1'"
+    d=$(dirname "$proj/$file")
+    d=$(cd "$d" 2>/dev/null && pwd -P) || bench_die "fixture $proj has no folder for '$file'"
+    while :; do
+        if [ -f "$d/compile_commands.json" ]; then db=$d/compile_commands.json; break; fi
+        if [ -f "$d/build/compile_commands.json" ]; then db=$d/build/compile_commands.json; break; fi
+        [ "$d" = / ] && break
+        d=$(dirname "$d")
+    done
+    [ -n "$db" ] && db=$(realpath "$db")
+    if [ -n "$db" ] && [ "${db#"$proj"/}" = "$db" ]; then
+        local whose="not the fixture's" src
+        src=$(cd "$BENCH_SRC" && pwd -P)
+        { [ "${db#"$src"/}" != "$db" ] || grep -q '/coordinator/cli/whittle_main\.c' "$db"; } &&
+            whose="whittle's own build"
+        bench_die "fixture $proj: '$file' would take its compile command from $db ($whose); copy the fixture out of that tree"
+    fi
+    [ -z "$own" ] && return 0
+    [ -n "$db" ] && jq -e --arg f "$proj/$file" 'any(.[]; .file == $f or (.directory + "/" + .file) == $f)' \
+        "$db" >/dev/null 2>&1 ||
+        bench_die "fixture $proj: no compile command of its own for '$file' (compile_commands.json)"
+}
+
+# bench_fixture: the synthetic fixture's tests copied to $BENCH_TMP/fixture
+# (BENCH_FIX), outside whittle's source tree, with a compile command of its
+# own (BENCH_FIX_FLAGS); checked by bench_check_compdb.
+bench_fixture() {
+    BENCH_FIX="$BENCH_TMP/fixture"
+    mkdir -p "$BENCH_FIX/tests" && cp "$BENCH_SYN/tests/test_synth.c" "$BENCH_FIX/tests/" ||
+        bench_die "cannot copy the fixture to $BENCH_FIX"
+    # shellcheck disable=SC2086 # the flags are words
+    bench_compdb "$BENCH_FIX" tests/test_synth.c $BENCH_FIX_FLAGS
+    bench_check_compdb "$BENCH_FIX" tests/test_synth.c own
 }
 
 # bench_cluster_start NAME SLOTS PROCS: a coordinator on a free loopback

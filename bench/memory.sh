@@ -54,6 +54,9 @@ gen() {
 P="$BENCH_TMP/project"
 mkdir -p "$P/tests"
 gen "$N" > "$P/tests/test_synth.c"
+# A compile command of its own (never one found above the temp folder).
+bench_compdb "$P" tests/test_synth.c "$BENCH_FIX_FLAGS"
+bench_check_compdb "$P" tests/test_synth.c own
 units=$("$BUILD/coordinator/whittle" inspect "$P/tests/test_synth.c" --test test_big -- -w |
         grep -o 'Totals: [0-9]* statements')
 printf 'memory: %s (%s), judge without latency, --jobs %s\n' "$P/tests/test_synth.c" "$units" "$JOBS"

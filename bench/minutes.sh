@@ -162,6 +162,9 @@ find_library(CMOCKA cmocka REQUIRED)
 add_executable(test_mix tests/test_mix.c)
 target_link_libraries(test_mix units \${CMOCKA})
 C
+# Its compile command is its own build's (the warm workspace's), never one
+# found above the temp folder.
+bench_check_compdb "$P" tests/test_mix.c
 
 # ---- runs ----
 ROWS=()

@@ -34,6 +34,8 @@ one() {
 row() { # name args...
     local name=$1; shift
     cp -r "$FIX/$FIXDIR" "$BENCH_TMP/$name"
+    # Its compile command is its own build's (the warm workspace's).
+    bench_check_compdb "$BENCH_TMP/$name" "$2"
     read -r eo po co wo so <<< "$(one "$name" off --project "$BENCH_TMP/$name" "$@")"
     read -r en pn cn wn sn <<< "$(one "$name" on --project "$BENCH_TMP/$name" "$@")"
     [ "$so" = "$sn" ] || bench_die "$name: the reduced tests differ between off and on"

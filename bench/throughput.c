@@ -334,7 +334,13 @@ int main(int argc, char **argv)
     uint64_t t0 = s_ns();
     wh_tree_t *t = NULL;
     char *err = NULL;
-    if (wh_tree_load(file, test, NULL, &t, &err)) {
+    /* The fixture's own compile command (bench/lib.sh, bench_fixture), so
+     * the search upward from the file never reaches whittle's own build's
+     * compile_commands.json (issue 36). */
+    char *argv_cc[] = {"cc", "-std=c11", "-c", (char *)file, NULL};
+    wh_compile_cmd_t cc = {(char *)".", (char *)file, argv_cc, 4};
+    wh_tree_opts_t to = {.cmd = &cc};
+    if (wh_tree_load(file, test, &to, &t, &err)) {
         fprintf(stderr, "whittle-bench-engine: error: %s\n", err ? err : "cannot load");
         free(err);
         return 1;

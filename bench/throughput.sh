@@ -55,6 +55,7 @@ done
 bench_trap
 WB=$(bench_find_build "$BUILD_DIR") || bench_die "no build with whittle, whittle-coordinator and whittle-node (give --build-dir)"
 command -v jq >/dev/null || bench_die "jq is needed"
+bench_fixture
 JUDGE=$(bench_judge)
 FAILED=0
 
