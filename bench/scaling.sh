@@ -261,7 +261,10 @@ report_audit() {
     # Right predictions never change the walk (DESIGN.md): the audit walk,
     # every candidate built, is the measured one.
     if [ -n "$REF_DIR" ] && ! cmp -s <(cut -d, -f1-6 "$REF_DIR/candidates.csv") <(cut -d, -f1-6 "$AUDIT_DIR/candidates.csv"); then
-        echo "FAILED: the audit walk (every candidate built) differs from the measured walk: first at $(diff <(cut -d, -f1-6 "$REF_DIR/candidates.csv") <(cut -d, -f1-6 "$AUDIT_DIR/candidates.csv") | sed -n 's/^< \([0-9]*\),.*,\([A-Za-z]*\)$/cand_\1 (measured \2)/p' | head -n1)" >&2
+        local at
+        at=$(diff <(cut -d, -f1-6 "$REF_DIR/candidates.csv") <(cut -d, -f1-6 "$AUDIT_DIR/candidates.csv") |
+             sed -n 's/^[<>] \([0-9]*\),.*/\1/p' | head -n1)
+        echo "FAILED: the audit walk (every candidate built) differs from the measured walk, first at $([ -n "$at" ] && printf 'cand_%03d' "$at" || echo '?')" >&2
         FAILED=1
     fi
 }
