@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # scaling.sh — wall time of one reduction against the number of node slots.
 #
-# Reduces the synthetic fixture (bench/synthetic: test_synth, 56 statements,
+# Reduces a copy of the synthetic fixture (bench/synthetic: test_synth, 56 statements,
 # whose "build" takes a fixed LATENCY in a real process per candidate) on a fresh
 # loopback cluster per slot count (whittle-coordinator with an in-memory
 # cache + whittle-node processes), then in the embedded mode (--jobs N), and
@@ -44,6 +44,7 @@
 # usage: bench/scaling.sh [--quick] [--latency MS] [--slots "1 2 4 8 16 32"]
 #                         [--jobs "1 4 16"] [--procs N] [--build-dir DIR]
 #                         [--test NAME] [--csv FILE] [--keep] [--precheck MODE]
+#                         [--audit-slots N | --no-audit] [--fixture-flags "FLAGS"]
 #   --quick    latency 50 ms, slots 1 2 4, no embedded runs, and the
 #              fixture's 19-statement test_synth_small (< 60 s)
 #   --procs N  at most N whittle-node processes per cluster (default 4):
