@@ -59,6 +59,8 @@ time_inspect() {
 declare -A T
 for n in 5000 20000; do
     gen $n > "$BENCH_TMP/test_$n.c"
+    # Its flags are the `-- -w` given, never a database found above it.
+    bench_check_compdb "$BENCH_TMP" "test_$n.c"
     T[$n]=$(time_inspect "$BENCH_TMP/test_$n.c")
     got=$(grep -o 'Totals: [0-9]* statements' "$BENCH_TMP/out")
     printf 'inspect %6d statements (%s): %.3f s\n' $n "$got" "${T[$n]}"
