@@ -324,6 +324,24 @@ static int s_db_find(const char *abs, const wh_tree_opts_t *opts, CXCompilationD
     return 0;
 }
 
+/* Does the database list abs itself (not a command inferred for it)? */
+static int s_db_lists(CXCompilationDatabase db, const char *abs)
+{
+    CXCompileCommands all = clang_CompilationDatabase_getAllCompileCommands(db);
+    unsigned n = all ? clang_CompileCommands_getSize(all) : 0;
+    char *want = wh_abspath(abs);
+    int found = 0;
+    for (unsigned i = 0; want && i < n && !found; i++) {
+        char *f = s_entry_file(clang_CompileCommands_getCommand(all, i));
+        found = f && strcmp(f, want) == 0;
+        free(f);
+    }
+    free(want);
+    if (all)
+        clang_CompileCommands_dispose(all);
+    return found;
+}
+
 /* Builds the argument list used to parse abs: the real build's (see
  * wh_tree_t.cc_args). *exact = 1 when they are the file's own command (the
  * warm workspace's, or its compile_commands.json entry), *is_clang = 1 when
@@ -352,7 +370,11 @@ int tr_build_args(const char *abs, const wh_tree_opts_t *opts, tr_argv_t *a, int
         if (cmds && clang_CompileCommands_getSize(cmds) > 0) {
             rc = s_append_db_cmd(a, clang_CompileCommands_getCommand(cmds, 0), 1, &has_x,
                                  is_clang);
-            from_db = *exact = 1;
+            from_db = 1;
+            /* libclang's JSON database infers a command for a file it
+             * does not list (a neighbour's, its file name swapped in):
+             * that is not the file's own, and its -Werror does not hold */
+            *exact = s_db_lists(db, abs);
         }
         if (cmds)
             clang_CompileCommands_dispose(cmds);

@@ -905,6 +905,20 @@ static int s_count(const char *dir, const char *file, const char *test, const wh
     return n;
 }
 
+/* The tree's cc_exact for file: 1 its own command, 0 borrowed or guessed,
+ * < 0 an error. */
+static int s_exact(const char *dir, const char *file, const char *test)
+{
+    char *p = wh_path_join(dir, file), *err = NULL;
+    wh_tree_t *t = NULL;
+    int rc = wh_tree_load(p, test, NULL, &t, &err);
+    int exact = rc < 0 ? rc : t->cc_exact;
+    wh_tree_destroy(&t);
+    free(err);
+    free(p);
+    return exact;
+}
+
 static void test_compdb(void)
 {
     /* Without flags, FOO is undefined: two statements. With -DFOO=1 from
@@ -954,6 +968,11 @@ static void test_compdb(void)
     CHECK_EQ_INT(s_count(dir, "foo.c", "test_foo", NULL), 4);
     /* No entry for other.c: the flags of foo.c's entry in the same folder. */
     CHECK_EQ_INT(s_count(dir, "other.c", "test_foo", NULL), 4);
+    /* ... which are foo.c's own command, not other.c's: its -Werror does
+     * not hold for other.c (libclang's database infers the command it
+     * does not list, with other.c's name in it) */
+    CHECK_EQ_INT(s_exact(dir, "foo.c", "test_foo"), 1);
+    CHECK_EQ_INT(s_exact(dir, "other.c", "test_foo"), 0);
     /* Given explicitly. */
     wh_tree_opts_t o2 = {.compdb_dir = dir};
     CHECK_EQ_INT(s_count(dir, "foo.c", "test_foo", &o2), 4);
