@@ -546,6 +546,12 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
         for (int k = 0; k < c.nextra; k++)
             j->args[j->nargs++] = strdup(c.extra[k]);
     }
+    char *err = NULL; /* said now, not after a batch's first runs */
+    if (wh_cache_spec_check(j->cache, &err)) {
+        rc = s_die(2, "%s", err);
+        free(err);
+        return rc;
+    }
     return 0;
 }
 
@@ -880,10 +886,6 @@ static int s_reduce(int argc, char **argv)
         code = s_parse_reduce(argc, argv, &j, &cluster);
     if (code) {
         code = code < 0 ? 0 : code; /* -1: --help or --version printed */
-        goto out;
-    }
-    if (wh_cache_spec_check(j.cache, &err)) { /* said now, not after a batch's first runs */
-        code = s_die(2, "%s", err);
         goto out;
     }
     /* Standing in the project is enough: --project defaults to the
