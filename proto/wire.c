@@ -77,6 +77,7 @@ void wh_msg_clear(wh_msg_t *m)
     free(m->compile_root);
     free(m->others);
     free(m->blob_sha);
+    free(m->summary);
     memset(m, 0, sizeof *m);
 }
 
@@ -505,6 +506,11 @@ static int s_enc_progress(const wh_msg_t *m, Whittle__Envelope *env, s_bodies_t 
     b->prog.has_reduced = m->content != NULL;
     b->prog.reduced.data = m->content;
     b->prog.reduced.len = m->content_len;
+    if (m->summary_len > WH_WIRE_MAX_SUMMARY || (m->summary_len && !m->summary))
+        return WH_ETOOBIG;
+    b->prog.has_summary = m->summary != NULL;
+    b->prog.summary.data = (uint8_t *)m->summary;
+    b->prog.summary.len = m->summary_len;
     env->body_case = WHITTLE__ENVELOPE__BODY_PROGRESS;
     env->progress = &b->prog;
     return 0;
@@ -955,6 +961,13 @@ static void s_env_in(s_dec_t *d, wh_msg_t *m, const Whittle__Envelope *e)
         m->journaled = e->progress->journaled != 0;
         m->content = s_bytes_in(d, e->progress->has_reduced, &e->progress->reduced,
                                 WH_WIRE_MAX_CONTENT, "progress.reduced", &m->content_len);
+        /* An oversized summary costs only itself: the job's end still counts. */
+        if (e->progress->has_summary && e->progress->summary.len > WH_WIRE_MAX_SUMMARY)
+            m->summary_bad = "its run summary is over the 1 MiB cap";
+        else
+            m->summary = (char *)s_bytes_in(d, e->progress->has_summary, &e->progress->summary,
+                                            WH_WIRE_MAX_SUMMARY, "progress.summary",
+                                            &m->summary_len);
         break;
     case WH_MSG_WATCH:
         m->job.job_id = s_str_in(d, e->watch->job_id, "watch.job_id");

@@ -27,6 +27,7 @@
 #define WH_WIRE_MAX_STRING (64u << 10)    /* any other string field */
 #define WH_WIRE_MAX_IDENT 256
 #define WH_WIRE_MAX_CHUNK (1u << 20)     /* a tar snapshot's chunk (BLOB*) */
+#define WH_WIRE_MAX_SUMMARY (1u << 20)   /* a final PROGRESS's run summary */
 
 typedef enum {
     WH_MSG_NONE = 0,
@@ -128,6 +129,11 @@ typedef struct {
     int32_t code;            /* PROGRESS: exit status when final */
     char *status;            /* PROGRESS: the job's status line (progress.h), or NULL */
     int journaled;           /* PROGRESS: the job survives a coordinator restart */
+    char *summary;           /* PROGRESS (final): the run's summary, JSON text (night.h),
+                                NUL-terminated; NULL when none came or it was unusable */
+    size_t summary_len;
+    const char *summary_bad; /* PROGRESS: why a summary that came was dropped (over its
+                                cap): the rest of the message stands; static text */
     uint32_t warm_ms;        /* WARMED: time spent preparing (setup + clone, no waiting) */
     uint32_t clone_ms;       /* WARMED: of which the clone */
     int cloned;              /* WARMED: cloned from the node's set-up copy */
@@ -157,7 +163,9 @@ typedef struct {
  *   STATUS     detail
  *   PROGRESS   detail, final, code, cand_id (the SUBMIT's tag), status, job.job_id
  *              (the coordinator's job id), journaled, content/content_len (final and
- *              reduced: the reduced test file, line-true)
+ *              reduced: the reduced test file, line-true), summary/summary_len
+ *              (final: the run's summary; one over WH_WIRE_MAX_SUMMARY is dropped
+ *              on decode, summary_bad saying so, and the message kept)
  *   WATCH      job.job_id, cand_id (the tag to answer with)
  *   WARM       job
  *   WARMED     job.job_id, code, detail, warm_ms, clone_ms, cloned, on_reference,

@@ -74,7 +74,9 @@ static int s_msg_eq(const wh_msg_t *a, const wh_msg_t *b)
            a->on_reference == b->on_reference && a->warm_ms == b->warm_ms && a->clone_ms == b->clone_ms &&
            a->cloned == b->cloned && a->setups == b->setups && a->warms == b->warms &&
            a->journaled == b->journaled && s_streq0(a->blob_sha, b->blob_sha) &&
-           a->blob_off == b->blob_off && a->blob_total == b->blob_total;
+           a->blob_off == b->blob_off && a->blob_total == b->blob_total &&
+           s_bytes_eq((const uint8_t *)a->summary, a->summary_len, (const uint8_t *)b->summary,
+                      b->summary_len);
 }
 
 static int s_roundtrip(const wh_msg_t *in)
@@ -223,6 +225,12 @@ static void test_roundtrip_all_types(void)
     m.job.job_id = "0123456789abcdef"; /* the coordinator's job id */
     m.journaled = 1;
     CHECK(s_roundtrip(&m));
+    /* A final Progress carries the run's summary for the client's batch report. */
+    m.summary = "{\"run\": \"t-1\", \"summary\": {\"statements_before\": 4}}";
+    m.summary_len = strlen(m.summary);
+    CHECK(s_roundtrip(&m));
+    m.summary = NULL;
+    m.summary_len = 0;
 
     /* A running job's Progress carries its status line. */
     m.final = 0;
@@ -595,6 +603,29 @@ static void test_caps_on_decode(void)
     wh_msg_clear(&m);
     free(env.p);
     free(ev.p);
+
+    /* A Progress's summary one byte over: dropped, said, the rest kept. */
+    s_pb_t pg = {0};
+    s_pb_bytes(&pg, 1, "the detail", 10);
+    s_pb_bytes(&pg, 120, blob, WH_WIRE_MAX_SUMMARY + 1);
+    env = s_envelope(WH_WIRE_VERSION, WH_MSG_PROGRESS, &pg);
+    CHECK_EQ_INT(wh_msg_decode(env.p, env.n, &m, NULL), 0);
+    CHECK(m.summary == NULL && m.summary_len == 0);
+    CHECK(m.summary_bad && strstr(m.summary_bad, "summary"));
+    CHECK(m.detail && !strcmp(m.detail, "the detail"));
+    wh_msg_clear(&m);
+    free(env.p);
+    free(pg.p);
+    /* At the cap it decodes. */
+    pg = (s_pb_t){0};
+    s_pb_bytes(&pg, 120, blob, WH_WIRE_MAX_SUMMARY);
+    env = s_envelope(WH_WIRE_VERSION, WH_MSG_PROGRESS, &pg);
+    CHECK_EQ_INT(wh_msg_decode(env.p, env.n, &m, NULL), 0);
+    CHECK_EQ_INT(m.summary_len, WH_WIRE_MAX_SUMMARY);
+    CHECK(m.summary_bad == NULL);
+    wh_msg_clear(&m);
+    free(env.p);
+    free(pg.p);
 
     /* Report one byte over. */
     s_pb_t vd = {0};
