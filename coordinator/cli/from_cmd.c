@@ -286,14 +286,14 @@ static void s_night(const s_state_t *st, const wh_buf_t *missing)
                 partial = !strncmp(st->end[i], "partial", 7);
             rows[i] = (wh_night_row_t){j->test, j->file, dir,
                                        st->rdir[i] ? (partial ? "partial" : "reduced") : "failed",
-                                       st->rdir[i] ? NULL : st->why[i], (int)g + 1, 1};
+                                       st->rdir[i] ? NULL : st->why[i], (int)g + 1, 1, NULL};
             if (groups[g].rep < 0 && st->rdir[i])
                 groups[g].rep = (int)i;
         }
         for (size_t k = 0; k < nm; k++) {
             const wh_from_member_t *m = &st->mem->v[k];
             rows[n + k] = (wh_night_row_t){m->job->test, m->job->file, NULL, "answered", NULL,
-                                           (int)gid[rep[m->rep]] + 1, 1};
+                                           (int)gid[rep[m->rep]] + 1, 1, NULL};
             if (!st->rdir[m->rep])
                 rows[n + k].why = "its group's test was not reduced: reduce it with --each";
         }
@@ -303,7 +303,7 @@ static void s_night(const s_state_t *st, const wh_buf_t *missing)
             size_t len = e ? (size_t)(e - p) : strlen(p);
             skip[k] = strndup(p, len);
             rows[n + nm + k] =
-                (wh_night_row_t){"(not found)", NULL, NULL, "skipped", skip[k], 0, 0};
+                (wh_night_row_t){"(not found)", NULL, NULL, "skipped", skip[k], 0, 0, NULL};
             p = e ? e + 1 : p + len;
         }
         char *err = NULL;

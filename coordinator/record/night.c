@@ -16,14 +16,21 @@ typedef struct {
     char *diff;     /* reduced.diff, or NULL */
 } s_folder_t;
 
-static char *s_read(const char *dir, const char *name)
+static char *s_read(const char *dir, const char *name, size_t cap)
 {
     char *p = wh_path_join(dir, name), *text = NULL;
     size_t len = 0;
-    if (p && wh_read_file(p, 1u << 20, &text, &len) != 0)
+    if (p && wh_read_file(p, cap, &text, &len) != 0)
         text = NULL;
     free(p);
     return text;
+}
+
+/* "reduced.c" for a test file "tests/t.c" (NULL: "reduced"). */
+static void s_reduced_name(const char *file, char *name, size_t size)
+{
+    const char *slash = file ? strrchr(file, '/') : NULL, *dot = file ? strrchr(file, '.') : NULL;
+    snprintf(name, size, "reduced%s", dot && (!slash || dot > slash) && strlen(dot) < 16 ? dot : "");
 }
 
 static void s_folder(const char *dir, const char *file, s_folder_t *f)
@@ -34,11 +41,135 @@ static void s_folder(const char *dir, const char *file, s_folder_t *f)
     char *p = wh_path_join(dir, "summary.json");
     f->sum = p ? json_load_file(p, 0, NULL) : NULL;
     free(p);
-    const char *slash = file ? strrchr(file, '/') : NULL, *dot = file ? strrchr(file, '.') : NULL;
     char name[64];
-    snprintf(name, sizeof name, "reduced%s", dot && (!slash || dot > slash) ? dot : "");
-    f->reduced = s_read(dir, name);
-    f->diff = s_read(dir, "reduced.diff");
+    s_reduced_name(file, name, sizeof name);
+    f->reduced = s_read(dir, name, 1u << 20);
+    f->diff = s_read(dir, "reduced.diff", 1u << 20);
+}
+
+static char *s_str_dup(const json_t *o, const char *k)
+{
+    const char *v = json_string_value(json_object_get(o, k));
+    return v ? strdup(v) : NULL;
+}
+
+/* The same from a run summary a peer sent (checked on receipt). */
+static void s_folder_sent(const char *run, s_folder_t *f)
+{
+    memset(f, 0, sizeof *f);
+    json_t *o = json_loads(run, 0, NULL);
+    json_t *sum = json_object_get(o, "summary");
+    f->sum = json_is_object(sum) ? json_incref(sum) : NULL;
+    f->reduced = s_str_dup(o, "reduced");
+    f->diff = s_str_dup(o, "diff");
+    json_decref(o);
+}
+
+/* The caps of a run summary's parts, read from its folder: summary.json,
+ * the reduced test, its diff (the whole is checked against
+ * WH_NIGHT_RUN_MAX once written, escaping included). */
+#define S_PART_MAX (256u << 10)
+
+char *wh_night_run_json(const char *dir)
+{
+    char *sum_text = dir ? s_read(dir, "summary.json", S_PART_MAX) : NULL;
+    json_t *sum = sum_text ? json_loads(sum_text, 0, NULL) : NULL;
+    free(sum_text);
+    if (!json_is_object(sum)) {
+        json_decref(sum);
+        return NULL;
+    }
+    const char *slash = strrchr(dir, '/');
+    char name[64];
+    s_reduced_name(json_string_value(json_object_get(sum, "file")), name, sizeof name);
+    char *reduced = s_read(dir, name, S_PART_MAX), *diff = s_read(dir, "reduced.diff", S_PART_MAX);
+    json_t *o = json_object();
+    json_object_set_new(o, "run", json_string(slash && slash[1] ? slash + 1 : dir));
+    json_object_set_new(o, "dir", json_string(dir));
+    json_object_set_new(o, "summary", sum);
+    json_object_set_new(o, "reduced", reduced ? json_string(reduced) : json_null());
+    json_object_set_new(o, "diff", diff ? json_string(diff) : json_null());
+    json_object_set_new(o, "cut", json_false());
+    char *text = json_dumps(o, JSON_COMPACT);
+    if (text && strlen(text) > WH_NIGHT_RUN_MAX) { /* the counts matter more than the text */
+        free(text);
+        json_object_set_new(o, "reduced", json_null());
+        json_object_set_new(o, "diff", json_null());
+        json_object_set_new(o, "cut", json_true());
+        text = json_dumps(o, JSON_COMPACT);
+        if (text && strlen(text) > WH_NIGHT_RUN_MAX) {
+            free(text);
+            text = NULL;
+        }
+    }
+    json_decref(o);
+    free(reduced);
+    free(diff);
+    return text;
+}
+
+/* One check of wh_night_run_check: field k of o is of the wanted type
+ * (absent or null allowed when opt). */
+static int s_want(const json_t *o, const char *k, int type, int opt, const char *where,
+                  char **err)
+{
+    const json_t *v = json_object_get(o, k);
+    if ((!v || json_is_null(v)) && opt)
+        return 0;
+    int ok = v && (type == JSON_INTEGER ? json_is_integer(v) && json_integer_value(v) >= 0
+                   : type == JSON_TRUE  ? json_is_boolean(v)
+                                        : json_typeof(v) == (json_type)type);
+    if (ok && type == JSON_STRING && json_string_length(v) > S_PART_MAX)
+        ok = 0;
+    if (ok)
+        return 0;
+    static const char *const what[] = {[JSON_OBJECT] = "an object", [JSON_STRING] = "a string",
+                                       [JSON_INTEGER] = "a whole number >= 0",
+                                       [JSON_TRUE] = "true or false"};
+    *err = wh_strdup_printf("the run summary is malformed: '%s%s' is not %s%s", where, k,
+                            what[type], type == JSON_STRING ? " of at most 256 KiB" : "");
+    return WH_EPROTO;
+}
+
+int wh_night_run_check(const char *text, size_t len, char **err)
+{
+    if (!text || len > WH_NIGHT_RUN_MAX) {
+        *err = wh_strdup_printf("the run summary is %zu bytes (cap %u)", len,
+                                (unsigned)WH_NIGHT_RUN_MAX);
+        return WH_EPROTO;
+    }
+    json_error_t je;
+    json_t *o = json_loadb(text, len, JSON_REJECT_DUPLICATES, &je);
+    if (!json_is_object(o)) {
+        *err = o ? strdup("the run summary is malformed: not a JSON object")
+                 : wh_strdup_printf("the run summary is malformed: %s (byte %d)", je.text,
+                                    je.position);
+        json_decref(o);
+        return WH_EPROTO;
+    }
+    const json_t *sum = json_object_get(o, "summary"), *fp = json_object_get(sum, "fingerprint");
+    int rc = s_want(o, "run", JSON_STRING, 0, "", err);
+    rc = rc ? rc : s_want(o, "dir", JSON_STRING, 1, "", err);
+    rc = rc ? rc : s_want(o, "summary", JSON_OBJECT, 0, "", err);
+    rc = rc ? rc : s_want(o, "reduced", JSON_STRING, 1, "", err);
+    rc = rc ? rc : s_want(o, "diff", JSON_STRING, 1, "", err);
+    rc = rc ? rc : s_want(o, "cut", JSON_TRUE, 1, "", err);
+    static const char *const counts[] = {"statements_before", "statements_after", "evaluated"};
+    for (size_t k = 0; !rc && k < sizeof counts / sizeof *counts; k++)
+        rc = s_want(sum, counts[k], JSON_INTEGER, 1, "summary.", err);
+    rc = rc ? rc : s_want(sum, "partial", JSON_TRUE, 1, "summary.", err);
+    rc = rc ? rc : s_want(sum, "verified", JSON_TRUE, 1, "summary.", err);
+    rc = rc ? rc : s_want(sum, "fingerprint", JSON_OBJECT, 1, "summary.", err);
+    static const char *const fpk[] = {"test", "kind", "message", "location"};
+    for (size_t k = 0; !rc && fp && k < sizeof fpk / sizeof *fpk; k++)
+        rc = s_want(fp, fpk[k], JSON_STRING, 1, "summary.fingerprint.", err);
+    const char *run = json_string_value(json_object_get(o, "run"));
+    if (!rc && (!*run || strchr(run, '/') || !strcmp(run, ".") || !strcmp(run, ".."))) {
+        *err = strdup("the run summary is malformed: 'run' is not a folder name");
+        rc = WH_EPROTO;
+    }
+    json_decref(o);
+    return rc;
 }
 
 static void s_folder_free(s_folder_t *f)
@@ -209,7 +340,11 @@ static char *s_html(const wh_night_row_t *rows, size_t n, const wh_night_group_t
                           rows[i].state, rows[i].state, s_builds(&rows[i], &f[i]));
             if (rows[i].why)
                 wh_report_esc(&b, rows[i].why);
-            else if (rows[i].dir) {
+            else if (rows[i].dir && rows[i].run) {
+                wh_buf_puts(&b, "its run folder on the coordinator: <span class=\"mono\">");
+                wh_report_esc(&b, rows[i].dir);
+                wh_buf_puts(&b, "</span>");
+            } else if (rows[i].dir) {
                 char *rel = strrchr(rows[i].dir, '/');
                 wh_buf_puts(&b, "<a href=\"");
                 wh_report_esc(&b, rel ? rel + 1 : rows[i].dir);
@@ -257,8 +392,12 @@ int wh_night_write(const char *out, const wh_night_row_t *rows, size_t n,
     s_folder_t *f = calloc(n ? n : 1, sizeof *f);
     if (!f)
         return WH_ENOMEM;
-    for (size_t i = 0; i < n; i++)
-        s_folder(rows[i].dir, rows[i].file, &f[i]);
+    for (size_t i = 0; i < n; i++) {
+        if (rows[i].run)
+            s_folder_sent(rows[i].run, &f[i]);
+        else
+            s_folder(rows[i].dir, rows[i].file, &f[i]);
+    }
     json_t *js = s_json(rows, n, groups, ngroups, f);
     char *jtext = js ? json_dumps(js, JSON_INDENT(2)) : NULL;
     char *html = s_html(rows, n, groups, ngroups, f);
@@ -272,7 +411,7 @@ int wh_night_write(const char *out, const wh_night_row_t *rows, size_t n,
         *err = wh_strdup_printf("cannot write %s: %s", hp ? hp : out, wh_strerror(rc));
     for (size_t i = 0; !rc && i < n; i++) {
         char *e = NULL;
-        if (rows[i].dir && wh_report_write(rows[i].dir, &e) != 0)
+        if (rows[i].dir && !rows[i].run && wh_report_write(rows[i].dir, &e) != 0)
             free(e); /* its page stays as it was, without the link */
     }
     json_decref(js);
