@@ -41,6 +41,7 @@
 #include "metrics.h"
 #include "pool.h"
 #include "prepq.h"
+#include "night.h"
 #include "reduce.h"
 #include "tarstore.h"
 #include "wire.h"
@@ -180,10 +181,11 @@ static void s_describe_groups(const s_self_t *self, const char *key, wh_buf_t *b
 
 /* A PROGRESS to the job's client, when one is attached; status: the
  * job's status line (progress.h) or NULL; reduced: the reduced test file
- * (line-true) with a successful final message, else NULL. */
+ * (line-true) with a successful final message, else NULL; summary: the
+ * run's summary (night.h) with a final message, else NULL. */
 static void s_tell_reduced(s_self_t *self, const s_job_t *j, int final, int code,
                            const char *text, const char *status, const char *reduced,
-                           size_t rlen)
+                           size_t rlen, const char *summary)
 {
     if (!j->ident_len)
         return;
@@ -198,13 +200,15 @@ static void s_tell_reduced(s_self_t *self, const s_job_t *j, int final, int code
     m.status = (char *)status;
     m.content = (uint8_t *)reduced;
     m.content_len = reduced ? rlen : 0;
+    m.summary = (char *)summary;
+    m.summary_len = summary ? strlen(summary) : 0;
     wh_pool_reply(self->pool, j->ident, j->ident_len, &m);
 }
 
 static void s_tell_full(s_self_t *self, const s_job_t *j, int final, int code, const char *text,
                         const char *status)
 {
-    s_tell_reduced(self, j, final, code, text, status, NULL, 0);
+    s_tell_reduced(self, j, final, code, text, status, NULL, 0, NULL);
 }
 
 static void s_tell(s_self_t *self, const s_job_t *j, int final, int code, const char *text)
@@ -220,7 +224,7 @@ static void s_tell_status(s_self_t *self, const s_job_t *j, const char *text, co
 /* A final PROGRESS to a client about no job of ours (a refusal). */
 static void s_answer_reduced(s_self_t *self, const void *ident, size_t ilen, uint64_t tag,
                              const char *id, int code, const char *text, const char *reduced,
-                             size_t rlen)
+                             size_t rlen, const char *summary)
 {
     wh_msg_t m = {0};
     m.type = WH_MSG_PROGRESS;
@@ -231,24 +235,33 @@ static void s_answer_reduced(s_self_t *self, const void *ident, size_t ilen, uin
     m.detail = (char *)text;
     m.content = (uint8_t *)reduced;
     m.content_len = reduced ? rlen : 0;
+    m.summary = (char *)summary;
+    m.summary_len = summary ? strlen(summary) : 0;
     wh_pool_reply(self->pool, ident, ilen, &m);
 }
 
 static void s_answer(s_self_t *self, const void *ident, size_t ilen, uint64_t tag,
                      const char *id, int code, const char *text)
 {
-    s_answer_reduced(self, ident, ilen, tag, id, code, text, NULL, 0);
+    s_answer_reduced(self, ident, ilen, tag, id, code, text, NULL, 0, NULL);
 }
 
 /* The reduced test (line-true) of a job that ended while its client was
  * away, from the run folder its journaled result names ("Run folder:
  * DIR", reduced.lines.EXT): its client may check an unverified answer on
  * its own machine (WH_EXIT_UNVERIFIED). 0, with *out malloc'ed; else -1. */
-static int s_run_reduced(const char *result, char **out, size_t *len)
+/* The run folder a journaled result names ("Run folder: DIR"), malloc'ed,
+ * or NULL. */
+static char *s_run_dir(const char *result)
 {
     static const char mark[] = "Run folder: ";
     const char *p = result ? strstr(result, mark) : NULL;
-    char *dir = p ? strndup(p + sizeof mark - 1, strcspn(p + sizeof mark - 1, "\n")) : NULL;
+    return p ? strndup(p + sizeof mark - 1, strcspn(p + sizeof mark - 1, "\n")) : NULL;
+}
+
+static int s_run_reduced(const char *result, char **out, size_t *len)
+{
+    char *dir = s_run_dir(result);
     DIR *d = dir ? opendir(dir) : NULL;
     int rc = -1;
     for (struct dirent *e; d && rc && (e = readdir(d)) != NULL;) {
@@ -422,7 +435,11 @@ static void s_finish(s_self_t *self, s_job_t *j, wh_journal_state_t st, int code
      * verifies it on its own machine (reduce --cluster). */
     const char *reduced = (!code || code == WH_EXIT_UNVERIFIED) && j->r
                               ? wh_reduction_lines(j->r, &rlen) : NULL;
-    s_tell_reduced(self, j, 1, code, text, NULL, reduced, rlen);
+    /* What a batch's client groups by and reports (its run folder is
+     * on this machine, the client perhaps not): the run's summary. */
+    char *summary = j->r && j->ident_len ? wh_night_run_json(wh_reduction_dir(j->r)) : NULL;
+    s_tell_reduced(self, j, 1, code, text, NULL, reduced, rlen, summary);
+    free(summary);
     if (code && code != WH_EXIT_UNVERIFIED) {
         self->failed++;
     } else {
@@ -637,14 +654,17 @@ static void s_on_watch(s_self_t *self, const void *ident, size_t ilen, const cha
         return;
     if (rec) {
         /* it ended while its client was away */
-        char *reduced = NULL;
+        char *reduced = NULL, *dir = s_run_dir(rec->result);
         size_t rlen = 0;
         if (rec->code == 0 || rec->code == WH_EXIT_UNVERIFIED)
             s_run_reduced(rec->result, &reduced, &rlen);
+        char *summary = dir ? wh_night_run_json(dir) : NULL;
         s_answer_reduced(self, ident, ilen, m->cand_id, rec->id, rec->code,
                          rec->result ? rec->result : wh_journal_state_name(rec->state), reduced,
-                         rlen);
+                         rlen, summary);
         free(reduced);
+        free(summary);
+        free(dir);
         return;
     }
     memcpy(j->ident, ident, ilen);
