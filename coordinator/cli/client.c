@@ -11,6 +11,7 @@
 #include <zmq.h>
 
 #include "auth.h"
+#include "night.h"
 #include "progress.h"
 #include "reduce.h"
 #include "wire.h"
@@ -152,6 +153,23 @@ static void s_remote_status(uint64_t tag, const char *status)
     free(line);
 }
 
+/* The run summary of a final PROGRESS, checked (night.h), or NULL; one
+ * line says why one that came is not used. */
+static const char *s_summary(const wh_client_t *c, const wh_msg_t *m)
+{
+    char *err = NULL;
+    if (m->summary && wh_night_run_check(m->summary, m->summary_len, &err) == 0)
+        return m->summary;
+    if (m->summary || m->summary_bad) {
+        wh_progress_erase();
+        fprintf(stderr, "whittle: error: job %llu: coordinator at %s: %s; the batch leaves the "
+                "run's summary out\n", (unsigned long long)m->cand_id, c->endpoint,
+                err ? err : m->summary_bad);
+    }
+    free(err);
+    return NULL;
+}
+
 /* Takes in one PROGRESS; returns 1 when it ended its job. */
 static int s_on_progress(const wh_client_t *c, s_track_t *t, int n, const wh_msg_t *m,
                          int *worst)
@@ -173,20 +191,23 @@ static int s_on_progress(const wh_client_t *c, s_track_t *t, int n, const wh_msg
     }
     wh_progress_erase();
     k->done = 1;
+    int code = m->code;
     if (m->code && m->code != WH_EXIT_UNVERIFIED && m->code != WH_EXIT_PARTIAL) {
-        fprintf(stderr, "whittle: error: job %llu: %s\n", (unsigned long long)m->cand_id,
-                m->detail ? m->detail : "");
-        *worst = wh_exit_worst(*worst, (int)m->code);
+        if (!c->quiet_ends)
+            fprintf(stderr, "whittle: error: job %llu: %s\n", (unsigned long long)m->cand_id,
+                    m->detail ? m->detail : "");
     } else {
         /* An answer; not verified (one node said everything) is an answer
          * too, which on_result may verify on this machine. */
-        printf("%s", m->detail ? m->detail : "");
-        int code = m->code;
+        if (!c->quiet_ends)
+            printf("%s", m->detail ? m->detail : "");
         if (c->on_result)
             code = c->on_result(c->ctx, (int)m->cand_id, code, m->detail, m->content,
                                 m->content_len);
-        *worst = wh_exit_worst(*worst, code);
     }
+    *worst = wh_exit_worst(*worst, code);
+    if (c->on_end)
+        c->on_end(c->ctx, (int)m->cand_id, code, s_summary(c, m));
     return 1;
 }
 

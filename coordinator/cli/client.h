@@ -39,6 +39,13 @@ typedef struct {
     int (*on_result)(void *ctx, int job, int code, const char *text, const uint8_t *reduced,
                      size_t len);
     void *ctx;
+    /* called at every job's end, after on_result, with its exit status and
+     * the run's summary the coordinator sent (night.h's run JSON, checked
+     * with wh_night_run_check: NULL when none came or it was refused, which
+     * is said in one line); or NULL */
+    void (*on_end)(void *ctx, int job, int code, const char *summary);
+    int quiet_ends; /* the jobs' final texts and errors are not printed (a
+                       batch's first runs: the caller says what they mean) */
 } wh_client_t;
 
 /* Follows n jobs: job i is submitted from jobs_json[i] when that is not

@@ -370,25 +370,6 @@ int wh_from_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
     return code;
 }
 
-/* out: --out as typed (a cluster places it under its --runs folder). */
-static int s_cluster(const wh_job_t *jobs, size_t n, const char *out, const wh_from_opts_t *o)
-{
-    char **js = calloc(n, sizeof *js);
-    int code = js ? 0 : 4;
-    for (size_t i = 0; js && i < n; i++) {
-        wh_job_t sent = jobs[i]; /* a shallow copy, read only */
-        sent.out = (char *)out;
-        js[i] = wh_job_to_json(&sent);
-        printf("[%zu/%zu] %s (%s): job %zu\n", i + 1, n, jobs[i].test, jobs[i].file, i);
-    }
-    if (js)
-        code = o->cluster_run(o->cluster_arg, js, (int)n);
-    for (size_t i = 0; js && i < n; i++)
-        free(js[i]);
-    free(js);
-    return code;
-}
-
 /* The failing tests of the report. 0, or an exit status after the error. */
 static int s_failing(const wh_from_opts_t *o, wh_failing_t **v, size_t *n)
 {
@@ -503,7 +484,7 @@ int wh_from_cmd(const wh_job_t *tmpl, const wh_from_opts_t *o)
     if (nj)
         code = s_refauto(tmpl, jobs, nj, o->cluster_run != NULL);
     if (nj && !code)
-        code = o->cluster_run            ? s_cluster(jobs, nj, tmpl->out, o)
+        code = o->cluster_run            ? wh_from_cluster(jobs, nj, tmpl, o, &missing)
                : o->each || nj < 2       ? wh_from_embedded(jobs, nj, o, &missing, NULL)
                                          : wh_from_grouped(jobs, nj, o, &missing);
     if (!code && missing.len)

@@ -17,6 +17,7 @@
 
 #include "batchgroup.h"
 #include "embedded.h"
+#include "night.h"
 #include "reduce.h"
 
 typedef struct {
@@ -41,13 +42,12 @@ static void s_first_finished(void *arg, size_t i, wh_reduction_t *r)
         f->dir[i] = strdup(wh_reduction_dir(r));
 }
 
-int wh_from_fp_key(const char *dir, char **key, char **line)
+int wh_from_run_key(const char *run, char **key, char **line)
 {
     *key = *line = NULL;
-    char *p = dir ? wh_path_join(dir, "summary.json") : NULL;
-    json_t *o = p ? json_load_file(p, 0, NULL) : NULL;
-    free(p);
-    json_t *fp = json_object_get(o, "fingerprint");
+    json_t *o = run ? json_loads(run, 0, NULL) : NULL;
+    json_t *sum = json_object_get(o, "summary");
+    json_t *fp = json_object_get(sum, "fingerprint");
     if (json_is_object(fp)) {
         wh_fp_t f = {0};
         f.test = (char *)json_string_value(json_object_get(fp, "test"));
@@ -58,10 +58,74 @@ int wh_from_fp_key(const char *dir, char **key, char **line)
         *line = wh_strdup_printf("%s | %s | %s", f.kind ? f.kind : "",
                                  f.location ? f.location : "", f.message ? f.message : "");
     }
-    json_t *sb = json_object_get(o, "statements_before");
+    json_t *sb = json_object_get(sum, "statements_before");
     int size = json_is_integer(sb) ? (int)json_integer_value(sb) : -1;
     json_decref(o);
     return size;
+}
+
+int wh_from_fp_key(const char *dir, char **key, char **line)
+{
+    char *run = dir ? wh_night_run_json(dir) : NULL;
+    int size = wh_from_run_key(run, key, line);
+    free(run);
+    return size;
+}
+
+int wh_from_plan_make(wh_from_plan_t *p, const wh_job_t *jobs, char *const *runs, size_t n)
+{
+    memset(p, 0, sizeof *p);
+    p->n = n;
+    char **keys = calloc(n, sizeof *keys);
+    int *size = calloc(n, sizeof *size);
+    p->line = calloc(n, sizeof *p->line);
+    p->rep = calloc(n, sizeof *p->rep);
+    p->red = calloc(n, sizeof *p->red);
+    p->slot = calloc(n, sizeof *p->slot);
+    p->has_fp = calloc(n, sizeof *p->has_fp);
+    if (!keys || !size || !p->line || !p->rep || !p->red || !p->slot || !p->has_fp) {
+        free(keys), free(size);
+        wh_from_plan_free(p);
+        return WH_ENOMEM;
+    }
+    for (size_t i = 0; i < n; i++) {
+        size[i] = -1;
+        p->slot[i] = (size_t)-1; /* not reduced: answered */
+        p->has_fp[i] = runs[i] != NULL;
+        if (runs[i])
+            size[i] = wh_from_run_key(runs[i], &keys[i], &p->line[i]);
+    }
+    /* a failure whose first run gave no fingerprint stays alone */
+    p->groups = wh_bg_group(keys, size, n, p->rep);
+    for (size_t i = 0; i < n; i++)
+        if (p->rep[i] == i || !p->has_fp[i]) {
+            p->slot[i] = p->nred;
+            p->red[p->nred++] = i;
+        }
+    printf("Groups before reducing: %zu failing tests, %zu group%s, %zu reduction%s\n", n,
+           p->groups, p->groups == 1 ? "" : "s", p->nred, p->nred == 1 ? "" : "s");
+    size_t g = 0;
+    for (size_t i = 0; i < n; i++) {
+        if (p->rep[i] != i)
+            continue;
+        printf("group %zu: %s\n", ++g, p->line[i] ? p->line[i] : "(no fingerprint: alone)");
+        for (size_t j = 0; j < n; j++)
+            if (p->rep[j] == i)
+                printf("  %s%s\n", jobs[j].test, j == i ? " (reduced: the smallest test)" : "");
+    }
+    fflush(stdout);
+    for (size_t i = 0; i < n; i++)
+        free(keys[i]);
+    free(keys), free(size);
+    return 0;
+}
+
+void wh_from_plan_free(wh_from_plan_t *p)
+{
+    for (size_t i = 0; p->line && i < p->n; i++)
+        free(p->line[i]);
+    free(p->line), free(p->rep), free(p->red), free(p->slot), free(p->has_fp);
+    memset(p, 0, sizeof *p);
 }
 
 /* The first runs: every job, fingerprint only, under OUT/.first-runs (hidden: not a reduction). */
@@ -107,55 +171,38 @@ int wh_from_grouped(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
                     const wh_buf_t *missing)
 {
     s_first_t f = {n, calloc(n, sizeof(char *))};
-    char **keys = calloc(n, sizeof *keys), **lines = calloc(n, sizeof *lines);
-    int *size = calloc(n, sizeof *size);
-    size_t *rep = calloc(n, sizeof *rep), *slot = calloc(n, sizeof *slot);
+    char **runs = calloc(n, sizeof *runs);
     wh_job_t *red = calloc(n, sizeof *red);
     wh_from_member_t *mem = calloc(n, sizeof *mem);
-    int code = f.dir && keys && lines && size && rep && slot && red && mem ? 0 : 4;
+    int code = f.dir && runs && red && mem ? 0 : 4;
     if (code)
         fprintf(stderr, "whittle: error: %s\n", wh_strerror(WH_ENOMEM));
     if (!code)
         code = s_first_runs(jobs, n, o, &f);
     if (!code && o->interrupted && *o->interrupted)
         code = 130;
-    size_t nred = 0, nmem = 0;
-    if (!code) {
-        for (size_t i = 0; i < n; i++) {
-            size[i] = -1;
-            if (f.dir[i])
-                size[i] = wh_from_fp_key(f.dir[i], &keys[i], &lines[i]);
-        }
-        /* a failure whose first run gave no fingerprint stays alone */
-        size_t groups = wh_bg_group(keys, size, n, rep);
-        for (size_t i = 0; i < n; i++)
-            if (rep[i] == i || !f.dir[i]) {
-                slot[i] = nred;
-                red[nred++] = jobs[i]; /* a shallow copy, read only */
-            }
-        printf("Groups before reducing: %zu failing tests, %zu group%s, %zu reduction%s\n", n,
-               groups, groups == 1 ? "" : "s", nred, nred == 1 ? "" : "s");
-        size_t g = 0;
-        for (size_t i = 0; i < n; i++) {
-            if (rep[i] != i)
-                continue;
-            printf("group %zu: %s\n", ++g, lines[i] ? lines[i] : "(no fingerprint: alone)");
-            for (size_t j = 0; j < n; j++)
-                if (rep[j] == i)
-                    printf("  %s%s\n", jobs[j].test, j == i ? " (reduced: the smallest test)" : "");
-        }
-        for (size_t i = 0; i < n; i++)
-            if (rep[i] != i && f.dir[i])
-                mem[nmem++] = (wh_from_member_t){&jobs[i], slot[rep[i]]};
-        fflush(stdout);
-        wh_from_members_t ms = {mem, nmem};
-        code = wh_from_embedded(red, nred, o, missing, &ms);
+    wh_from_plan_t p = {0};
+    for (size_t i = 0; !code && i < n; i++)
+        runs[i] = f.dir[i] ? wh_night_run_json(f.dir[i]) : NULL;
+    if (!code && wh_from_plan_make(&p, jobs, runs, n)) {
+        fprintf(stderr, "whittle: error: %s\n", wh_strerror(WH_ENOMEM));
+        code = 4;
     }
+    if (!code) {
+        size_t nmem = 0;
+        for (size_t k = 0; k < p.nred; k++)
+            red[k] = jobs[p.red[k]]; /* a shallow copy, read only */
+        for (size_t i = 0; i < n; i++)
+            if (p.rep[i] != i && p.has_fp[i])
+                mem[nmem++] = (wh_from_member_t){&jobs[i], p.slot[p.rep[i]]};
+        wh_from_members_t ms = {mem, nmem};
+        code = wh_from_embedded(red, p.nred, o, missing, &ms);
+    }
+    wh_from_plan_free(&p);
     for (size_t i = 0; i < n; i++) {
         free(f.dir ? f.dir[i] : NULL);
-        free(keys ? keys[i] : NULL);
-        free(lines ? lines[i] : NULL);
+        free(runs ? runs[i] : NULL);
     }
-    free(f.dir), free(keys), free(lines), free(size), free(rep), free(slot), free(red), free(mem);
+    free(f.dir), free(runs), free(red), free(mem);
     return code;
 }

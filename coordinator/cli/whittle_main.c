@@ -690,6 +690,8 @@ typedef struct {
     char **dirs;
     size_t n;
     char **jobs_json;
+    wh_from_result_t *res; /* per job: its end (a batch, from_cmd.h), or NULL */
+    int mode;              /* WH_FROM_* */
 } s_dirs_t;
 
 /* Keeps the run folder named by a job's final text ("Run folder: DIR"). */
@@ -775,16 +777,31 @@ static int s_on_result(void *ctx, int job, int code, const char *text, const uin
 {
     s_dirs_t *d = ctx;
     s_note_run_folder(text, &d->dirs, &d->n);
+    if (d->mode == WH_FROM_FIRST)
+        return code; /* a fingerprint, no answer to check */
     int rc = s_verify_local_run(d->jobs_json ? d->jobs_json[job] : NULL, job, code, reduced, len);
     /* a partial answer (--budget) checked here is still partial */
     return rc == 0 && text && strstr(text, "\nPartial: ") ? WH_EXIT_PARTIAL : rc;
 }
 
+/* A job's end (client.h): its status and run summary for a batch. */
+static void s_on_end(void *ctx, int job, int code, const char *summary)
+{
+    s_dirs_t *d = ctx;
+    if (!d->res)
+        return;
+    d->res[job].code = code;
+    free(d->res[job].run);
+    d->res[job].run = summary ? strdup(summary) : NULL;
+}
+
 /* Sends every job (jobs_json[i]) or watches it by id (ids[i] when
  * jobs_json is NULL), and waits for each job's end (client.h), drawing
- * the status lines the coordinator sends. Returns the worst exit status. */
+ * the status lines the coordinator sends; res (n, or NULL) gets each
+ * job's end, mode says what the jobs are (from_cmd.h's WH_FROM_*).
+ * Returns the worst exit status. */
 static int s_cluster_run(const char *endpoint, char **jobs_json, const char *const *ids, int n,
-                         int quiet)
+                         int quiet, wh_from_result_t *res, int mode)
 {
     char *err = NULL;
     /* Said before sending: a job over the wire limit never arrives. */
@@ -805,7 +822,7 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, const char *con
     }
     if (s_tar_up.sha) {
         /* the project first: the job names it by its hash */
-        wh_client_t up = {s, mon, endpoint, &s_interrupted, quiet, NULL, NULL};
+        wh_client_t up = {s, mon, endpoint, &s_interrupted, quiet, NULL, NULL, NULL, 0};
         int urc = wh_client_upload(&up, s_tar_up.sha, s_tar_up.data, s_tar_up.len, &err);
         if (urc) {
             wh_auth_close(s, mon);
@@ -818,13 +835,16 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, const char *con
     const char *ps = getenv("WHITTLE_PROGRESS_SECS");
     wh_progress_begin(wh_progress_mode_auto(quiet),
                       ps && atoi(ps) > 0 ? (unsigned)atoi(ps) * 1000u : 10000u);
-    s_dirs_t d = {NULL, 0, jobs_json};
-    wh_client_t c = {s, mon, endpoint, &s_interrupted, quiet, s_on_result, &d};
+    for (int i = 0; res && i < n; i++)
+        res[i] = (wh_from_result_t){4, NULL}; /* until its end comes */
+    s_dirs_t d = {NULL, 0, jobs_json, res, mode};
+    wh_client_t c = {s, mon, endpoint, &s_interrupted, quiet, s_on_result, &d, s_on_end,
+                     mode == WH_FROM_FIRST};
     int worst = wh_client_wait(&c, jobs_json, ids, n);
     wh_progress_end();
     wh_auth_close(s, mon);
     zmq_ctx_term(zctx);
-    if (n > 1 && d.n)
+    if (n > 1 && d.n && mode == WH_FROM_EACH)
         wh_group_print_dirs((const char *const *)d.dirs, d.n, stdout);
     for (size_t i = 0; i < d.n; i++)
         free(d.dirs[i]);
@@ -870,10 +890,10 @@ typedef struct {
     int quiet;
 } s_cluster_arg_t;
 
-static int s_cluster_cb(void *arg, char **jobs_json, int n)
+static int s_cluster_cb(void *arg, char **jobs_json, int n, wh_from_result_t *res, int mode)
 {
     const s_cluster_arg_t *ca = arg;
-    return s_cluster_run(ca->endpoint, jobs_json, NULL, n, ca->quiet);
+    return s_cluster_run(ca->endpoint, jobs_json, NULL, n, ca->quiet, res, mode);
 }
 
 static int s_reduce(int argc, char **argv)
@@ -1014,7 +1034,7 @@ static int s_reduce(int argc, char **argv)
             goto out;
         }
         char *js = wh_job_to_json(&j);
-        code = s_cluster_run(cluster, &js, NULL, 1, j.quiet);
+        code = s_cluster_run(cluster, &js, NULL, 1, j.quiet, NULL, WH_FROM_EACH);
         free(js);
     }
 out:
@@ -1075,7 +1095,7 @@ static int s_submit(int argc, char **argv)
     }
     json_decref(root);
     if (!code)
-        code = s_cluster_run(cluster, jobs, NULL, n, quiet);
+        code = s_cluster_run(cluster, jobs, NULL, n, quiet, NULL, WH_FROM_EACH);
     for (int i = 0; i < n; i++)
         free(jobs[i]);
     free(jobs);
@@ -1130,7 +1150,7 @@ static int s_watch(int argc, char **argv)
 {
     const char *cluster = NULL, *ids[64];
     int code, n = s_parse_ids("watch", argc, argv, &cluster, ids, 64, &code);
-    return n < 0 ? code : s_cluster_run(cluster, NULL, ids, n, 0);
+    return n < 0 ? code : s_cluster_run(cluster, NULL, ids, n, 0, NULL, WH_FROM_EACH);
 }
 
 /* whittle cancel: stops a job this client key submitted. */
@@ -1148,7 +1168,7 @@ static int s_cancel(int argc, char **argv)
         code = s_die(code, "%s", err);
         free(err);
     } else {
-        wh_client_t c = {s, mon, cluster, &s_interrupted, 0, NULL, NULL};
+        wh_client_t c = {s, mon, cluster, &s_interrupted, 0, NULL, NULL, NULL, 0};
         code = wh_client_cancel(&c, ids[0]);
         wh_auth_close(s, mon);
     }

@@ -39,13 +39,19 @@ check_eq "status: the group" "$(sed -n '/^groups/,$p' "$T/s" | tail -n +2 | sed 
 "group 1: assert | purse.c:11 | invariant broken: balance below zero
   take_half (take_half)
   take_twice (take_twice)"
-# reduce --from-junit --cluster: the report's failing tests go to the
-# cluster as jobs (--out as typed, under --runs), groups at the end.
+# reduce --from-junit --cluster --each: the report's failing tests go to
+# the cluster as jobs (--out as typed, under --runs), groups at the end
+# (without --each the batch is grouped first: e2e_cluster_night).
 (cp -r "$P" "$T/q" && cd "$T/q" && cmake -S . -B build -G Ninja >/dev/null && cmake --build build >/dev/null &&
     ctest --test-dir build --output-junit "$T/report.xml" >/dev/null 2>&1)
-"$WHITTLE" reduce --cluster "$EP" --insecure --from-junit "$T/report.xml" --project "$P" --file 'tests/*.c' \
+# The client writes the night's report to its own --out (here $T/cl/runs2).
+mkdir -p "$T/cl"
+(cd "$T/cl" && "$WHITTLE" reduce --cluster "$EP" --insecure --from-junit "$T/report.xml" --project "$P" --file 'tests/*.c' \
     --setup "cmake -S . -B build -G Ninja >/dev/null && cmake --build build" --build "cmake --build build" \
-    --run "ctest --test-dir build" --framework ctest --out runs2 > "$T/o2" 2> "$T/e2" || { cat "$T/o2" "$T/e2"; fail "from-junit --cluster exit"; }
+    --run "ctest --test-dir build" --framework ctest --out runs2 --each > "$T/o2" 2> "$T/e2") || { cat "$T/o2" "$T/e2"; fail "from-junit --cluster exit"; }
+check_eq "from-junit --cluster --each: the report's group" \
+    "$(jq -r '.groups[] | [.representative, (.members | join(","))] | join(" ")' "$T/cl/runs2/night.json")" \
+    "take_half take_half,take_twice"
 check_eq "from-junit --cluster: run folders" "$(ls "$T/runs2" | grep -v '^latest$' | sed 's/-[0-9-]*$//' | sort | tr '\n' ' ')" \
     "take_half take_twice "
 check_eq "from-junit --cluster: groups line" "$(grep '^Groups' "$T/o2")" "Groups (one root cause each): 2 runs, 1 groups"
