@@ -30,7 +30,8 @@ static char *s_read(const char *dir, const char *name, size_t cap)
 static void s_reduced_name(const char *file, char *name, size_t size)
 {
     const char *slash = file ? strrchr(file, '/') : NULL, *dot = file ? strrchr(file, '.') : NULL;
-    snprintf(name, size, "reduced%s", dot && (!slash || dot > slash) && strlen(dot) < 16 ? dot : "");
+    int ext = dot && (!slash || dot > slash) && strlen(dot) < 16;
+    snprintf(name, size, "reduced%s", ext ? dot : "");
 }
 
 static void s_folder(const char *dir, const char *file, s_folder_t *f)
@@ -252,7 +253,8 @@ static const char s_css[] =
     "td,th{border-bottom:1px solid #d1d9e0;padding:4px 8px;text-align:left;vertical-align:top}"
     ".st{display:inline-block;padding:1px 8px;border-radius:10px;font-size:12px;color:#fff}"
     ".reduced{background:#1a7f37}.answered{background:#0969da}.partial{background:#d4760a}"
-    ".failed{background:#cf222e}.skipped{background:#8c959f}.key{color:#59636e}"
+    ".failed{background:#cf222e}.unverified{background:#9a6700}.skipped{background:#8c959f}"
+    ".key{color:#59636e}"
     ".add{background:#dafbe1}.del{background:#ffebe9}.hunk{background:#ddf4ff}";
 
 static void s_diff(wh_buf_t *b, const char *diff)

@@ -3,7 +3,8 @@
  * `--from-junit`; issue 35): OUT/night.json and OUT/night.html beside the
  * run folders. Every failure of the batch is a row: its group (root cause),
  * its state (reduced, partial: its budget was spent, answered: by its
- * group's reduced test, failed, skipped) with why, the builds it spent; each
+ * group's reduced test, unverified: a cluster's lone node's answer nobody
+ * checked, failed, skipped) with why, the builds it spent; each
  * group shows its reduced test and diff. Each run folder's report.html links
  * the page (report.h looks for ../night.html), and is written again here so
  * that it does.
@@ -23,7 +24,7 @@
 typedef struct {
     const char *test, *file;
     const char *dir;   /* its run folder (reduced, partial, failed), or NULL */
-    const char *state; /* "reduced", "partial", "answered", "failed", "skipped" */
+    const char *state; /* "reduced", "partial", "answered", "unverified", "failed", "skipped" */
     const char *why;   /* failed or skipped: the one-line reason; else NULL */
     int group;         /* 1-based group, 0: none (skipped) */
     int first_builds;  /* its original's run (its first run or its reduction's), 0 if none */
