@@ -241,6 +241,13 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "project's origin remote)."},
     {WH_CLI_REDUCE, "verbose", 'v', NULL,
      "Prints a [cand_NNN] line for every candidate (repeat for more)."},
+    {WH_CLI_SUBMIT, "group", 0, NULL,
+     "Groups the file's jobs before reducing them, as reduce --from-ctest does: each job's "
+     "original runs once for its fingerprint, the jobs are grouped by root cause and only "
+     "each group's smallest test is reduced; the others get its answer. The night's report "
+     "(night.json, night.html) goes to the first job's \"out\" on this machine (default "
+     "./whittle-runs). Off by default: a file's jobs are reduced as asked (a farm, a "
+     "benchmark, tests of different projects)."},
     {WH_CLI_REDUCE | WH_CLI_SUBMIT, "quiet", 'q', NULL,
      "Prints only the result and errors: no status line, no progress lines. Without it a "
      "terminal shows one live status line (sweep, level, round, units left, builds, cache "

@@ -31,16 +31,18 @@ static int s_submit(const wh_job_t *jobs, const size_t *idx, size_t m, const cha
                     const wh_from_opts_t *o, int mode, wh_from_result_t *res)
 {
     char **js = calloc(m ? m : 1, sizeof *js);
-    char *first = mode == WH_FROM_FIRST ? wh_path_join(out ? out : "", ".first-runs") : NULL;
-    int code = js && (mode != WH_FROM_FIRST || first) ? 0 : 4;
+    int code = js ? 0 : 4;
     for (size_t k = 0; !code && k < m; k++) {
         wh_job_t sent = jobs[idx[k]]; /* a shallow copy, read only */
-        sent.out = (char *)(first ? (out ? first : ".first-runs") : out);
+        const char *base = o->own_out ? sent.out : out;
+        char *first = mode == WH_FROM_FIRST && base ? wh_path_join(base, ".first-runs") : NULL;
+        sent.out = (char *)(mode != WH_FROM_FIRST ? base : first ? first : ".first-runs");
         sent.fingerprint_only = mode == WH_FROM_FIRST;
         if (!(js[k] = wh_job_to_json(&sent)))
             code = 4;
         else if (mode != WH_FROM_FIRST)
             printf("[%zu/%zu] %s (%s): job %zu\n", k + 1, m, sent.test, sent.file, k);
+        free(first);
     }
     if (code)
         fprintf(stderr, "whittle: error: %s\n", wh_strerror(WH_ENOMEM));
@@ -49,7 +51,6 @@ static int s_submit(const wh_job_t *jobs, const size_t *idx, size_t m, const cha
     for (size_t k = 0; js && k < m; k++)
         free(js[k]);
     free(js);
-    free(first);
     return code;
 }
 

@@ -44,6 +44,8 @@ typedef struct {
     uint64_t cache_max; /* --cache-max for the embedded cache; 0: none */
     int keep_work;      /* --keep-work: the embedded run's workspaces stay */
     int each;           /* --each: reduce every failing test, not one per group */
+    int own_out;        /* a cluster batch of `submit --group`: each job's "out" goes as
+                           written (else the flags' --out for every job) */
 } wh_from_opts_t;
 
 /* tmpl: the flags' job (its --test is ignored, its --file may be a glob).

@@ -1046,10 +1046,25 @@ out:
     return code;
 }
 
+/* `submit --group`: the file's jobs as a batch grouped before reducing
+ * (from_cmd.h, wh_from_cluster), each job's "out" as written; the night's
+ * report goes to the first job's "out" here. */
+static int s_submit_grouped(const char *cluster, const wh_job_t *jobs, size_t n, int quiet)
+{
+    s_cluster_arg_t ca = {cluster, quiet};
+    wh_from_opts_t o = {0};
+    o.interrupted = &s_interrupted;
+    o.cluster_run = s_cluster_cb;
+    o.cluster_arg = &ca;
+    o.own_out = 1;
+    wh_buf_t none = WH_BUF_INIT;
+    return wh_from_cluster(jobs, n, &jobs[0], &o, &none);
+}
+
 static int s_submit(int argc, char **argv)
 {
     const char *cluster = NULL, *file = NULL;
-    int quiet = 0;
+    int quiet = 0, group = 0;
     wh_cli_t c;
     int rc;
     wh_cli_begin(&c, "whittle", "submit", argc, argv);
@@ -1058,6 +1073,8 @@ static int s_submit(int argc, char **argv)
             cluster = c.arg;
         else if (wh_cli_is(&c, "quiet"))
             quiet = 1;
+        else if (wh_cli_is(&c, "group"))
+            group = 1;
     }
     if (rc < 0)
         return c.exit;
@@ -1074,8 +1091,10 @@ static int s_submit(int argc, char **argv)
     }
     int n = (int)json_array_size(root);
     char **jobs = calloc((size_t)(n ? n : 1), sizeof *jobs);
-    int code = 0;
-    for (int i = 0; i < n; i++) {
+    /* --group: the jobs kept for the batch's plan (from_cluster.c) */
+    wh_job_t *kept = group ? calloc((size_t)(n ? n : 1), sizeof *kept) : NULL;
+    int code = jobs && (!group || kept) ? 0 : s_die(4, "out of memory");
+    for (int i = 0; !code && i < n; i++) {
         wh_job_t j;
         wh_job_init(&j);
         char *err = NULL, *typed_out = NULL;
@@ -1091,14 +1110,22 @@ static int s_submit(int argc, char **argv)
         free(j.out);
         j.out = typed_out;
         jobs[i] = wh_job_to_json(&j);
-        wh_job_clear(&j);
+        if (kept)
+            kept[i] = j; /* taken over */
+        else
+            wh_job_clear(&j);
     }
     json_decref(root);
-    if (!code)
+    if (!code && kept && n > 1)
+        code = s_submit_grouped(cluster, kept, (size_t)n, quiet);
+    else if (!code)
         code = s_cluster_run(cluster, jobs, NULL, n, quiet, NULL, WH_FROM_EACH);
-    for (int i = 0; i < n; i++)
+    for (int i = 0; jobs && i < n; i++)
         free(jobs[i]);
+    for (int i = 0; kept && i < n; i++)
+        wh_job_clear(&kept[i]); /* zeroed when never filled */
     free(jobs);
+    free(kept);
     return code;
 }
 

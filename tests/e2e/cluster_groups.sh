@@ -57,5 +57,20 @@ check_eq "from-junit --cluster: run folders" "$(ls "$T/runs2" | grep -v '^latest
 check_eq "from-junit --cluster: groups line" "$(grep '^Groups' "$T/o2")" "Groups (one root cause each): 2 runs, 1 groups"
 check_eq "status: four finished runs" "$("$WHITTLE" status --cluster "$EP" --insecure | grep '^groups')" \
     "groups of finished jobs: 4 runs, 1 groups"
+# submit --group: the file's jobs grouped before reducing (issue 35): one
+# fingerprint-only run each, one reduction for the group, and the night's
+# report in the first job's "out" on the client's side.
+jq '[.[] | .out = "runs3"]' "$T/jobs.json" > "$T/jobs3.json"
+mkdir -p "$T/cl3"
+(cd "$T/cl3" && "$WHITTLE" submit --group --cluster "$EP" --insecure "$T/jobs3.json" > "$T/o3" 2> "$T/e3") ||
+    { cat "$T/o3" "$T/e3"; fail "submit --group exit"; }
+check_eq "submit --group: the count" "$(grep '^Groups before reducing' "$T/o3")" \
+    "Groups before reducing: 2 failing tests, 1 group, 1 reduction"
+check_eq "submit --group: one reduction" "$(ls "$T/runs3" | grep -v '^latest$' | sed 's/-[0-9-]*$//' | tr '\n' ' ')" \
+    "take_twice "
+check_eq "submit --group: the member answered" "$(grep -c '^  take_half (tests/test_purse.c): grouped with take_twice, whose reduced test answers it' "$T/o3")" 1
+check_eq "submit --group: the report's group" \
+    "$(jq -r '.groups[] | [.representative, .state, (.members | join(","))] | join(" ")' "$T/cl3/runs3/night.json")" \
+    "take_twice reduced take_half,take_twice"
 stop_all
 finish
