@@ -54,7 +54,7 @@ int wh_from_run_key(const char *run, char **key, char **line)
         f.kind = (char *)json_string_value(json_object_get(fp, "kind"));
         f.message = (char *)json_string_value(json_object_get(fp, "message"));
         f.location = (char *)json_string_value(json_object_get(fp, "location"));
-        *key = wh_bg_key(&f, json_string_value(json_object_get(o, "file")));
+        *key = wh_bg_key(&f, json_string_value(json_object_get(sum, "file")));
         *line = wh_strdup_printf("%s | %s | %s", f.kind ? f.kind : "",
                                  f.location ? f.location : "", f.message ? f.message : "");
     }
