@@ -51,19 +51,24 @@ int wh_spend_duration(const char *s, uint64_t *ms)
     return 0;
 }
 
-static int s_bad(char **err, const char *arg, const char *why)
+static int s_bad(char **err, const char *opt, const char *arg, const char *why)
 {
-    *err = wh_strdup_printf("--budget '%s': %s", arg, why);
+    *err = wh_strdup_printf("%s '%s': %s", opt, arg, why);
     return WH_EINVAL;
 }
 
 int wh_spend_parse(const char *arg, wh_spend_t *b, char **err)
 {
+    return wh_spend_parse_opt("--budget", arg, b, err);
+}
+
+int wh_spend_parse_opt(const char *opt, const char *arg, wh_spend_t *b, char **err)
+{
     static const char *const what =
         "want builds=N (1 to 1000000) or time=DURATION (90s, 30m, 2h, 1h30m; at most 30d), "
         "or both joined by a comma";
     if (!arg || !*arg)
-        return s_bad(err, arg ? arg : "", what);
+        return s_bad(err, opt, arg ? arg : "", what);
     char *copy = strdup(arg);
     if (!copy)
         return WH_ENOMEM;
@@ -76,17 +81,17 @@ int wh_spend_parse(const char *arg, wh_spend_t *b, char **err)
         if (!strncmp(part, "builds=", 7)) {
             long n = 0;
             if (wh_parse_long(part + 7, 1, S_MAX_BUILDS, &n))
-                rc = s_bad(err, arg, what);
+                rc = s_bad(err, opt, arg, what);
             else
                 b->builds = (int)n;
         } else if (!strncmp(part, "time=", 5)) {
             uint64_t ms = 0;
             if (wh_spend_duration(part + 5, &ms) < 0)
-                rc = s_bad(err, arg, what);
+                rc = s_bad(err, opt, arg, what);
             else
                 b->ms = ms;
         } else {
-            rc = s_bad(err, arg, what);
+            rc = s_bad(err, opt, arg, what);
         }
     }
     free(copy);
@@ -130,6 +135,24 @@ int wh_spend_over(const wh_spend_t *b, int builds, uint64_t elapsed_ms, char *bu
         char t[32];
         s_duration(b->ms, t, sizeof t);
         snprintf(buf, n, "time=%s spent: %.1f s, %d build%s of the walk", t,
+                 (double)elapsed_ms / 1000.0, builds, builds == 1 ? "" : "s");
+        return 1;
+    }
+    return 0;
+}
+
+int wh_spend_batch_over(const wh_spend_t *b, int builds, uint64_t elapsed_ms, char *buf,
+                        size_t n)
+{
+    if (b->builds && builds >= b->builds) {
+        snprintf(buf, n, "batch budget builds=%d spent: %d build%s of the batch", b->builds,
+                 builds, builds == 1 ? "" : "s");
+        return 1;
+    }
+    if (b->ms && elapsed_ms >= b->ms) {
+        char t[32];
+        s_duration(b->ms, t, sizeof t);
+        snprintf(buf, n, "batch budget time=%s spent: %.1f s, %d build%s of the batch", t,
                  (double)elapsed_ms / 1000.0, builds, builds == 1 ? "" : "s");
         return 1;
     }

@@ -23,6 +23,9 @@ typedef struct {
  * comma. 0, or WH_EINVAL with *err a one-line reason naming the value
  * (malloc'ed). */
 int wh_spend_parse(const char *arg, wh_spend_t *b, char **err);
+/* As wh_spend_parse, for the option named opt ("--batch-budget"): the
+ * same syntax, its error naming opt. */
+int wh_spend_parse_opt(const char *opt, const char *arg, wh_spend_t *b, char **err);
 /* A duration ("90", "90s", "30m", "2h", "1h30m", "1d"): 0 with *ms, or -1. */
 int wh_spend_duration(const char *s, uint64_t *ms);
 /* Writes "builds=N,time=D" (the parts set) into buf; "" for no budget. */
@@ -30,5 +33,11 @@ void wh_spend_format(const wh_spend_t *b, char *buf, size_t n);
 /* When the budget is spent at builds and elapsed_ms: 1 with why (e.g.
  * "builds=3 spent: 3 builds") written into buf, else 0. */
 int wh_spend_over(const wh_spend_t *b, int builds, uint64_t elapsed_ms, char *buf, size_t n);
+
+/* A batch's budget (`--batch-budget`): the same test over the builds
+ * every job of the batch spent and the time since the batch began; why
+ * reads "batch budget builds=N spent: M builds of the batch". */
+int wh_spend_batch_over(const wh_spend_t *b, int builds, uint64_t elapsed_ms, char *buf,
+                        size_t n);
 
 #endif

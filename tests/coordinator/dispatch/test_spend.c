@@ -81,10 +81,37 @@ static void test_over(void)
     CHECK_EQ_INT(wh_spend_over(&none, 1000000, 1000000000, why, sizeof why), 0);
 }
 
+/* --batch-budget: the same syntax, errors naming its option, and the
+ * batch's own words when spent. */
+static void test_batch(void)
+{
+    wh_spend_t b = {0};
+    char *err = NULL, why[160];
+    CHECK_EQ_INT(wh_spend_parse_opt("--batch-budget", "builds=40,time=2h", &b, &err), 0);
+    CHECK_EQ_INT(b.builds, 40);
+    CHECK(b.ms == 7200000);
+    CHECK_EQ_INT(wh_spend_parse_opt("--batch-budget", "builds=0", &b, &err), WH_EINVAL);
+    CHECK(err && !strncmp(err, "--batch-budget 'builds=0': want builds=N", 40));
+    free(err);
+    err = NULL;
+    CHECK_EQ_INT(wh_spend_parse("speed=3", &b, &err), WH_EINVAL);
+    CHECK(err && !strncmp(err, "--budget 'speed=3': ", 20));
+    free(err);
+    wh_spend_t c = {12, 0};
+    CHECK_EQ_INT(wh_spend_batch_over(&c, 11, 999999, why, sizeof why), 0);
+    CHECK_EQ_INT(wh_spend_batch_over(&c, 12, 0, why, sizeof why), 1);
+    CHECK_EQ_STR(why, "batch budget builds=12 spent: 12 builds of the batch");
+    wh_spend_t t = {0, 90000};
+    CHECK_EQ_INT(wh_spend_batch_over(&t, 3, 89999, why, sizeof why), 0);
+    CHECK_EQ_INT(wh_spend_batch_over(&t, 1, 90000, why, sizeof why), 1);
+    CHECK_EQ_STR(why, "batch budget time=90s spent: 90.0 s, 1 build of the batch");
+}
+
 int main(void)
 {
     RUN_TEST(test_durations);
     RUN_TEST(test_parse_and_format);
     RUN_TEST(test_over);
+    RUN_TEST(test_batch);
     TEST_MAIN_END();
 }
