@@ -101,6 +101,13 @@ void wh_reduction_progress(const wh_reduction_t *r, wh_buf_t *b);
 /* The status line's figures now (progress.h), for the console or a
  * remote client. */
 void wh_reduction_status_now(const wh_reduction_t *r, wh_progress_t *p);
+/* A budget beyond the job's own is spent (`--batch-budget`; why: one
+ * line, "batch budget builds=40 spent: 40 builds of the batch"): the walk
+ * stops with its best answer so far, verified and fault-checked as for
+ * --budget (partial, WH_EXIT_PARTIAL); a job still running its original
+ * stops as soon as its walk would begin (its answer: the original). A job
+ * past its walk (verifying, done) goes on as it is. Pool thread only. */
+void wh_reduction_spend_out(wh_reduction_t *r, const char *why);
 /* Aborts: cancels everything, keeps the record written so far. */
 void wh_reduction_abort(wh_reduction_t *r, const char *why);
 const char *wh_reduction_job_id(const wh_reduction_t *r);

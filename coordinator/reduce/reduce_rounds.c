@@ -899,6 +899,18 @@ static void s_stop_walk(wh_reduction_t *r)
     red_start_verify(r, wh_trail_steps(r->trail) - 1);
 }
 
+void wh_reduction_spend_out(wh_reduction_t *r, const char *why)
+{
+    if (r->partial || (r->state != RED_BASELINE && r->state != RED_REFPROBE &&
+                       r->state != RED_ROUNDS))
+        return;
+    r->partial = strdup(why);
+    if (!r->partial)
+        red_fail(r, 4, NULL); /* out of memory */
+    else if (r->state == RED_ROUNDS)
+        red_advance(r); /* stops at once: s_budget_spent sees partial */
+}
+
 void red_advance(wh_reduction_t *r)
 {
     while (r->state == RED_ROUNDS) {
