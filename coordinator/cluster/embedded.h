@@ -20,6 +20,7 @@
 
 #include "job.h"
 #include "reduce.h"
+#include "spend.h"
 
 typedef struct {
     int slots;          /* node slots */
@@ -47,5 +48,30 @@ typedef struct {
  * up (the jobs' outcomes went to the callbacks), else an exit status (4 the
  * pool or node, 2 the cache) with a one-line *err. */
 int wh_embedded_run(const wh_job_t *jobs, size_t n, const wh_embedded_opts_t *o, char **err);
+
+/* A batch's share of the run (`reduce --from-ctest`, `--from-junit`). */
+typedef struct {
+    /* At most this many jobs run at once (0: all from the start): the
+     * next job, in job order, starts when one ends, so the order of jobs
+     * is the order their reductions get slots (a batch's priorities). */
+    size_t max_active;
+    /* A batch's budget (`--batch-budget`; NULL or empty: none): the
+     * builds every job of jobs spent (its walk's, wh_progress_t.built)
+     * plus batch_builds spent before them, and the time since batch_t0
+     * (monotonic ms; 0: this call's start). When spent, every job still
+     * walking stops with its best answer (wh_reduction_spend_out) and
+     * every job not started is not: skipped (below) with the reason. */
+    const wh_spend_t *batch;
+    int batch_builds;
+    uint64_t batch_t0;
+    void (*skipped)(void *arg, size_t i, const char *why);
+    /* Called once when the batch budget is spent, with why. May be NULL. */
+    void (*spent)(void *arg, const char *why);
+} wh_embedded_batch_t;
+
+/* As wh_embedded_run, the jobs started in order within b's limits (NULL:
+ * none, as wh_embedded_run). The arg of b's callbacks is o->arg. */
+int wh_embedded_run_batch(const wh_job_t *jobs, size_t n, const wh_embedded_opts_t *o,
+                          const wh_embedded_batch_t *b, char **err);
 
 #endif
