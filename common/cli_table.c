@@ -166,6 +166,13 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "started, with its best answer so far: still verified afresh and fault-checked, claims "
      "not checked; exit status 6 and \"partial\" in its records. Both limits may be given "
      "(twice, or joined by a comma); with --from-ctest or --from-junit, per failing test."},
+    {WH_CLI_REDUCE, "batch-budget", 0, "builds=N|time=DURATION",
+     "With --from-ctest or --from-junit: a budget for the whole batch, as --budget's: the "
+     "builds of every job (each first run counts one, each reduction its walk's builds) and "
+     "the time since the batch began. When spent, the reductions running stop with their "
+     "best answers so far (verified afresh, partial), those not started are skipped "
+     "(\"skipped: batch budget spent\"); exit status 6. Groups are reduced larger first, "
+     "then newer root causes (OUT/night-seen.json), then the smaller test."},
     {WH_CLI_REDUCE, "reference", 0, "DIR|GIT-REV|auto|none",
      "A version without the bug (a folder or a git revision of the project): checks that the "
      "reduced test still passes there (the fault is kept). auto, the default in a git project: "

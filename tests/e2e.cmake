@@ -46,6 +46,8 @@ wh_add_e2e(budget)
 wh_add_e2e(night)
 # The same night through a loopback cluster: grouped first, the report on the client (issue 35).
 wh_add_e2e(cluster_night SKIP77)
+# --batch-budget and the order of a night's groups (issue 35).
+wh_add_e2e(batch_budget night_priority)
 # Weak cases of issue 34: replays refused, honest errors.
 wh_add_e2e(wire_limit role_refused node_sigstop)
 # 1,100 held connections need an open-files limit of 1300 (77: skipped).

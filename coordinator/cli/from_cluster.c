@@ -140,7 +140,7 @@ static void s_night(const wh_job_t *jobs, size_t n, const size_t *rep, const siz
     for (size_t i = 0; i < n; i++)
         if (rep[i] == i) {
             gid[i] = ng;
-            groups[ng++] = (wh_night_group_t){lines[i], -1};
+            groups[ng++] = (wh_night_group_t){lines[i], -1, 0, NULL};
         }
     for (size_t i = 0; i < n; i++) {
         size_t g = gid[rep[i]];

@@ -30,6 +30,7 @@ typedef struct {
     uint64_t *shown; /* per job: when its last progress line was printed */
     char **end;      /* per job: its line of the closing summary */
     char **diff;     /* per job: its reduced test's diff, NULL when none */
+    char **skip;     /* per job: why it was not started (the batch budget), else NULL */
 } s_state_t;
 
 /* The command that reduces job j by hand: its run folder's job.json
@@ -133,8 +134,8 @@ static const char *s_status_meaning(int code)
     case 4:
         return "infrastructure trouble (no slot could judge, a folder could not be written)";
     case WH_EXIT_PARTIAL:
-        return "a failing test's budget (--budget) was spent: its reduced test is the walk's best "
-               "so far, verified afresh";
+        return "a budget (--budget, --batch-budget) was spent: a reduced test is the walk's best "
+               "so far, verified afresh, or a group was skipped";
     case 130:
         return "interrupted";
     default:
@@ -157,7 +158,10 @@ static void s_closing(const s_state_t *st, const wh_buf_t *missing, int code)
     for (size_t k = 0; st->mem && k < st->mem->n; k++) {
         const wh_from_member_t *m = &st->mem->v[k];
         const char *dir = st->rdir ? st->rdir[m->rep] : NULL;
-        if (dir)
+        if (st->skip && st->skip[m->rep])
+            printf("  %s (%s): grouped with %s, skipped with it: %s\n", m->job->test,
+                   m->job->file, st->jobs[m->rep].test, st->skip[m->rep]);
+        else if (dir)
             printf("  %s (%s): grouped with %s, whose reduced test answers it: %s/reduced%s\n",
                    m->job->test, m->job->file, st->jobs[m->rep].test, dir,
                    wh_job_ext(m->job));
@@ -248,6 +252,42 @@ static void s_finished(void *arg, size_t i, wh_reduction_t *r)
         st->dirs = nd;
 }
 
+/* The batch budget was spent before job i started (embedded.h). */
+static void s_skipped(void *arg, size_t i, const char *why)
+{
+    s_state_t *st = arg;
+    /* why: "batch budget builds=N spent: ..." */
+    const char *rest = !strncmp(why, "batch budget ", 13) ? why + 13 : why;
+    st->skip[i] = wh_strdup_printf("batch budget spent (%s)", rest);
+    if (st->end) {
+        free(st->end[i]);
+        st->end[i] = wh_strdup_printf("skipped: %s", st->skip[i] ? st->skip[i] : why);
+    }
+    s_worse(st, WH_EXIT_PARTIAL);
+}
+
+static void s_spent(void *arg, const char *why)
+{
+    s_state_t *st = arg;
+    printf("Batch budget: %s; the reductions running stop with their best answers so far, "
+           "those not started are skipped\n", why);
+    fflush(stdout);
+    s_worse(st, WH_EXIT_PARTIAL);
+}
+
+/* Group g of the night, led by job i: its priority (the jobs came in
+ * that order) and whether an earlier night saw its root cause; unknown
+ * (--each, one failure) without the grouping before reducing. */
+static void s_night_priority(const s_state_t *st, size_t i, wh_night_group_t *g)
+{
+    g->priority = 0;
+    g->first_seen = NULL;
+    if (!st->mem || !st->mem->seen)
+        return;
+    g->priority = (int)i + 1;
+    g->first_seen = st->mem->seen[i];
+}
+
 /* night.json and night.html beside the run folders (night.h): the jobs
  * reduced here, the failures their groups' reductions answered, and the
  * skipped ones. */
@@ -266,8 +306,10 @@ static void s_night(const s_state_t *st, const wh_buf_t *missing)
     if (rows && groups && keys && lines && rep && gid && skip) {
         int size_unknown[1] = {-1};
         int *size = calloc(n ? n : 1, sizeof *size);
+        const char *const *first = st->mem ? st->mem->first_dir : NULL;
         for (size_t i = 0; i < n; i++) {
-            wh_from_fp_key(st->rdir[i] ? st->rdir[i] : st->fdir[i], &keys[i], &lines[i]);
+            const char *d = st->rdir[i] ? st->rdir[i] : st->fdir[i];
+            wh_from_fp_key(d ? d : first ? first[i] : NULL, &keys[i], &lines[i]);
             if (size)
                 size[i] = -1;
         }
@@ -277,7 +319,8 @@ static void s_night(const s_state_t *st, const wh_buf_t *missing)
             const wh_job_t *j = &st->jobs[i];
             if (rep[i] == i) {
                 gid[i] = ng;
-                groups[ng++] = (wh_night_group_t){lines[i], -1};
+                groups[ng++] = (wh_night_group_t){lines[i], -1, 0, NULL};
+                s_night_priority(st, i, &groups[ng - 1]);
             }
             size_t g = gid[rep[i]];
             const char *dir = st->rdir[i] ? st->rdir[i] : st->fdir[i];
@@ -285,17 +328,23 @@ static void s_night(const s_state_t *st, const wh_buf_t *missing)
             if (st->rdir[i] && st->end && st->end[i])
                 partial = !strncmp(st->end[i], "partial", 7);
             rows[i] = (wh_night_row_t){j->test, j->file, dir,
-                                       st->rdir[i] ? (partial ? "partial" : "reduced") : "failed",
-                                       st->rdir[i] ? NULL : st->why[i], (int)g + 1, 1, NULL};
-            if (groups[g].rep < 0 && st->rdir[i])
+                                       st->rdir[i] ? (partial ? "partial" : "reduced")
+                                       : st->skip[i] ? "skipped" : "failed",
+                                       st->rdir[i] ? NULL : st->skip[i] ? st->skip[i] : st->why[i],
+                                       (int)g + 1, !st->skip[i] || first, NULL};
+            if (groups[g].rep < 0 && (st->rdir[i] || st->skip[i]))
                 groups[g].rep = (int)i;
         }
         for (size_t k = 0; k < nm; k++) {
             const wh_from_member_t *m = &st->mem->v[k];
             rows[n + k] = (wh_night_row_t){m->job->test, m->job->file, NULL, "answered", NULL,
                                            (int)gid[rep[m->rep]] + 1, 1, NULL};
-            if (!st->rdir[m->rep])
+            if (st->skip[m->rep]) {
+                rows[n + k].state = "skipped";
+                rows[n + k].why = st->skip[m->rep];
+            } else if (!st->rdir[m->rep]) {
                 rows[n + k].why = "its group's test was not reduced: reduce it with --each";
+            }
         }
         size_t k = 0;
         for (const char *p = missing->buf; p && *p && k < ns; k++) {
@@ -325,21 +374,29 @@ static void s_night(const s_state_t *st, const wh_buf_t *missing)
 int wh_from_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
                      const wh_buf_t *missing, const wh_from_members_t *mem)
 {
-    s_state_t st = {jobs, n, mem, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL};
+    s_state_t st = {jobs, n, mem, NULL, NULL, NULL, NULL, 0, 0, NULL, NULL, NULL, NULL};
     st.rdir = calloc(n, sizeof *st.rdir);
     st.why = calloc(n, sizeof *st.why);
     st.fdir = calloc(n, sizeof *st.fdir);
     st.shown = calloc(n, sizeof *st.shown);
     st.end = calloc(n, sizeof *st.end);
     st.diff = calloc(n, sizeof *st.diff);
+    st.skip = calloc(n, sizeof *st.skip);
     for (size_t i = 0; st.shown && i < n; i++)
         st.shown[i] = wh_now_ms();
     /* Per-candidate lines of several jobs would interleave: only with -v. */
     wh_embedded_opts_t eo = {jobs[0].jobs, jobs[0].cache, !jobs[0].verbose, o->interrupted,
                              s_started, s_failed, s_finished, &st, s_tick, o->cache_max,
                              o->keep_work};
-    char *err = NULL;
-    int code = wh_embedded_run(jobs, n, &eo, &err);
+    /* Grouped (its priorities) or on a batch budget: the jobs start in
+     * their order as slots free up, not all at once. */
+    const wh_spend_t *bb = &o->batch_budget;
+    int budget = bb->builds || bb->ms;
+    wh_embedded_batch_t batch = {mem || budget ? (size_t)jobs[0].jobs : 0, budget ? bb : NULL,
+                                 mem ? mem->first_builds : 0, mem ? mem->t0 : 0, s_skipped,
+                                 s_spent};
+    char *err = st.skip ? NULL : strdup("out of memory");
+    int code = st.skip ? wh_embedded_run_batch(jobs, n, &eo, &batch, &err) : 4;
     if (code)
         fprintf(stderr, "whittle: error: %s\n", err ? err : "cannot start the embedded pool");
     free(err);
@@ -348,7 +405,7 @@ int wh_from_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
     code = code ? code : st.worst;
     if (!code && missing->len)
         code = 1;
-    if (st.rdir && st.why && st.fdir)
+    if (st.rdir && st.why && st.fdir && st.skip)
         s_night(&st, missing);
     s_closing(&st, missing, code);
     for (size_t i = 0; i < st.ndirs; i++)
@@ -359,7 +416,9 @@ int wh_from_embedded(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
         free(st.rdir ? st.rdir[i] : NULL);
         free(st.why ? st.why[i] : NULL);
         free(st.fdir ? st.fdir[i] : NULL);
+        free(st.skip ? st.skip[i] : NULL);
     }
+    free(st.skip);
     free(st.rdir);
     free(st.why);
     free(st.fdir);

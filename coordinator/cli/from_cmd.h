@@ -46,6 +46,11 @@ typedef struct {
     int each;           /* --each: reduce every failing test, not one per group */
     int own_out;        /* a cluster batch of `submit --group`: each job's "out" goes as
                            written (else the flags' --out for every job) */
+    /* --batch-budget (spend.h; zero: none): the builds and time of the
+     * whole batch (first runs and walks); when spent, the reductions
+     * running stop with their best answers (partial) and those not
+     * started are skipped; exit status WH_EXIT_PARTIAL. */
+    wh_spend_t batch_budget;
 } wh_from_opts_t;
 
 /* tmpl: the flags' job (its --test is ignored, its --file may be a glob).
@@ -62,6 +67,16 @@ typedef struct {
 typedef struct {
     const wh_from_member_t *v;
     size_t n;
+    /* The batch before the reductions (from_group.c; NULL or 0 when
+     * none): per job reduced, the date an earlier night first saw its
+     * root cause (NULL: new), the jobs given in priority order; its first
+     * run's folder (the fingerprint of a job that was skipped); the
+     * builds the first runs spent and when they began (the batch budget
+     * counts both). */
+    const char *const *seen;
+    const char *const *first_dir; /* per job reduced: its first run's folder, or NULL */
+    int first_builds;
+    uint64_t t0;
 } wh_from_members_t;
 
 /* Reduces jobs on the embedded pool, then prints the groups of the reduced
@@ -94,6 +109,8 @@ typedef struct {
     size_t *red;  /* the failures to reduce, nred of them, in batch order */
     size_t nred;
     size_t *slot; /* per reduced failure: its place in red */
+    char **key;   /* per failure: its root-cause key (batchgroup.h), or NULL */
+    int *size;    /* per failure: its test's statements, or -1 */
 } wh_from_plan_t;
 /* Makes the plan from the first runs' summaries (runs[i]: night.h's run
  * JSON of failure i's first run, NULL when it gave none) and prints the

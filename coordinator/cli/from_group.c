@@ -18,16 +18,22 @@
 #include "batchgroup.h"
 #include "embedded.h"
 #include "night.h"
+#include "priority.h"
 #include "reduce.h"
 
 typedef struct {
     size_t n;
     char **dir; /* per job: its first run's folder, when it took a fingerprint */
+    int builds; /* the first runs' builds (the batch budget counts them) */
 } s_first_t;
 
+/* A first run builds and runs its original once: one build of the batch
+ * (counted when it starts, whatever it finds). */
 static void s_first_started(void *arg, size_t i, wh_reduction_t *r)
 {
-    (void)arg, (void)i, (void)r;
+    s_first_t *f = arg;
+    (void)i, (void)r;
+    f->builds++;
 }
 
 static void s_first_failed(void *arg, size_t i, int status, const char *err)
@@ -76,15 +82,14 @@ int wh_from_plan_make(wh_from_plan_t *p, const wh_job_t *jobs, char *const *runs
 {
     memset(p, 0, sizeof *p);
     p->n = n;
-    char **keys = calloc(n, sizeof *keys);
-    int *size = calloc(n, sizeof *size);
+    char **keys = p->key = calloc(n, sizeof *keys);
+    int *size = p->size = calloc(n, sizeof *size);
     p->line = calloc(n, sizeof *p->line);
     p->rep = calloc(n, sizeof *p->rep);
     p->red = calloc(n, sizeof *p->red);
     p->slot = calloc(n, sizeof *p->slot);
     p->has_fp = calloc(n, sizeof *p->has_fp);
     if (!keys || !size || !p->line || !p->rep || !p->red || !p->slot || !p->has_fp) {
-        free(keys), free(size);
         wh_from_plan_free(p);
         return WH_ENOMEM;
     }
@@ -114,17 +119,17 @@ int wh_from_plan_make(wh_from_plan_t *p, const wh_job_t *jobs, char *const *runs
                 printf("  %s%s\n", jobs[j].test, j == i ? " (reduced: the smallest test)" : "");
     }
     fflush(stdout);
-    for (size_t i = 0; i < n; i++)
-        free(keys[i]);
-    free(keys), free(size);
     return 0;
 }
 
 void wh_from_plan_free(wh_from_plan_t *p)
 {
-    for (size_t i = 0; p->line && i < p->n; i++)
-        free(p->line[i]);
+    for (size_t i = 0; i < p->n; i++) {
+        free(p->line ? p->line[i] : NULL);
+        free(p->key ? p->key[i] : NULL);
+    }
     free(p->line), free(p->rep), free(p->red), free(p->slot), free(p->has_fp);
+    free(p->key), free(p->size);
     memset(p, 0, sizeof *p);
 }
 
@@ -167,14 +172,83 @@ static int s_first_runs(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
     return code;
 }
 
+/* The order the groups are reduced in (priority.h): red[0, nred) and
+ * their indexes into jobs (idx) sorted, with each one's date in the
+ * history of OUT (seen, NULL: new); the order printed; this night's root
+ * causes added to the history. 0, or WH_ENOMEM. */
+static int s_prioritize(const wh_job_t *jobs, size_t n, const size_t *rep, char **keys,
+                        const int *size, wh_job_t *red, size_t *idx, size_t nred,
+                        const char **seen, wh_seen_t *hist)
+{
+    const char *out = jobs[0].out ? jobs[0].out : "whittle-runs";
+    char *warn = NULL, now[32];
+    if (wh_seen_load(out, hist, &warn) != 0) {
+        fflush(stdout);
+        fprintf(stderr, "whittle: warning: %s\n", warn ? warn : "cannot read the history");
+    }
+    free(warn);
+    wh_prio_item_t *it = calloc(nred ? nred : 1, sizeof *it);
+    size_t *order = calloc(nred ? nred : 1, sizeof *order);
+    size_t *oidx = calloc(nred ? nred : 1, sizeof *oidx);
+    wh_job_t *ored = calloc(nred ? nred : 1, sizeof *ored);
+    if (!it || !order || !oidx || !ored) {
+        free(it), free(order), free(oidx), free(ored);
+        return WH_ENOMEM;
+    }
+    for (size_t k = 0; k < nred; k++) {
+        size_t i = idx[k];
+        it[k].members = 0;
+        for (size_t j = 0; j < n; j++)
+            it[k].members += rep[j] == i;
+        it[k].members = it[k].members ? it[k].members : 1;
+        it[k].first_seen = wh_seen_get(hist, keys[i]);
+        it[k].size = size[i];
+    }
+    wh_prio_order(it, nred, order);
+    wh_buf_t b = WH_BUF_INIT;
+    wh_buf_puts(&b, "Reducing in this order:");
+    for (size_t k = 0; k < nred; k++) {
+        const wh_prio_item_t *x = &it[order[k]];
+        ored[k] = red[order[k]];
+        oidx[k] = idx[order[k]];
+        seen[k] = x->first_seen;
+        wh_buf_printf(&b, "%s %zu. %s (%zu failure%s, %s%s)", k ? "," : "", k + 1, ored[k].test,
+                      x->members, x->members == 1 ? "" : "s",
+                      x->first_seen ? "first seen " : "new", x->first_seen ? x->first_seen : "");
+    }
+    printf("%s\n", b.buf ? b.buf : "Reducing in this order:");
+    wh_buf_free(&b);
+    memcpy(red, ored, nred * sizeof *red);
+    memcpy(idx, oidx, nred * sizeof *idx);
+    /* this night's root causes, for the next nights (seen[] points into
+     * hist: the dates are copied first) */
+    wh_seen_t add = {0};
+    wh_seen_now(now);
+    for (size_t i = 0; i < n; i++)
+        if (keys[i] && wh_seen_add(&add, keys[i], now))
+            break;
+    if (wh_seen_save(out, &add) != 0) {
+        fflush(stdout);
+        fprintf(stderr, "whittle: warning: cannot write %s/%s: the next night sees every "
+                        "failure as new\n", out, WH_SEEN_FILE);
+    }
+    wh_seen_clear(&add);
+    free(it), free(order), free(oidx), free(ored);
+    return 0;
+}
+
 int wh_from_grouped(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
                     const wh_buf_t *missing)
 {
-    s_first_t f = {n, calloc(n, sizeof(char *))};
+    uint64_t t0 = wh_now_ms();
+    wh_seen_t hist = {0};
+    const char **seen = calloc(n, sizeof *seen), **fdir = calloc(n, sizeof *fdir);
+    size_t *idx = calloc(n, sizeof *idx);
+    s_first_t f = {n, calloc(n, sizeof(char *)), 0};
     char **runs = calloc(n, sizeof *runs);
     wh_job_t *red = calloc(n, sizeof *red);
     wh_from_member_t *mem = calloc(n, sizeof *mem);
-    int code = f.dir && runs && red && mem ? 0 : 4;
+    int code = f.dir && runs && red && mem && seen && fdir && idx ? 0 : 4;
     if (code)
         fprintf(stderr, "whittle: error: %s\n", wh_strerror(WH_ENOMEM));
     if (!code)
@@ -190,13 +264,24 @@ int wh_from_grouped(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
     }
     if (!code) {
         size_t nmem = 0;
-        for (size_t k = 0; k < p.nred; k++)
+        for (size_t k = 0; k < p.nred; k++) {
+            idx[k] = p.red[k];
             red[k] = jobs[p.red[k]]; /* a shallow copy, read only */
+        }
+        if (s_prioritize(jobs, n, p.rep, p.key, p.size, red, idx, p.nred, seen, &hist) != 0) {
+            fprintf(stderr, "whittle: error: %s\n", wh_strerror(WH_ENOMEM));
+            code = 4;
+        }
+        for (size_t k = 0; k < p.nred; k++) { /* the reductions' places, in priority order */
+            p.slot[idx[k]] = k;
+            fdir[k] = f.dir[idx[k]];
+        }
         for (size_t i = 0; i < n; i++)
             if (p.rep[i] != i && p.has_fp[i])
                 mem[nmem++] = (wh_from_member_t){&jobs[i], p.slot[p.rep[i]]};
-        wh_from_members_t ms = {mem, nmem};
-        code = wh_from_embedded(red, p.nred, o, missing, &ms);
+        wh_from_members_t ms = {mem, nmem, seen, fdir, f.builds, t0};
+        if (!code)
+            code = wh_from_embedded(red, p.nred, o, missing, &ms);
     }
     wh_from_plan_free(&p);
     for (size_t i = 0; i < n; i++) {
@@ -204,5 +289,7 @@ int wh_from_grouped(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
         free(runs ? runs[i] : NULL);
     }
     free(f.dir), free(runs), free(red), free(mem);
+    free(seen), free(fdir), free(idx);
+    wh_seen_clear(&hist);
     return code;
 }

@@ -454,6 +454,20 @@ static struct {
     size_t len;
 } s_tar_up;
 
+/* --batch-budget only where there is a batch to spend it: 0, or exit 2. */
+static int s_batch_budget_ok(const char *cluster)
+{
+    if (!s_from_opt.batch_budget.builds && !s_from_opt.batch_budget.ms)
+        return 0;
+    if (!s_from_opt.junit && !s_from_opt.ctest)
+        return s_die(2, "--batch-budget is for a batch (--from-ctest, --from-junit); one job "
+                     "takes --budget");
+    if (cluster)
+        return s_die(2, "--batch-budget with --cluster: not supported yet (the coordinator does "
+                     "not know a batch); give each job --budget");
+    return 0;
+}
+
 static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
 {
     wh_cli_t c;
@@ -515,6 +529,16 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
             s_from_opt.each = 1;
             continue;
         }
+        if (wh_cli_is(&c, "batch-budget")) {
+            char *err = NULL;
+            int brc = wh_spend_parse_opt("--batch-budget", c.arg, &s_from_opt.batch_budget, &err);
+            if (brc) {
+                s_die(2, "%s", err ? err : wh_strerror(brc));
+                free(err);
+                return 2;
+            }
+            continue;
+        }
         if (wh_cli_is(&c, "from-junit") || wh_cli_is(&c, "from-ctest")) {
             /* the last one given */
             s_from_opt.junit = wh_cli_is(&c, "from-junit") ? c.arg : NULL;
@@ -552,7 +576,7 @@ static int s_parse_reduce(int argc, char **argv, wh_job_t *j, char **cluster)
         free(err);
         return rc;
     }
-    return 0;
+    return s_batch_budget_ok(*cluster);
 }
 
 /* The one job of `whittle reduce`, on the embedded pool and node. */

@@ -222,6 +222,11 @@ static json_t *s_json(const wh_night_row_t *rows, size_t n, const wh_night_group
         json_object_set_new(o2, "group", json_integer((json_int_t)g + 1));
         json_object_set_new(o2, "key", s_str_or_null(groups[g].key));
         json_object_set_new(o2, "members", mem);
+        json_object_set_new(o2, "priority", groups[g].priority ? json_integer(groups[g].priority)
+                                                                : json_null());
+        json_object_set_new(o2, "new", !groups[g].priority ? json_null()
+                                       : json_boolean(groups[g].first_seen == NULL));
+        json_object_set_new(o2, "first_seen", s_str_or_null(groups[g].first_seen));
         json_object_set_new(o2, "representative",
                             rep >= 0 ? json_string(rows[rep].test) : json_null());
         json_object_set_new(o2, "state", rep >= 0 ? json_string(rows[rep].state) : json_null());
@@ -299,6 +304,14 @@ static char *s_function(const char *text, const char *test)
     return NULL;
 }
 
+/* "st", "nd", "rd", "th" after n. */
+static const char *s_ordinal(int n)
+{
+    if (n % 100 >= 11 && n % 100 <= 13)
+        return "th";
+    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
+}
+
 static char *s_html(const wh_night_row_t *rows, size_t n, const wh_night_group_t *groups,
                     size_t ng, const s_folder_t *f)
 {
@@ -329,6 +342,11 @@ static char *s_html(const wh_night_row_t *rows, size_t n, const wh_night_group_t
                               s_int(f[rep].sum, "statements_before"),
                               s_int(f[rep].sum, "statements_after"));
         }
+        if (groups[g].priority)
+            wh_buf_printf(&b, " <span class=\"key\" id=\"priority-%zu\">reduced %d%s, %s%s</span>",
+                          g + 1, groups[g].priority, s_ordinal(groups[g].priority),
+                          groups[g].first_seen ? "first seen " : "new",
+                          groups[g].first_seen ? groups[g].first_seen : "");
         wh_buf_puts(&b, "</h2>\n<p class=\"key mono\">");
         wh_report_esc(&b, groups[g].key ? groups[g].key : "(no fingerprint)");
         wh_buf_puts(&b, "</p>\n<table><tr><th>test</th><th>state</th><th>builds</th>"

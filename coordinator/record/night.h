@@ -24,7 +24,8 @@
 typedef struct {
     const char *test, *file;
     const char *dir;   /* its run folder (reduced, partial, failed), or NULL */
-    const char *state; /* "reduced", "partial", "answered", "unverified", "failed", "skipped" */
+    const char *state; /* "reduced", "partial", "answered", "unverified", "failed", "skipped"
+                          (not found, or not started: the batch budget was spent) */
     const char *why;   /* failed or skipped: the one-line reason; else NULL */
     int group;         /* 1-based group, 0: none (skipped) */
     int first_builds;  /* its original's run (its first run or its reduction's), 0 if none */
@@ -36,6 +37,9 @@ typedef struct {
 typedef struct {
     const char *key;   /* what the group's failures share, one line */
     int rep;           /* the row whose run folder answers the group, or -1 */
+    int priority;      /* its rank in the order groups were reduced in (1: first); 0 unknown */
+    const char *first_seen; /* with a priority: the date an earlier night first saw its
+                               root cause, NULL: new */
 } wh_night_group_t;
 
 /* A run summary is at most this many bytes (a final Progress's summary,

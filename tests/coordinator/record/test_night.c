@@ -123,7 +123,7 @@ static void test_report_from_sent_runs(void)
         {"test_a", "tests/t.c", "/coord/runs/test_a-1", "reduced", NULL, 1, 1, run},
         {"test_b", "tests/t.c", NULL, "answered", NULL, 1, 1, NULL},
     };
-    wh_night_group_t g = {"assert | h.c:4 | N != N", 0};
+    wh_night_group_t g = {"assert | h.c:4 | N != N", 0, 0, NULL};
     char *out = wh_path_join(s_dir, "out"), *err = NULL;
     CHECK(mkdir(out, 0755) == 0);
     CHECK_EQ_INT(wh_night_write(out, rows, 2, &g, 1, &err), 0);
