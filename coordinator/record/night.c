@@ -304,14 +304,6 @@ static char *s_function(const char *text, const char *test)
     return NULL;
 }
 
-/* "st", "nd", "rd", "th" after n. */
-static const char *s_ordinal(int n)
-{
-    if (n % 100 >= 11 && n % 100 <= 13)
-        return "th";
-    return n % 10 == 1 ? "st" : n % 10 == 2 ? "nd" : n % 10 == 3 ? "rd" : "th";
-}
-
 static char *s_html(const wh_night_row_t *rows, size_t n, const wh_night_group_t *groups,
                     size_t ng, const s_folder_t *f)
 {
@@ -343,9 +335,8 @@ static char *s_html(const wh_night_row_t *rows, size_t n, const wh_night_group_t
                               s_int(f[rep].sum, "statements_after"));
         }
         if (groups[g].priority)
-            wh_buf_printf(&b, " <span class=\"key\" id=\"priority-%zu\">reduced %d%s, %s%s</span>",
-                          g + 1, groups[g].priority, s_ordinal(groups[g].priority),
-                          groups[g].first_seen ? "first seen " : "new",
+            wh_buf_printf(&b, " <span class=\"key\" id=\"priority-%zu\">priority %d, %s%s</span>",
+                          g + 1, groups[g].priority, groups[g].first_seen ? "first seen " : "new",
                           groups[g].first_seen ? groups[g].first_seen : "");
         wh_buf_puts(&b, "</h2>\n<p class=\"key mono\">");
         wh_report_esc(&b, groups[g].key ? groups[g].key : "(no fingerprint)");

@@ -60,6 +60,9 @@ check_eq "night 2: started in that order" \
 check_eq "night 2: night.json" \
     "$(json "$N" '[.groups[] | [.priority, .representative, .new, .first_seen] | map(tostring) | join(":")] | sort | join(" ")')" \
     "1:test_scale_ten:false:$ten_seen 2:test_last_loop:false:$ten_seen 3:test_sum_ok:true:null 4:test_max_own:false:$ten_seen 5:test_scale_huge:false:2020-01-01T00:00:00Z"
+grep -q '<span class="key" id="priority-3">priority 3, new</span>' "$O/night.html" \
+    && grep -q '<span class="key" id="priority-5">priority 5, first seen 2020-01-01T00:00:00Z</span>' "$O/night.html" \
+    && pass "night 2: night.html shows each group's priority" || fail "night 2: night.html has no priorities"
 check_eq "night 2: the history keeps every key and the old date" \
     "$(json "$H" '(.seen | length | tostring) + " " + (.seen[] | select(.key | test("-N")) | .first_seen)')" \
     "5 2020-01-01T00:00:00Z"
