@@ -227,10 +227,11 @@ static int s_prioritize(const wh_job_t *jobs, size_t n, const size_t *rep, char 
     for (size_t i = 0; i < n; i++)
         if (keys[i] && wh_seen_add(&add, keys[i], now))
             break;
-    if (wh_seen_save(out, &add) != 0) {
+    int rc = wh_seen_save(out, &add);
+    if (rc != 0) {
         fflush(stdout);
-        fprintf(stderr, "whittle: warning: cannot write %s/%s: the next night sees every "
-                        "failure as new\n", out, WH_SEEN_FILE);
+        fprintf(stderr, "whittle: warning: cannot write %s/%s (%s): this night's root causes "
+                        "are not remembered\n", out, WH_SEEN_FILE, wh_strerror(rc));
     }
     wh_seen_clear(&add);
     free(it), free(order), free(oidx), free(ored);

@@ -13,7 +13,7 @@
 #include "wh_common.h"
 
 /* A history file's size cap (keys are a line each, at most WH_SEEN_MAX). */
-#define S_FILE_MAX (64u << 20)
+#define S_FILE_MAX (16u << 20)
 
 void wh_seen_clear(wh_seen_t *s)
 {
@@ -33,20 +33,9 @@ const char *wh_seen_get(const wh_seen_t *s, const char *key)
     return NULL;
 }
 
-int wh_seen_add(wh_seen_t *s, const char *key, const char *date)
+/* Appends key at date, whether or not it is there already. */
+static int s_append(wh_seen_t *s, const char *key, const char *date)
 {
-    for (size_t i = 0; i < s->n; i++) {
-        if (strcmp(s->v[i].key, key))
-            continue;
-        if (strcmp(date, s->v[i].first_seen) < 0) { /* seen earlier than thought */
-            char *d = strdup(date);
-            if (!d)
-                return WH_ENOMEM;
-            free(s->v[i].first_seen);
-            s->v[i].first_seen = d;
-        }
-        return 0;
-    }
     if (s->n >= WH_SEEN_MAX)
         return WH_ETOOBIG;
     if (s->n == s->cap) {
@@ -65,6 +54,48 @@ int wh_seen_add(wh_seen_t *s, const char *key, const char *date)
     }
     s->v[s->n++] = e;
     return 0;
+}
+
+int wh_seen_add(wh_seen_t *s, const char *key, const char *date)
+{
+    for (size_t i = 0; i < s->n; i++) {
+        if (strcmp(s->v[i].key, key))
+            continue;
+        if (strcmp(date, s->v[i].first_seen) < 0) { /* seen earlier than thought */
+            char *d = strdup(date);
+            if (!d)
+                return WH_ENOMEM;
+            free(s->v[i].first_seen);
+            s->v[i].first_seen = d;
+        }
+        return 0;
+    }
+    return s_append(s, key, date);
+}
+
+/* By key, then date: the earliest date of a key first. */
+static int s_cmp_entry(const void *a, const void *b)
+{
+    const wh_seen_entry_t *x = a, *y = b;
+    int c = strcmp(x->key, y->key);
+    return c ? c : strcmp(x->first_seen, y->first_seen);
+}
+
+/* Sorts s by key and keeps each key once, with its earliest date. */
+static void s_dedup(wh_seen_t *s)
+{
+    if (s->n > 1)
+        qsort(s->v, s->n, sizeof *s->v, s_cmp_entry);
+    size_t w = 0;
+    for (size_t i = 0; i < s->n; i++) {
+        if (w && !strcmp(s->v[w - 1].key, s->v[i].key)) {
+            free(s->v[i].key);
+            free(s->v[i].first_seen);
+            continue;
+        }
+        s->v[w++] = s->v[i];
+    }
+    s->n = w;
 }
 
 /* "YYYY-MM-DDTHH:MM:SSZ": the only form written, so the only one read
@@ -109,10 +140,12 @@ int wh_seen_parse(const char *text, wh_seen_t *s, char **err)
         if (!k || !*k || !s_date_ok(d))
             rc = s_bad(s, err, wh_strdup_printf("entry %zu has no key or no date like "
                                                 "2026-12-08T00:50:12Z", i + 1));
-        else if ((rc = wh_seen_add(s, k, d)) != 0)
+        else if ((rc = s_append(s, k, d)) != 0)
             rc = s_bad(s, err, strdup(wh_strerror(rc)));
     }
     json_decref(o);
+    if (!rc)
+        s_dedup(s); /* a key written twice: its earliest date */
     return rc;
 }
 

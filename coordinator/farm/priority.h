@@ -39,8 +39,9 @@ typedef struct {
 
 /* The history file's name in an OUT folder. */
 #define WH_SEEN_FILE "night-seen.json"
-/* At most this many keys are kept in a history, and read from a file. */
-#define WH_SEEN_MAX 100000
+/* At most this many keys are kept in a history, and read from a file (a
+ * night adds its new root causes; the lookups are linear). */
+#define WH_SEEN_MAX 10000
 
 /* Parses a history file's text into s (emptied first). 0; or WH_EINVAL
  * with *err a one-line reason (malloc'ed) and s empty: not JSON, not an
