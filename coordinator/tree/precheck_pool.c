@@ -56,6 +56,7 @@ struct wh_precheck_pool {
     s_arg_t arg[WH_PRECHECK_POOL_MAX];
     int nth, stop, refs;
     wh_precheck_job_t *jobs, *cursor;        /* cursor: the job served next */
+    long delay_ms;                           /* WH_TEST_FRONTEND_DELAY_MS (tests only) */
 };
 
 static pthread_mutex_t s_get_mu = PTHREAD_MUTEX_INITIALIZER;
@@ -164,6 +165,24 @@ static int s_post(wh_precheck_job_t *j, s_req_t *q, unsigned long long us)
     return --j->refs == 0;
 }
 
+/* TEST ONLY (tests/e2e/ub_race.sh): WH_TEST_FRONTEND_DELAY_MS=N holds
+ * every answer back N ms (at most 10 s) after its check, so a test can
+ * make the front end's answers (the precheck's and, with it, the UB
+ * guard's) slower than any dispatch. Unset or 0 (the default): no delay. */
+static long s_test_delay_ms(void)
+{
+    const char *e = getenv("WH_TEST_FRONTEND_DELAY_MS");
+    long ms = e && *e ? atol(e) : 0;
+    return ms < 0 ? 0 : ms > 10000 ? 10000 : ms;
+}
+
+static void s_test_delay(const wh_precheck_pool_t *p)
+{
+    struct timespec ts = {p->delay_ms / 1000, (p->delay_ms % 1000) * 1000000L};
+    while (p->delay_ms && nanosleep(&ts, &ts) != 0)
+        ;
+}
+
 static void *s_worker(void *arg)
 {
     wh_precheck_pool_t *p = ((s_arg_t *)arg)->pool;
@@ -192,6 +211,7 @@ static void *s_worker(void *arg)
                                            &q->a.ub_first)
                     : WH_EPARSE;
         unsigned long long us = s_now_us() - t0;
+        s_test_delay(p);
         pthread_mutex_lock(&p->mu);
         if (s_post(j, q, us)) {
             pthread_mutex_unlock(&p->mu);
@@ -234,6 +254,7 @@ static wh_precheck_pool_t *s_pool_start(void)
         return NULL;
     pthread_mutex_init(&p->mu, NULL);
     pthread_cond_init(&p->cv, NULL);
+    p->delay_ms = s_test_delay_ms();
     int want = s_thread_count();
     for (int i = 0; i < want; i++) {
         p->arg[i] = (s_arg_t){p, i};

@@ -21,6 +21,10 @@
  * owner's loop polls. Each job's queue is kept in tag order (the owner's
  * candidate ids: a round's candidates in canonical order before the
  * speculated ones), and workers serve the jobs in turn.
+ *
+ * TEST ONLY: WH_TEST_FRONTEND_DELAY_MS=N (read when the pool starts; unset
+ * or 0 by default) holds every answer back N ms, so a test can make the
+ * front end slower than any dispatch (tests/e2e/ub_race.sh).
  */
 #ifndef WH_PRECHECK_POOL_H
 #define WH_PRECHECK_POOL_H
