@@ -123,6 +123,7 @@ struct wh_reduction {
         int running;        /* left running by a decided chain: never cancelled */
         uint64_t disp_ms;   /* when a slot took it (wh_now_ms; 0: unknown) */
         int waited;         /* a chain waited for it once (s_wait_due): never again */
+        int pre;            /* the precheck's answer once it came (RED_PRE_*), for the record */
     } *spec;
     int nspec, capspec;
     /* speculations judged before the walk came to their round: the slot
@@ -131,6 +132,7 @@ struct wh_reduction {
         char key[65];
         char *node, *report;
         uint64_t ms, build_ms, test_ms, end_ms;
+        int pre;            /* the precheck's answer (RED_PRE_*), for the record */
     } *spec_done;
     int ndone, capdone;
     int speculated, spec_used;
@@ -416,6 +418,13 @@ int red_ubguard_dispatch(wh_reduction_t *r, int i);
  * so no slot dispatch parses it again. 1 when kept (or known), 0 when the
  * guard does not take it (off, not on with --precheck on, fail < 0). */
 int red_ubguard_learn(wh_reduction_t *r, const char *key, int fail, const char *msg);
+/* Before a speculation (key, text) goes out: 1 when the guard finds it
+ * UBGuard, and then it is never built (its round's verdict is UBGuard at
+ * any slot count). parse 0: only an answer kept by key counts (the
+ * precheck's parse is still to answer); 1: the guard parses it now. 0
+ * when not UBGuard, unknown (parse 0), off, or --precheck audit. */
+int red_ubguard_ahead(wh_reduction_t *r, const char *key, const char *text, size_t len,
+                      int parse);
 /* Before the round's winner is taken: every Preserved candidate the guard
  * has not checked is checked now (no budget: acceptance waits for it). */
 void red_ubguard_settle(wh_reduction_t *r);

@@ -411,7 +411,12 @@ static void s_answer_cand(wh_reduction_t *r, red_cand_t *c, wh_precheck_answer_t
     c->ready = 1;
 }
 
-/* An answer for speculated candidate k: queued, unless predicted. */
+/* An answer for speculated candidate k: queued, unless predicted or
+ * UBGuard. The same parse's word on the guard decides before it goes out
+ * (the guard itself when the parse gave none): a speculation the guard
+ * holds is never built, as a round's candidate is not (queued regardless,
+ * it was built whenever a slot was idle to judge it ahead and its check
+ * answered before its round came: a verdict that depended on the slots). */
 static void s_answer_spec(wh_reduction_t *r, int k, const wh_precheck_answer_t *a)
 {
     struct red_spec *sp = &r->spec[k];
@@ -424,6 +429,11 @@ static void s_answer_spec(wh_reduction_t *r, int k, const wh_precheck_answer_t *
     }
     if (ok)
         (void)red_ubguard_learn(r, sp->key, a->ub, a->ub_first);
+    if (red_ubguard_ahead(r, sp->key, a->text, a->len, 1)) {
+        r->spec[k] = r->spec[--r->nspec]; /* its round asks the guard's kept answer */
+        return;
+    }
+    sp->pre = ok ? RED_PRE_PASS : RED_PRE_NONE;
     r->pc_unchecked += !ok;
     if (wh_pool_submit(r->pool, r->pool_id, sp->id, a->text, a->len, 0) == 0)
         r->speculated++;

@@ -199,6 +199,7 @@ static void s_claim_spec_done(wh_reduction_t *r)
                 c->build_ms = d->build_ms;
                 c->test_ms = d->test_ms;
                 c->end_ms = d->end_ms;
+                c->pre = d->pre;
                 r->extra--;
                 r->evaluated--;
                 r->spec_used++;
@@ -224,6 +225,8 @@ static int s_adopt_spec(wh_reduction_t *r, red_cand_t *c)
             c->submitted = !c->checking;
             c->dispatched = r->spec[k].running;
             c->disp_ms = r->spec[k].running ? r->spec[k].disp_ms : 0;
+            if (!c->checking)
+                c->pre = r->spec[k].pre; /* answered before its round came */
             r->spec[k] = r->spec[--r->nspec];
             r->spec_used++;
             return 1;
@@ -420,7 +423,10 @@ static void s_speculate(wh_reduction_t *r)
         const char *kp = key;
         if (!known)
             wh_cache_mget(r->cache, &kp, 1, &v);
-        if (!known && v == WH_V_NONE && s_spec_predicted(r, key)) {
+        /* Predicted BuildFailed, or UBGuard by the guard's kept answer:
+         * never built, so not judged ahead either. */
+        if (!known && v == WH_V_NONE &&
+            (s_spec_predicted(r, key) || red_ubguard_ahead(r, key, txt, len, 0))) {
             free(txt);
             continue;
         }
@@ -434,6 +440,12 @@ static void s_speculate(wh_reduction_t *r)
             int pre = red_precheck_spec(r, id, txt, len);
             if (pre != 0)
                 txt = NULL; /* taken */
+            /* Not to the front end's threads: the guard answers now, before
+             * it goes out (a UBGuard is never built, at any slot count). */
+            if (pre == 0 && red_ubguard_ahead(r, key, txt, len, 1)) {
+                free(txt);
+                continue;
+            }
             if (pre > 0 || (pre == 0 && wh_pool_submit(r->pool, r->pool_id, id, txt, len, 0) == 0)) {
                 r->spec[r->nspec] = (struct red_spec){.id = id, .checking = pre > 0};
                 memcpy(r->spec[r->nspec].key, key, 65);
@@ -480,6 +492,7 @@ static void s_keep_judged(wh_reduction_t *r, red_cand_t *c)
     d->build_ms = c->build_ms;
     d->test_ms = c->test_ms;
     d->end_ms = c->end_ms;
+    d->pre = c->pre;
     r->extra++;
     r->evaluated++;
 }
@@ -705,7 +718,7 @@ static void s_settle(wh_reduction_t *r)
         }
         struct red_spec *sp = &r->spec[r->nspec++];
         *sp = (struct red_spec){.id = c->eval_id, .exact = c->exact, .delta = c->delta,
-                                .running = 1, .disp_ms = c->disp_ms};
+                                .running = 1, .disp_ms = c->disp_ms, .pre = c->pre};
         memcpy(sp->key, c->key, 65);
     }
 }

@@ -6,10 +6,13 @@
  * Its verdict is WH_V_UB_GUARD, a coordinator-only name that is never
  * cached (a build's Preserved stays in the cache as what the build said;
  * the guard is asked again, in milliseconds, whenever the candidate comes
- * back). Two hooks: when a slot takes a candidate (one found then is not
- * built) and before a round's winner is taken (every Preserved verdict, whether
- * built, cached or speculated, is checked before the walk accepts it). Part
- * of the reduce module (reduce_int.h); runs on the pool's thread.
+ * back). Three hooks: when a slot takes a candidate (one found then is not
+ * built), before a speculation goes out (red_ubguard_ahead: one found then
+ * is never built, so a candidate's verdict does not depend on whether a
+ * slot was idle to judge it ahead), and before a round's winner is taken
+ * (every Preserved verdict, whether built, cached or speculated, is checked
+ * before the walk accepts it). Part of the reduce module (reduce_int.h);
+ * runs on the pool's thread.
  */
 #define _GNU_SOURCE
 #include "reduce_int.h"
@@ -93,6 +96,16 @@ int red_ubguard_learn(wh_reduction_t *r, const char *key, int fail, const char *
     return 1;
 }
 
+/* The guard broke down on a check (rc): it is off from here, said once. */
+static void s_broke(wh_reduction_t *r, int rc)
+{
+    if (r->ub_off)
+        return;
+    r->ub_off = strdup(wh_ubguard_why(r->ub) ? wh_ubguard_why(r->ub) : wh_strerror(rc));
+    wh_record_log(r->rec, "UB guard: off from here: %s", r->ub_off);
+    red_out(r, "UB guard off from here: %s\n", r->ub_off ? r->ub_off : "");
+}
+
 /* Asks the guard about candidate i; 0 when the guard just broke down (it
  * is off from then on, said once). */
 static int s_check(wh_reduction_t *r, int i)
@@ -121,11 +134,7 @@ static int s_check(wh_reduction_t *r, int i)
         e->msg = msg ? strdup(msg) : NULL;
     }
     if (rc < 0) {
-        if (!r->ub_off) {
-            r->ub_off = strdup(wh_ubguard_why(r->ub) ? wh_ubguard_why(r->ub) : wh_strerror(rc));
-            wh_record_log(r->rec, "UB guard: off from here: %s", r->ub_off);
-            red_out(r, "UB guard off from here: %s\n", r->ub_off ? r->ub_off : "");
-        }
+        s_broke(r, rc);
         return 0;
     }
     c->ub = rc ? RED_PRE_FAIL : RED_PRE_PASS;
@@ -161,6 +170,34 @@ int red_ubguard_dispatch(wh_reduction_t *r, int i)
         return 0;
     c->predicted = 1; /* not built */
     return 1;
+}
+
+int red_ubguard_ahead(wh_reduction_t *r, const char *key, const char *text, size_t len,
+                      int parse)
+{
+    if (!wh_ubguard_enabled(r->ub) || r->job.precheck == WH_PRECHECK_AUDIT)
+        return 0;
+    struct red_femo *e = red_femo_find(r, key, 0);
+    if (e && e->ub >= 0) {
+        r->ubm_hits++;
+        return e->ub;
+    }
+    if (!parse)
+        return 0;
+    char *msg = NULL;
+    int rc = wh_ubguard_check(r->ub, text, len, &msg);
+    if (rc < 0) {
+        s_broke(r, rc); /* off from here: every candidate goes unguarded alike */
+        return 0;
+    }
+    if ((e = red_femo_find(r, key, 1)) != NULL) { /* the round that comes to it asks here */
+        e->ub = rc != 0;
+        free(e->msg);
+        e->msg = msg;
+        msg = NULL;
+    }
+    free(msg);
+    return rc != 0;
 }
 
 void red_ubguard_settle(wh_reduction_t *r)

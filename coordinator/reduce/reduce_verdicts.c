@@ -472,6 +472,7 @@ static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m,
         d->build_ms = m->build_ms;
         d->test_ms = m->test_ms;
         d->end_ms = wh_now_ms() - r->t0;
+        d->pre = r->spec[k].pre;
         d->report = NULL;
         if (m->report_len) {
             d->report = wh_strdup_printf("e%04llu.report", (unsigned long long)id);
