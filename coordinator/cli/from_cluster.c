@@ -262,6 +262,10 @@ int wh_from_cluster(const wh_job_t *jobs, size_t n, const wh_job_t *tmpl,
         runs[i] = first[i].code == 0 ? first[i].run : NULL;
     if (!code && wh_from_plan_make(&p, jobs, runs, n))
         code = 4;
+    wh_seen_t hist = {0};
+    if (!code && wh_from_plan_order(&p, jobs, out, NULL, &hist))
+        code = 4; /* submitted in priority order: the coordinator starts them first come */
+    wh_seen_clear(&hist);
     if (!code && !(res = calloc(p.nred, sizeof *res)))
         code = 4;
     if (code == 4)

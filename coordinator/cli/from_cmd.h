@@ -16,6 +16,7 @@
 #include <stdint.h>
 
 #include "job.h"
+#include "priority.h"
 
 /* What a cluster said of one job of a batch. */
 typedef struct {
@@ -117,6 +118,14 @@ typedef struct {
  * groups ("Groups before reducing: ..."). 0 or WH_ENOMEM. */
 int wh_from_plan_make(wh_from_plan_t *p, const wh_job_t *jobs, char *const *runs, size_t n);
 void wh_from_plan_free(wh_from_plan_t *p);
+/* The order a plan's reductions go in (priority.h): p->red sorted, larger
+ * groups first, then newer root causes by the history in out (read, and
+ * this night's keys added), then the smaller test; p->slot follows. With
+ * seen (nred entries, may be NULL): each reduction's first-seen date in
+ * hist, NULL new. The order printed ("Reducing in this order: ...").
+ * 0, or WH_ENOMEM. */
+int wh_from_plan_order(wh_from_plan_t *p, const wh_job_t *jobs, const char *out,
+                       const char **seen, wh_seen_t *hist);
 int wh_from_grouped(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
                     const wh_buf_t *missing);
 

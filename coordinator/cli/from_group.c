@@ -172,69 +172,65 @@ static int s_first_runs(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
     return code;
 }
 
-/* The order the groups are reduced in (priority.h): red[0, nred) and
- * their indexes into jobs (idx) sorted, with each one's date in the
- * history of OUT (seen, NULL: new); the order printed; this night's root
- * causes added to the history. 0, or WH_ENOMEM. */
-static int s_prioritize(const wh_job_t *jobs, size_t n, const size_t *rep, char **keys,
-                        const int *size, wh_job_t *red, size_t *idx, size_t nred,
-                        const char **seen, wh_seen_t *hist)
+int wh_from_plan_order(wh_from_plan_t *p, const wh_job_t *jobs, const char *out,
+                       const char **seen, wh_seen_t *hist)
 {
-    const char *out = jobs[0].out ? jobs[0].out : "whittle-runs";
+    size_t n = p->n, nred = p->nred;
     char *warn = NULL, now[32];
-    if (wh_seen_load(out, hist, &warn) != 0) {
+    if (out && wh_seen_load(out, hist, &warn) != 0) { /* no out: no history */
         fflush(stdout);
         fprintf(stderr, "whittle: warning: %s\n", warn ? warn : "cannot read the history");
     }
     free(warn);
     wh_prio_item_t *it = calloc(nred ? nred : 1, sizeof *it);
     size_t *order = calloc(nred ? nred : 1, sizeof *order);
-    size_t *oidx = calloc(nred ? nred : 1, sizeof *oidx);
-    wh_job_t *ored = calloc(nred ? nred : 1, sizeof *ored);
-    if (!it || !order || !oidx || !ored) {
-        free(it), free(order), free(oidx), free(ored);
+    size_t *ored = calloc(nred ? nred : 1, sizeof *ored);
+    if (!it || !order || !ored) {
+        free(it), free(order), free(ored);
         return WH_ENOMEM;
     }
     for (size_t k = 0; k < nred; k++) {
-        size_t i = idx[k];
+        size_t i = p->red[k];
         it[k].members = 0;
         for (size_t j = 0; j < n; j++)
-            it[k].members += rep[j] == i;
+            it[k].members += p->rep[j] == i;
         it[k].members = it[k].members ? it[k].members : 1;
-        it[k].first_seen = wh_seen_get(hist, keys[i]);
-        it[k].size = size[i];
+        it[k].first_seen = wh_seen_get(hist, p->key[i]);
+        it[k].size = p->size[i];
     }
     wh_prio_order(it, nred, order);
     wh_buf_t b = WH_BUF_INIT;
     wh_buf_puts(&b, "Reducing in this order:");
     for (size_t k = 0; k < nred; k++) {
         const wh_prio_item_t *x = &it[order[k]];
-        ored[k] = red[order[k]];
-        oidx[k] = idx[order[k]];
-        seen[k] = x->first_seen;
-        wh_buf_printf(&b, "%s %zu. %s (%zu failure%s, %s%s)", k ? "," : "", k + 1, ored[k].test,
-                      x->members, x->members == 1 ? "" : "s",
+        ored[k] = p->red[order[k]];
+        if (seen)
+            seen[k] = x->first_seen;
+        wh_buf_printf(&b, "%s %zu. %s (%zu failure%s, %s%s)", k ? "," : "", k + 1,
+                      jobs[ored[k]].test, x->members, x->members == 1 ? "" : "s",
                       x->first_seen ? "first seen " : "new", x->first_seen ? x->first_seen : "");
     }
     printf("%s\n", b.buf ? b.buf : "Reducing in this order:");
+    fflush(stdout);
     wh_buf_free(&b);
-    memcpy(red, ored, nred * sizeof *red);
-    memcpy(idx, oidx, nred * sizeof *idx);
+    for (size_t k = 0; k < nred; k++) {
+        p->red[k] = ored[k];
+        p->slot[ored[k]] = k;
+    }
     /* this night's root causes, for the next nights (seen[] points into
      * hist: the dates are copied first) */
     wh_seen_t add = {0};
     wh_seen_now(now);
     for (size_t i = 0; i < n; i++)
-        if (keys[i] && wh_seen_add(&add, keys[i], now))
+        if (p->key[i] && wh_seen_add(&add, p->key[i], now))
             break;
-    int rc = wh_seen_save(out, &add);
-    if (rc != 0) {
+    if (out && (wh_mkdir_p(out) != 0 || wh_seen_save(out, &add) != 0)) {
         fflush(stdout);
-        fprintf(stderr, "whittle: warning: cannot write %s/%s (%s): this night's root causes "
-                        "are not remembered\n", out, WH_SEEN_FILE, wh_strerror(rc));
+        fprintf(stderr, "whittle: warning: cannot write %s/%s: the next night sees every "
+                        "failure as new\n", out, WH_SEEN_FILE);
     }
     wh_seen_clear(&add);
-    free(it), free(order), free(oidx), free(ored);
+    free(it), free(order), free(ored);
     return 0;
 }
 
@@ -244,12 +240,11 @@ int wh_from_grouped(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
     uint64_t t0 = wh_now_ms();
     wh_seen_t hist = {0};
     const char **seen = calloc(n, sizeof *seen), **fdir = calloc(n, sizeof *fdir);
-    size_t *idx = calloc(n, sizeof *idx);
     s_first_t f = {n, calloc(n, sizeof(char *)), 0};
     char **runs = calloc(n, sizeof *runs);
     wh_job_t *red = calloc(n, sizeof *red);
     wh_from_member_t *mem = calloc(n, sizeof *mem);
-    int code = f.dir && runs && red && mem && seen && fdir && idx ? 0 : 4;
+    int code = f.dir && runs && red && mem && seen && fdir ? 0 : 4;
     if (code)
         fprintf(stderr, "whittle: error: %s\n", wh_strerror(WH_ENOMEM));
     if (!code)
@@ -265,17 +260,14 @@ int wh_from_grouped(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
     }
     if (!code) {
         size_t nmem = 0;
-        for (size_t k = 0; k < p.nred; k++) {
-            idx[k] = p.red[k];
-            red[k] = jobs[p.red[k]]; /* a shallow copy, read only */
-        }
-        if (s_prioritize(jobs, n, p.rep, p.key, p.size, red, idx, p.nred, seen, &hist) != 0) {
+        if (wh_from_plan_order(&p, jobs, jobs[0].out ? jobs[0].out : "whittle-runs", seen,
+                               &hist) != 0) {
             fprintf(stderr, "whittle: error: %s\n", wh_strerror(WH_ENOMEM));
             code = 4;
         }
-        for (size_t k = 0; k < p.nred; k++) { /* the reductions' places, in priority order */
-            p.slot[idx[k]] = k;
-            fdir[k] = f.dir[idx[k]];
+        for (size_t k = 0; k < p.nred; k++) { /* in priority order */
+            red[k] = jobs[p.red[k]]; /* a shallow copy, read only */
+            fdir[k] = f.dir[p.red[k]];
         }
         for (size_t i = 0; i < n; i++)
             if (p.rep[i] != i && p.has_fp[i])
@@ -290,7 +282,7 @@ int wh_from_grouped(const wh_job_t *jobs, size_t n, const wh_from_opts_t *o,
         free(runs ? runs[i] : NULL);
     }
     free(f.dir), free(runs), free(red), free(mem);
-    free(seen), free(fdir), free(idx);
+    free(seen), free(fdir);
     wh_seen_clear(&hist);
     return code;
 }

@@ -56,6 +56,13 @@ check_eq "cluster: stderr" "$(cat "$T/c.err")" ""
 check_eq "the client sees no run folder" "$(ls -A "$T/runs")" ""
 check_eq "cluster: the count" "$(grep '^Groups before reducing' "$T/c.out")" \
     "Groups before reducing: 9 failing tests, 4 groups, 4 reductions"
+# submitted in priority order (larger groups first; the coordinator starts them first come)
+check_eq "cluster: the order" "$(grep '^Reducing in this order' "$T/c.out")" \
+    "$(grep '^Reducing in this order' "$T/g.out")"
+check_eq "cluster: submitted in that order" \
+    "$(grep '^\[[0-9]/4\] test_.*: job [0-9]$' "$T/c.out" | sed 's/^\[[0-9]\/4\] \(test_[a-z_]*\).*/\1/' | tr '\n' ' ')" \
+    "$(grep '^Reducing in this order' "$T/c.out" | grep -o '[0-9]\. test_[a-z_]*' | sed 's/^[0-9]\. //' | tr '\n' ' ')"
+[ -s "$T/client/night/night-seen.json" ] && pass "the history beside the report" || fail "no night-seen.json"
 check_eq "cluster: 4 reductions submitted" "$(grep -c '^\[[0-9]/4\] test_.*: job [0-9]$' "$T/c.out")" 4
 check_eq "cluster: 4 answers" "$(grep -c '^Run folder: ' "$T/c.out")" 4
 check_eq "cluster: the same groups as embedded" \
