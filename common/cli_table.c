@@ -172,7 +172,8 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "the time since the batch began. When spent, the reductions running stop with their "
      "best answers so far (verified afresh, partial), those not started are skipped "
      "(\"skipped: batch budget spent\"); exit status 6. Groups are reduced larger first, "
-     "then newer root causes (OUT/night-seen.json), then the smaller test."},
+     "then newer root causes (OUT/night-seen.json), then the smaller test. Through --cluster "
+     "the client keeps the account and submits the reductions one at a time."},
     {WH_CLI_REDUCE, "reference", 0, "DIR|GIT-REV|auto|none",
      "A version without the bug (a folder or a git revision of the project): checks that the "
      "reduced test still passes there (the fault is kept). auto, the default in a git project: "

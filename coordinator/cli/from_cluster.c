@@ -57,8 +57,60 @@ static int s_submit(const wh_job_t *jobs, const size_t *idx, size_t m, const cha
 static void s_results_free(wh_from_result_t *res, size_t m)
 {
     for (size_t k = 0; res && k < m; k++)
-        free(res[k].run);
+        free(res[k].run), free(res[k].skip);
     free(res);
+}
+
+/* A whole number of a run summary's summary.json, or 0. */
+static int s_run_spent(const char *run)
+{
+    json_t *o = run ? json_loads(run, 0, NULL) : NULL;
+    json_t *v = json_object_get(json_object_get(o, "summary"), "evaluated");
+    int n = json_is_integer(v) && json_integer_value(v) > 0 ? (int)json_integer_value(v) : 0;
+    json_decref(o);
+    return n;
+}
+
+/* --batch-budget through a cluster. The coordinator knows no batch, so
+ * this client keeps its account: the plan's reductions go one at a time,
+ * in priority order, each with what is left of the batch as its own
+ * --budget (the smaller of the two), and what each spent (its walk's
+ * builds, from its run summary) is taken off; once the batch is spent,
+ * the rest are not submitted (res[k].skip says why). Each job's walk
+ * still spreads over every slot; the batch's jobs no longer run side by
+ * side. spent: the first runs' builds (one each). Returns the worst
+ * status, WH_EXIT_PARTIAL at least when one was skipped. */
+static int s_submit_budgeted(const wh_job_t *jobs, const wh_from_plan_t *p, const char *out,
+                             const wh_from_opts_t *o, int spent, uint64_t t0,
+                             wh_from_result_t *res)
+{
+    const wh_spend_t *bb = &o->batch_budget;
+    int worst = 0;
+    for (size_t k = 0; k < p->nred && !(o->interrupted && *o->interrupted); k++) {
+        char why[200];
+        uint64_t el = wh_now_ms() - t0;
+        if (wh_spend_batch_over(bb, spent, el, why, sizeof why)) {
+            const char *rest = !strncmp(why, "batch budget ", 13) ? why + 13 : why;
+            res[k].skip = wh_strdup_printf("batch budget spent (%s)", rest);
+            res[k].code = WH_EXIT_PARTIAL;
+            printf("[%zu/%zu] %s (%s): skipped: %s\n", k + 1, p->nred, jobs[p->red[k]].test,
+                   jobs[p->red[k]].file, res[k].skip);
+            worst = wh_exit_worst(worst, WH_EXIT_PARTIAL);
+            continue;
+        }
+        wh_job_t j = jobs[p->red[k]]; /* a shallow copy, read only */
+        if (bb->builds && (!j.budget.builds || bb->builds - spent < j.budget.builds))
+            j.budget.builds = bb->builds - spent;
+        if (bb->ms && (!j.budget.ms || bb->ms - el < j.budget.ms))
+            j.budget.ms = bb->ms - el;
+        printf("[%zu/%zu] %s: on what is left of the batch budget\n", k + 1, p->nred, j.test);
+        size_t one = 0;
+        int code = s_submit(&j, &one, 1, out, o, WH_FROM_GROUPED, &res[k]);
+        worst = wh_exit_worst(worst, code);
+        spent += s_run_spent(res[k].run);
+    }
+    fflush(stdout);
+    return worst;
 }
 
 /* The folder the client writes the night's report to: --out as typed,
@@ -93,9 +145,14 @@ static char *s_local_out(const wh_job_t *tmpl)
 }
 
 /* A reduced failure's state in the report, and why when it has no answer. */
-static const char *s_state(int code, char **why)
+static const char *s_state(const wh_from_result_t *e, char **why)
 {
+    int code = e->code;
     *why = NULL;
+    if (e->skip) {
+        *why = strdup(e->skip);
+        return "skipped";
+    }
     if (code == 0)
         return "reduced";
     if (code == WH_EXIT_PARTIAL)
@@ -149,12 +206,15 @@ static void s_night(const wh_job_t *jobs, size_t n, const size_t *rep, const siz
                               NULL};
         if (slot[i] < nred) {
             const wh_from_result_t *e = &res[slot[i]];
-            r->state = s_state(e->code, &why[i]);
+            r->state = s_state(e, &why[i]);
             r->why = why[i];
             r->run = e->run;
             r->dir = dir[i] = s_run_str(e->run, "dir");
-            if (e->run && groups[g].rep < 0 && rep[i] == i)
+            if ((e->run || e->skip) && groups[g].rep < 0 && rep[i] == i)
                 groups[g].rep = (int)i;
+        } else if (slot[rep[i]] < nred && res[slot[rep[i]]].skip) {
+            r->state = "skipped";
+            r->why = res[slot[rep[i]]].skip;
         } else if (slot[rep[i]] >= nred || res[slot[rep[i]]].code != 0) {
             r->why = "its group's test has no verified answer: reduce it with --each";
         }
@@ -190,7 +250,10 @@ static void s_members(const wh_job_t *jobs, size_t n, const wh_from_plan_t *p,
             continue;
         const wh_from_result_t *e = &res[p->slot[p->rep[i]]];
         char *run = e->code == 0 ? s_run_str(e->run, "run") : NULL;
-        if (e->code == 0)
+        if (e->skip)
+            printf("  %s (%s): grouped with %s, skipped with it: %s\n", jobs[i].test,
+                   jobs[i].file, jobs[p->rep[i]].test, e->skip);
+        else if (e->code == 0)
             printf("  %s (%s): grouped with %s, whose reduced test answers it%s%s%s\n",
                    jobs[i].test, jobs[i].file, jobs[p->rep[i]].test,
                    run ? ": run " : "", run ? run : "", run ? " on the coordinator" : "");
@@ -213,7 +276,10 @@ static int s_each(const wh_job_t *jobs, size_t n, const wh_job_t *tmpl, const wh
     int code = idx && rep && res && keys && lines && size ? 0 : 4;
     for (size_t i = 0; !code && i < n; i++)
         idx[i] = i;
-    if (!code)
+    wh_from_plan_t all = {.n = n, .red = idx, .nred = n}; /* each its own reduction */
+    if (!code && (o->batch_budget.builds || o->batch_budget.ms))
+        code = s_submit_budgeted(jobs, &all, tmpl->out, o, 0, wh_now_ms(), res);
+    else if (!code)
         code = s_submit(jobs, idx, n, tmpl->out, o, WH_FROM_EACH, res);
     else
         fprintf(stderr, "whittle: error: %s\n", wh_strerror(WH_ENOMEM));
@@ -235,6 +301,7 @@ static int s_each(const wh_job_t *jobs, size_t n, const wh_job_t *tmpl, const wh
 int wh_from_cluster(const wh_job_t *jobs, size_t n, const wh_job_t *tmpl,
                     const wh_from_opts_t *o, const wh_buf_t *missing)
 {
+    uint64_t t0 = wh_now_ms(); /* the batch's start, for --batch-budget time= */
     char *out = s_local_out(tmpl);
     if (o->each || n < 2) {
         int code = s_each(jobs, n, tmpl, o, missing, out);
@@ -271,7 +338,9 @@ int wh_from_cluster(const wh_job_t *jobs, size_t n, const wh_job_t *tmpl,
     if (code == 4)
         fprintf(stderr, "whittle: error: %s\n", wh_strerror(WH_ENOMEM));
     if (!code) {
-        code = s_submit(jobs, p.red, p.nred, tmpl->out, o, WH_FROM_GROUPED, res);
+        code = o->batch_budget.builds || o->batch_budget.ms
+                   ? s_submit_budgeted(jobs, &p, tmpl->out, o, (int)n, t0, res)
+                   : s_submit(jobs, p.red, p.nred, tmpl->out, o, WH_FROM_GROUPED, res);
         if (!(o->interrupted && *o->interrupted)) {
             s_members(jobs, n, &p, res);
             s_night(jobs, n, p.rep, p.slot, p.nred, p.line, res, missing, out);

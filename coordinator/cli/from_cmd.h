@@ -22,6 +22,7 @@
 typedef struct {
     int code;  /* its exit status (after this client's own check of the answer, if any) */
     char *run; /* the run's summary (night.h's run JSON), checked on receipt; NULL: none */
+    char *skip; /* never submitted: why (the batch budget was spent), else NULL */
 } wh_from_result_t;
 
 /* How a batch's jobs go to a cluster. */

@@ -462,9 +462,7 @@ static int s_batch_budget_ok(const char *cluster)
     if (!s_from_opt.junit && !s_from_opt.ctest)
         return s_die(2, "--batch-budget is for a batch (--from-ctest, --from-junit); one job "
                      "takes --budget");
-    if (cluster)
-        return s_die(2, "--batch-budget with --cluster: not supported yet (the coordinator does "
-                     "not know a batch); give each job --budget");
+    (void)cluster; /* through a cluster, the client keeps the batch's account (from_cluster.c) */
     return 0;
 }
 
@@ -860,7 +858,7 @@ static int s_cluster_run(const char *endpoint, char **jobs_json, const char *con
     wh_progress_begin(wh_progress_mode_auto(quiet),
                       ps && atoi(ps) > 0 ? (unsigned)atoi(ps) * 1000u : 10000u);
     for (int i = 0; res && i < n; i++)
-        res[i] = (wh_from_result_t){4, NULL}; /* until its end comes */
+        res[i] = (wh_from_result_t){4, NULL, NULL}; /* until its end comes */
     s_dirs_t d = {NULL, 0, jobs_json, res, mode};
     wh_client_t c = {s, mon, endpoint, &s_interrupted, quiet, s_on_result, &d, s_on_end,
                      mode == WH_FROM_FIRST};

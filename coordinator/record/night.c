@@ -158,7 +158,10 @@ int wh_night_run_check(const char *text, size_t len, char **err)
     static const char *const counts[] = {"statements_before", "statements_after", "evaluated"};
     for (size_t k = 0; !rc && k < sizeof counts / sizeof *counts; k++)
         rc = s_want(sum, counts[k], JSON_INTEGER, 1, "summary.", err);
-    rc = rc ? rc : s_want(sum, "partial", JSON_TRUE, 1, "summary.", err);
+    /* partial: false, or why the walk stopped (record.c) */
+    const json_t *pa = json_object_get(sum, "partial");
+    if (!rc && pa && !json_is_false(pa) && !json_is_null(pa))
+        rc = s_want(sum, "partial", JSON_STRING, 1, "summary.", err);
     rc = rc ? rc : s_want(sum, "verified", JSON_TRUE, 1, "summary.", err);
     rc = rc ? rc : s_want(sum, "fingerprint", JSON_OBJECT, 1, "summary.", err);
     static const char *const fpk[] = {"test", "kind", "message", "location"};

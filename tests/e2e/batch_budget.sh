@@ -81,9 +81,6 @@ out=$("$WHITTLE" reduce --project "$P" --file tests/test_night.c --test test_max
     --batch-budget builds=3 2>&1 >/dev/null); rc=$?
 check_eq "--batch-budget for one job: refused" "$rc: $out" \
     "2: whittle: error: --batch-budget is for a batch (--from-ctest, --from-junit); one job takes --budget"
-out=$("$WHITTLE" reduce --from-ctest "$B" --project "$P" --cluster tcp://127.0.0.1:9 --out bad \
-    --batch-budget builds=3 2>&1 >/dev/null); rc=$?
-check_eq "--batch-budget with --cluster: refused" "$rc: $out" \
-    "2: whittle: error: --batch-budget with --cluster: not supported yet (the coordinator does not know a batch); give each job --budget"
+# Through a cluster: tests/e2e/cluster_night.sh.
 [ -e "$T/bad" ] && fail "a refused batch budget made a run folder" || pass "a refused batch budget made no run folder"
 finish

@@ -101,6 +101,28 @@ check_eq "coordinator: 9 first runs" "$(in_coord ls "$T/runs/night/.first-runs" 
 check_eq "coordinator: 4 reductions" "$(in_coord ls "$T/runs/night" | grep -vc '^latest$')" 4
 check_eq "coordinator: each representative's fingerprint from the cache" \
     "$(in_coord sh -c "grep -l '^fingerprint from the cache' $T/runs/night/test_*/run.log" | wc -l)" 4
+
+# --batch-budget through the cluster: the client keeps the batch's
+# account (a job of its own: another --test-timeout, so no verdict of the
+# run above answers it; the 9 first runs count 9; the largest group's
+# reduction gets what is left, 3 builds, as its own budget), and the
+# groups after it are skipped with the reason; exit 6.
+(cd "$T/client" && "$WHITTLE" reduce --cluster "$EP" --insecure --from-ctest "$BD" --project "$P" \
+    --out budget --batch-budget builds=12 --test-timeout 61 > "$T/b.out" 2> "$T/b.err")
+rc=$?
+check_eq "batch budget: exit status" "$rc" 6
+check_eq "batch budget: stderr" "$(cat "$T/b.err")" ""
+NB="$T/client/budget/night.json"
+check_eq "batch budget: the largest group first, partial" \
+    "$(json "$NB" '.groups[] | select(.representative == "test_scale_ten") | .state')" "partial"
+check_eq "batch budget: the other groups skipped" \
+    "$(json "$NB" '[.groups[] | select(.representative != "test_scale_ten") | .state] | unique | join(",")')" "skipped"
+check_eq "batch budget: why" \
+    "$(json "$NB" '[.tests[] | select(.state == "skipped") | .why | startswith("batch budget spent (builds=12 spent: ")] | unique | join(",")')" "true"
+check_eq "batch budget: skipped, the 5 failures of those groups" \
+    "$(json "$NB" '[.tests[] | select(.state == "skipped")] | length')" 5
+grep -q "^\[2/4\] test_last_loop (tests/test_night.c): skipped: batch budget spent (builds=12 spent: " "$T/b.out" \
+    && pass "batch budget: skipped said" || fail "batch budget: no skipped line"
 check_eq "the project is unchanged" "$(tree_digest "$P")" "$digest"
 stop_all
 finish

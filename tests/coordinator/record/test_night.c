@@ -101,11 +101,17 @@ static void test_check_refuses(void)
     s_bad("{\"run\":\"r\",\"summary\":{\"statements_before\":-1}}",
           "'summary.statements_before' is not a whole number");
     s_bad("{\"run\":\"r\",\"summary\":{\"evaluated\":\"9\"}}", "'summary.evaluated'");
-    s_bad("{\"run\":\"r\",\"summary\":{\"partial\":1}}", "'summary.partial' is not true or false");
+    s_bad("{\"run\":\"r\",\"summary\":{\"partial\":1}}", "'summary.partial' is not a string");
+    s_bad("{\"run\":\"r\",\"summary\":{\"partial\":true}}", "'summary.partial' is not a string");
     s_bad("{\"run\":\"r\",\"summary\":{\"fingerprint\":{\"kind\":[]}}}",
           "'summary.fingerprint.kind' is not a string");
     s_bad("{\"run\":\"r\",\"run\":\"s\",\"summary\":{}}", "malformed");
     char *err = NULL;
+    /* a partial run says why its walk stopped (record.c): accepted */
+    static const char part[] = "{\"run\":\"r\",\"summary\":{\"partial\":\"builds=3 spent: 3 builds\"}}";
+    CHECK_EQ_INT(wh_night_run_check(part, sizeof part - 1, &err), 0);
+    free(err);
+    err = NULL;
     CHECK_EQ_INT(wh_night_run_check("{}", WH_NIGHT_RUN_MAX + 1, &err), WH_EPROTO);
     CHECK(err && strstr(err, "cap"));
     free(err);
