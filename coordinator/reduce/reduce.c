@@ -26,6 +26,7 @@
  */
 #define _GNU_SOURCE
 #include "reduce_int.h"
+#include "reduce_claims.h"
 
 #include <errno.h>
 #include <stdarg.h>

@@ -15,6 +15,7 @@
  * verdict of the cache is taken. Part of the reduce module (reduce_int.h).
  */
 #include "reduce_int.h"
+#include "reduce_audit.h"
 
 #include <stdio.h>
 
@@ -36,12 +37,12 @@ void red_cache_audit_round(wh_reduction_t *r)
             continue;
         /* The sample: verdicts from before this run (a slot of this run
          * judged the others; the claims check judges those it rests on). */
-        if (!r->audit_distrust &&
-            (r->audits >= (r->evaluated + S_PER_AUDIT - 1) / S_PER_AUDIT ||
+        if (!r->cache_audit.distrust &&
+            (r->cache_audit.audits >= (r->evaluated + S_PER_AUDIT - 1) / S_PER_AUDIT ||
              wh_trail_judged_here(r->trail, c->key)))
             continue;
-        if (!r->audit_distrust) {
-            r->audits++;
+        if (!r->cache_audit.distrust) {
+            r->cache_audit.audits++;
             c->audit_v = c->v;
         } else {
             distrusted++;
@@ -63,18 +64,24 @@ void red_cache_audit_answer(wh_reduction_t *r, red_cand_t *c)
     const char *slot = c->node ? c->node : "-";
     if (c->v != WH_V_PRESERVED) {
         /* Not Preserved either way: the walk would have gone the same. */
-        r->audits_differ++;
+        r->cache_audit.differ++;
         wh_record_log(r->rec, "audit: the cache said %s for %.12s, judged %s afresh on %s",
                       wh_verdict_name(was), c->key, wh_verdict_name(c->v), slot);
         return;
     }
-    r->audits_refuted++;
+    r->cache_audit.refuted++;
     wh_record_log(r->rec, "audit: the cache said %s for %.12s, judged Preserved afresh on %s: "
                   "the cache's negative verdicts are not taken for the rest of this run",
                   wh_verdict_name(was), c->key, slot);
-    if (!r->audit_distrust)
+    if (!r->cache_audit.distrust)
         red_tell(r, "Audit: a cached verdict was wrong (the cache said %s, Preserved afresh on "
                  "slot %s); no negative verdict of the cache is taken for the rest of this run\n",
                  wh_verdict_name(was), slot);
-    r->audit_distrust = 1;
+    r->cache_audit.distrust = 1;
+}
+
+void red_cache_audit_summary(const wh_reduction_t *r, wh_summary_t *s)
+{
+    s->audits = r->cache_audit.audits;
+    s->audits_refuted = r->cache_audit.refuted;
 }

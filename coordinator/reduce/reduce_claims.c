@@ -25,6 +25,7 @@
  */
 #define _GNU_SOURCE
 #include "reduce_int.h"
+#include "reduce_claims.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -41,25 +42,25 @@
 
 void red_claim_note(wh_reduction_t *r, const char *key, const char *judge, int unjudged)
 {
-    if (r->nseen == r->capseen) {
-        int cap = r->capseen ? 2 * r->capseen : 64;
-        struct red_seen *ns = realloc(r->seen, (size_t)cap * sizeof *ns);
+    if (r->claims.nseen == r->claims.capseen) {
+        int cap = r->claims.capseen ? 2 * r->claims.capseen : 64;
+        struct red_seen *ns = realloc(r->claims.seen, (size_t)cap * sizeof *ns);
         if (!ns) {
-            r->seen_lost = 1; /* the check then refuses to vouch (red_start_claims) */
+            r->claims.seen_lost = 1; /* the check then refuses to vouch (red_start_claims) */
             return;
         }
-        r->seen = ns;
-        r->capseen = cap;
+        r->claims.seen = ns;
+        r->claims.capseen = cap;
     }
-    struct red_seen *s = &r->seen[r->nseen];
+    struct red_seen *s = &r->claims.seen[r->claims.nseen];
     memcpy(s->key, key, 65);
     s->judge = judge ? strdup(judge) : NULL;
     s->unjudged = unjudged;
     if (judge && !s->judge) {
-        r->seen_lost = 1;
+        r->claims.seen_lost = 1;
         return;
     }
-    r->nseen++;
+    r->claims.nseen++;
 }
 
 const char *red_cached_judge(wh_reduction_t *r, const char *key)
@@ -75,9 +76,9 @@ const char *red_cached_judge(wh_reduction_t *r, const char *key)
  * verdict for it. */
 static const struct red_seen *s_seen(const wh_reduction_t *r, const char *key)
 {
-    for (int i = r->nseen; i-- > 0;)
-        if (memcmp(r->seen[i].key, key, 64) == 0)
-            return &r->seen[i];
+    for (int i = r->claims.nseen; i-- > 0;)
+        if (memcmp(r->claims.seen[i].key, key, 64) == 0)
+            return &r->claims.seen[i];
     return NULL;
 }
 
@@ -93,21 +94,21 @@ static void s_check_free(struct red_check *k)
 /* Forgets the checks (not the notes of what was seen). */
 static void s_checks_free(wh_reduction_t *r)
 {
-    for (int i = 0; i < r->nchecks; i++)
-        s_check_free(&r->checks[i]);
-    free(r->checks);
-    r->checks = NULL;
-    r->nchecks = r->checks_left = 0;
-    r->claims_queued = r->claims_early = 0;
+    for (int i = 0; i < r->claims.nchecks; i++)
+        s_check_free(&r->claims.checks[i]);
+    free(r->claims.checks);
+    r->claims.checks = NULL;
+    r->claims.nchecks = r->claims.checks_left = 0;
+    r->claims.queued = r->claims.early = 0;
 }
 
 void red_claims_free(wh_reduction_t *r)
 {
-    for (int i = 0; i < r->nseen; i++)
-        free(r->seen[i].judge);
-    free(r->seen);
-    r->seen = NULL;
-    r->nseen = r->capseen = 0;
+    for (int i = 0; i < r->claims.nseen; i++)
+        free(r->claims.seen[i].judge);
+    free(r->claims.seen);
+    r->claims.seen = NULL;
+    r->claims.nseen = r->claims.capseen = 0;
     s_checks_free(r);
 }
 
@@ -169,9 +170,9 @@ static int s_out(const wh_reduction_t *r, const char *slot)
 /* The check of the removal whose text has key, or NULL. */
 static struct red_check *s_check_of(wh_reduction_t *r, const char *key)
 {
-    for (int i = 0; i < r->nchecks; i++)
-        if (memcmp(r->checks[i].key, key, 64) == 0)
-            return &r->checks[i];
+    for (int i = 0; i < r->claims.nchecks; i++)
+        if (memcmp(r->claims.checks[i].key, key, 64) == 0)
+            return &r->claims.checks[i];
     return NULL;
 }
 
@@ -180,11 +181,11 @@ static struct red_check *s_check_of(wh_reduction_t *r, const char *key)
 static int s_add_with(wh_reduction_t *r, int u, const char *txt, size_t len, const char *key,
                       const char *judge, int unjudged)
 {
-    struct red_check *nk = realloc(r->checks, (size_t)(r->nchecks + 1) * sizeof *nk);
+    struct red_check *nk = realloc(r->claims.checks, (size_t)(r->claims.nchecks + 1) * sizeof *nk);
     if (!nk)
         return WH_ENOMEM;
-    r->checks = nk;
-    struct red_check *k = &r->checks[r->nchecks];
+    r->claims.checks = nk;
+    struct red_check *k = &r->claims.checks[r->claims.nchecks];
     memset(k, 0, sizeof *k);
     memcpy(k->key, key, 65);
     k->unit = u;
@@ -192,10 +193,10 @@ static int s_add_with(wh_reduction_t *r, int u, const char *txt, size_t len, con
     k->wanted = 1;
     if (judge && !(k->judge = strdup(judge)))
         return WH_ENOMEM;
-    r->nchecks++;
+    r->claims.nchecks++;
     int rc = s_submit(r, k, txt, len);
     if (rc == 0)
-        r->checks_left++;
+        r->claims.checks_left++;
     return rc;
 }
 
@@ -228,25 +229,25 @@ static int s_add_check(wh_reduction_t *r, int u, const uint8_t *conf)
 static void s_drop_unwanted(wh_reduction_t *r, const char *why)
 {
     int n = 0, early = 0;
-    for (int i = 0; i < r->nchecks; i++) {
-        struct red_check *k = &r->checks[i];
+    for (int i = 0; i < r->claims.nchecks; i++) {
+        struct red_check *k = &r->claims.checks[i];
         if (!k->wanted) {
-            r->early_dropped += k->base != NULL;
+            r->claims.early_dropped += k->base != NULL;
             if (!k->done) {
                 wh_pool_cancel(r->pool, r->pool_id, k->id);
-                r->checks_left--;
+                r->claims.checks_left--;
             }
             s_check_free(k);
             continue;
         }
         early += k->base != NULL;
-        r->checks[n++] = *k;
+        r->claims.checks[n++] = *k;
     }
-    if (n < r->nchecks)
-        wh_record_log(r->rec, "claims: %d check%s judged early dropped (%s)", r->nchecks - n,
-                      r->nchecks - n == 1 ? "" : "s", why);
-    r->nchecks = n;
-    r->claims_early = early;
+    if (n < r->claims.nchecks)
+        wh_record_log(r->rec, "claims: %d check%s judged early dropped (%s)", r->claims.nchecks - n,
+                      r->claims.nchecks - n == 1 ? "" : "s", why);
+    r->claims.nchecks = n;
+    r->claims.early = early;
 }
 
 /* Why beside the verify run and not after it: the checks are builds of
@@ -256,17 +257,17 @@ static void s_drop_unwanted(wh_reduction_t *r, const char *why)
  * the verify run finds it out, and a refuted answer makes them moot. */
 int red_queue_claims(wh_reduction_t *r)
 {
-    if (r->claims_queued)
+    if (r->claims.queued)
         return 0;
     if (r->partial) { /* --budget spent: the answer claims no minimality */
-        for (int i = 0; i < r->nchecks; i++)
-            r->checks[i].wanted = 0;
-        r->claims_queued = 1;
+        for (int i = 0; i < r->claims.nchecks; i++)
+            r->claims.checks[i].wanted = 0;
+        r->claims.queued = 1;
         s_drop_unwanted(r, "the budget is spent");
         wh_record_log(r->rec, "claims: not checked (a partial answer: %s)", r->partial);
         return 0;
     }
-    if (r->seen_lost) {
+    if (r->claims.seen_lost) {
         red_fail(r, 4, wh_strdup_printf("cannot check the negative verdicts: %s",
                                         wh_strerror(WH_ENOMEM)));
         return -1;
@@ -278,9 +279,9 @@ int red_queue_claims(wh_reduction_t *r)
         return -1;
     }
     int rc = 0;
-    for (int i = 0; i < r->nchecks; i++)
-        r->checks[i].wanted = 0; /* judged early: kept if the answer has them */
-    r->claims_queued = 1;
+    for (int i = 0; i < r->claims.nchecks; i++)
+        r->claims.checks[i].wanted = 0; /* judged early: kept if the answer has them */
+    r->claims.queued = 1;
     for (int u = 0; u < r->tree->n && rc == 0; u++) {
         if (removed[u])
             continue;
@@ -293,11 +294,11 @@ int red_queue_claims(wh_reduction_t *r)
         red_fail(r, 4, wh_strdup_printf("cannot queue the claims check: %s", wh_strerror(rc)));
         return -1;
     }
-    if (r->nchecks)
+    if (r->claims.nchecks)
         wh_record_log(r->rec, "claims: judging again afresh the %d removal%s of a kept unit "
                       "that a node judged not Preserved (or gave no verdict), beside the "
                       "verify run (%d started early, beside the walk's last chain)",
-                      r->nchecks, r->nchecks == 1 ? "" : "s", r->claims_early);
+                      r->claims.nchecks, r->claims.nchecks == 1 ? "" : "s", r->claims.early);
     return 0;
 }
 
@@ -326,7 +327,7 @@ static int s_unit_removed_from(const wh_tree_t *t, const uint8_t *fin, const uin
 void red_early_claims(wh_reduction_t *r)
 {
     const uint8_t *fin = r->chain ? wh_chain_final(r->chain) : NULL;
-    if (!fin || r->claims_queued || r->seen_lost)
+    if (!fin || r->claims.queued || r->claims.seen_lost)
         return;
     for (int i = 0; i < r->nc; i++) {
         const red_cand_t *c = &r->c[r->c[i].rep];
@@ -358,7 +359,7 @@ void red_early_claims(wh_reduction_t *r)
         }
         memcpy(k->base, fin, (size_t)r->tree->n);
         idle--;
-        r->early_sent++;
+        r->claims.early_sent++;
         wh_record_log(r->rec, "claims: removing unit %d, judged by %s: checked early, on an idle "
                       "slot beside the walk's last chain", u, judge);
     }
@@ -368,21 +369,21 @@ void red_early_claims(wh_reduction_t *r)
 void red_drop_claims(wh_reduction_t *r)
 {
     int out = 0;
-    for (int i = 0; i < r->nchecks; i++)
-        if (!r->checks[i].done) {
-            wh_pool_cancel(r->pool, r->pool_id, r->checks[i].id);
+    for (int i = 0; i < r->claims.nchecks; i++)
+        if (!r->claims.checks[i].done) {
+            wh_pool_cancel(r->pool, r->pool_id, r->claims.checks[i].id);
             out++;
         }
-    if (r->nchecks)
+    if (r->claims.nchecks)
         wh_record_log(r->rec, "claims: the answer was not verified; its %d check%s dropped "
-                      "(%d still out, cancelled)", r->nchecks, r->nchecks == 1 ? "" : "s", out);
+                      "(%d still out, cancelled)", r->claims.nchecks, r->claims.nchecks == 1 ? "" : "s", out);
     s_checks_free(r);
 }
 
 int red_is_claim(const wh_reduction_t *r, uint64_t id)
 {
-    for (int i = 0; i < r->nchecks; i++)
-        if (r->checks[i].id == id)
+    for (int i = 0; i < r->claims.nchecks; i++)
+        if (r->claims.checks[i].id == id)
             return 1;
     return 0;
 }
@@ -390,11 +391,11 @@ int red_is_claim(const wh_reduction_t *r, uint64_t id)
 /* A check refuted its verdict: the verdict, and its judge's others, go. */
 static void s_refuted(wh_reduction_t *r, struct red_check *k, const char *worker)
 {
-    r->claims_refuted++;
+    r->claims.refuted++;
     if (k->unjudged) {
         /* No verdict of anyone's was wrong: the walk kept the unit
          * because its run gave none. */
-        r->claims_news_now++;
+        r->claims.news_now++;
         wh_record_log(r->rec, "claims: removing unit %d is Preserved afresh on %s; the walk "
                       "kept it with no verdict (InfraError on %s)", k->unit, worker,
                       k->judge ? k->judge : "-");
@@ -416,8 +417,8 @@ static void s_refuted(wh_reduction_t *r, struct red_check *k, const char *worker
 static int s_reask_void(wh_reduction_t *r)
 {
     int n = 0;
-    for (int i = 0; i < r->nchecks; i++) {
-        struct red_check *k = &r->checks[i];
+    for (int i = 0; i < r->claims.nchecks; i++) {
+        struct red_check *k = &r->claims.checks[i];
         if (!k->settled || !s_out(r, k->worker))
             continue;
         wh_record_log(r->rec, "claims: removing unit %d: %s's answer counts for nothing; asked "
@@ -428,8 +429,8 @@ static int s_reask_void(wh_reduction_t *r)
             red_fail(r, 4, wh_strdup_printf("cannot check the claims: %s", wh_strerror(rc)));
             return -1;
         }
-        r->claims_checked--;
-        r->checks_left++;
+        r->claims.checked--;
+        r->claims.checks_left++;
         n++;
     }
     return n;
@@ -437,31 +438,31 @@ static int s_reask_void(wh_reduction_t *r)
 
 static void s_claims_done(wh_reduction_t *r)
 {
-    if (!r->claims_refuted_now && s_reask_void(r))
+    if (!r->claims.refuted_now && s_reask_void(r))
         return; /* the run failed, or answers to wait for */
-    if (!r->claims_refuted_now && s_out(r, r->verified_by)) {
+    if (!r->claims.refuted_now && s_out(r, r->verified_by)) {
         wh_record_log(r->rec, "claims: %s verified the answer and was found out: verified again "
                       "on another node", r->verified_by);
         red_start_verify(r, wh_trail_steps(r->trail) - 1);
         return;
     }
-    if (!r->claims_refuted_now) {
-        wh_record_log(r->rec, "claims: all %d confirmed afresh", r->nchecks);
-        red_out(r, "Claims: all %d confirmed afresh\n", r->nchecks);
+    if (!r->claims.refuted_now) {
+        wh_record_log(r->rec, "claims: all %d confirmed afresh", r->claims.nchecks);
+        red_out(r, "Claims: all %d confirmed afresh\n", r->claims.nchecks);
         red_after_claims(r);
         return;
     }
-    int lies = r->claims_refuted_now - r->claims_news_now;
+    int lies = r->claims.refuted_now - r->claims.news_now;
     if (lies)
         red_tell(r, "Claims: %d removal%s judged not Preserved %s Preserved afresh; those verdicts "
                 "dropped, continuing from the reduced test\n", lies, lies == 1 ? "" : "s",
                 lies == 1 ? "is" : "are");
-    if (r->claims_news_now)
+    if (r->claims.news_now)
         red_tell(r, "Claims: %d removal%s the walk kept without a verdict (infrastructure "
                 "errors) %s Preserved afresh; continuing from the reduced test\n",
-                r->claims_news_now, r->claims_news_now == 1 ? "" : "s",
-                r->claims_news_now == 1 ? "is" : "are");
-    r->claims_refuted_now = r->claims_news_now = 0;
+                r->claims.news_now, r->claims.news_now == 1 ? "" : "s",
+                r->claims.news_now == 1 ? "is" : "are");
+    r->claims.refuted_now = r->claims.news_now = 0;
     s_checks_free(r); /* acted on: nothing is left to drop */
     red_resume_walk(r, wh_trail_steps(r->trail) - 1);
 }
@@ -470,10 +471,10 @@ static void s_claims_done(wh_reduction_t *r)
 static void s_settle(wh_reduction_t *r, struct red_check *k)
 {
     k->settled = 1;
-    r->claims_checked++;
+    r->claims.checked++;
     const char *worker = k->worker ? k->worker : "-";
     if (k->verdict == WH_V_PRESERVED) {
-        r->claims_refuted_now++;
+        r->claims.refuted_now++;
         s_refuted(r, k, worker);
         if (k->blame_refuter == S_BLAME_CONFIRMER) {
             wh_trail_blame_t how = red_blame(r, "claims");
@@ -497,17 +498,17 @@ static void s_settle(wh_reduction_t *r, struct red_check *k)
 void red_start_claims(wh_reduction_t *r)
 {
     r->state = RED_CLAIMS;
-    if (!r->claims_queued || !r->nchecks) {
+    if (!r->claims.queued || !r->claims.nchecks) {
         s_checks_free(r);
         red_after_claims(r);
         return;
     }
     red_out(r, "Checking the claims: %d removal%s of a kept statement judged again afresh\n",
-            r->nchecks, r->nchecks == 1 ? "" : "s");
-    for (int i = 0; i < r->nchecks; i++)
-        if (r->checks[i].done && !r->checks[i].settled)
-            s_settle(r, &r->checks[i]);
-    if (!r->checks_left)
+            r->claims.nchecks, r->claims.nchecks == 1 ? "" : "s");
+    for (int i = 0; i < r->claims.nchecks; i++)
+        if (r->claims.checks[i].done && !r->claims.checks[i].settled)
+            s_settle(r, &r->claims.checks[i]);
+    if (!r->claims.checks_left)
         s_claims_done(r);
 }
 
@@ -613,16 +614,16 @@ static int s_next(wh_reduction_t *r, struct red_check *k, int v, const char *wor
 int red_on_claim(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *worker)
 {
     struct red_check *k = NULL;
-    for (int i = 0; i < r->nchecks && !k; i++)
-        if (r->checks[i].id == id && !r->checks[i].done)
-            k = &r->checks[i];
+    for (int i = 0; i < r->claims.nchecks && !k; i++)
+        if (r->claims.checks[i].id == id && !r->claims.checks[i].done)
+            k = &r->claims.checks[i];
     if (!k)
         return 0;
     const char *d = m->detail ? m->detail : "";
     if ((m->code && m->code != WH_EBUILD) || m->verdict == WH_V_INFRA_ERROR ||
         m->verdict == WH_V_NONE || m->verdict >= WH_V_COUNT) {
         wh_record_log(r->rec, "claims: no verdict from %s: %s", worker, d);
-        if (!r->claims_queued) {
+        if (!r->claims.queued) {
             /* Judged early, for an answer the walk may not reach: not
              * worth failing the run; asked at the walk's end if it is. */
             k->wanted = 0;
@@ -652,11 +653,35 @@ int red_on_claim(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *
     if (asked)
         return 1;
     k->done = 1;
-    r->checks_left--;
+    r->claims.checks_left--;
     if (r->state != RED_CLAIMS)
         return 1; /* held until the verify run has verified the answer */
     s_settle(r, k);
-    if (!r->checks_left)
+    if (!r->claims.checks_left)
         s_claims_done(r);
     return 1;
+}
+
+void red_claims_reused(wh_reduction_t *r, int checked)
+{
+    r->claims.checked = checked;
+    r->claims.refuted = 0;
+}
+
+int red_claims_checked(const wh_reduction_t *r)
+{
+    return r->claims.checked;
+}
+
+int red_claims_refuted(const wh_reduction_t *r)
+{
+    return r->claims.refuted;
+}
+
+void red_claims_summary(const wh_reduction_t *r, wh_summary_t *s)
+{
+    s->claims_checked = r->claims.checked;
+    s->claims_refuted = r->claims.refuted;
+    s->claims_early = r->claims.early_sent;
+    s->claims_early_dropped = r->claims.early_dropped;
 }

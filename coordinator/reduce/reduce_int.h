@@ -19,12 +19,14 @@
 #include "precheck.h"
 #include "precheck_pool.h"
 #include "record.h"
+#include "reduce_audit.h"
+#include "reduce_claims.h"
 #include "trail.h"
 #include "tree.h"
 #include "treejob.h"
 #include "ubguard.h"
 
-typedef struct {
+typedef struct red_cand {
     char key[65];
     int rep;            /* first identical candidate of this round */
     wh_verdict_t v;
@@ -149,48 +151,8 @@ struct wh_reduction {
     int dropped;            /* verdicts dropped as wrong */
     int restarts;           /* walks resumed after wrong verdicts */
     char *refuter;          /* slot whose verify run last refuted a step */
-    /* the claims check (reduce_claims.c): every negative verdict a node
-     * gave a walk step (judge: its slot; NULL: the cache), and the checks
-     * of the answer's one-unit removals among them */
-    struct red_seen {
-        char key[65];
-        char *judge;
-        int unjudged;       /* the walk's run gave no verdict (InfraError) */
-    } *seen;
-    int nseen, capseen, seen_lost;
-    struct red_check {
-        char key[65];
-        char *judge;        /* the slot whose verdict is checked; NULL: the cache's */
-        int unjudged;       /* judge's run gave no verdict (InfraError): a Preserved
-                               answer is news, not a refutation of anyone */
-        uint64_t id;
-        int unit, tries, done;
-        int verdict;        /* the answer, held until the verify run has verified */
-        char *worker;       /* the slot that gave it */
-        int settled;        /* acted on (s_settle in reduce_claims.c) */
-        /* A refutation (Preserved) is a claim too, asked again before it
-         * counts (s_next in reduce_claims.c): stage 1, the removal on
-         * another node than the refuter's; stage 2, the original on the
-         * judge's node, when that node said not Preserved again. */
-        int stage;
-        char *refuter;      /* the slot whose Preserved refuted the verdict */
-        char *confirmer;    /* stage 2: the slot that said not Preserved again */
-        int confirm_v;      /* its verdict */
-        int blame_refuter;  /* whose node goes besides the judge's (S_BLAME_* in
-                               reduce_claims.c): the refuter's, or the confirmer's */
-        uint8_t *base;      /* judged early: the answer it removes the unit from (the
-                               chain's expected one); NULL: the engine's */
-        int wanted;         /* a removal of the answer being verified */
-    } *checks;
-    int nchecks, checks_left;
-    int claims_queued;      /* the checks of the answer being verified are out */
-    int claims_early;       /* of them, started beside the walk's last chain */
-    int early_sent, early_dropped; /* checks started early in this run, and of them
-                                      dropped (for another answer, or no verdict) */
-    int claims_checked, claims_refuted, claims_refuted_now;
-    int claims_news_now;    /* of claims_refuted_now: removals kept unjudged (InfraError) */
-    /* The sample audit of cached negative verdicts (reduce_audit.c). */
-    int audits, audits_refuted, audits_differ, audit_distrust;
+    struct red_claims claims;            /* owned by reduce_claims.c */
+    struct red_cache_audit cache_audit;  /* owned by reduce_audit.c */
     char *verified_by;      /* the slot whose run verified the reduced test */
     char *told;             /* lines of the verify and the claims check for a remote
                                client (it sees the closing only) */
@@ -517,43 +479,6 @@ int red_trust_lone_refuter(wh_reduction_t *r, const char *worker, const wh_msg_t
  * second opinion (another node judged something, or the embedded
  * default), 0 when not (the answer is not verified; said and noted). */
 int red_trust_verified(wh_reduction_t *r, const char *vnode);
-
-/* reduce_claims.c: the claims check */
-/* Notes a walk step's negative verdict of key, judged by slot judge (NULL:
- * from the cache). */
-void red_claim_note(wh_reduction_t *r, const char *key, const char *judge, int unjudged);
-/* A live slot of the node that produced key's cached verdict, or NULL (not
- * recorded, "local", or no slot of it in the pool). */
-const char *red_cached_judge(wh_reduction_t *r, const char *key);
-/* Beside the verify run of the answer: queues the checks of its one-unit
- * removals (their answers are held until it is verified). 0, or -1 when
- * the job failed. */
-int red_queue_claims(wh_reduction_t *r);
-/* While the chain expected to end the walk runs and slots are idle: the
- * expected answer's checks whose steps have answered go out on them. */
-void red_early_claims(wh_reduction_t *r);
-/* The answer was verified: acts on the answers held and goes on when every
- * check has answered (the fault check, or the walk resumed). */
-void red_start_claims(wh_reduction_t *r);
-/* The answer was refuted: the checks still out are cancelled and every
- * answer of this check is forgotten. */
-void red_drop_claims(wh_reduction_t *r);
-/* 1 when id is a check of the claims out now. */
-int red_is_claim(const wh_reduction_t *r, uint64_t id);
-
-/* reduce_audit.c: the round's cached negative verdicts to judge afresh (a
- * sample within the budget, or all of them once one was refuted) are made
- * misses; red_cache_audit_answer compares candidate c's fresh verdict with
- * the cache's. */
-void red_cache_audit_round(wh_reduction_t *r);
-/* 1 for a verdict that says a removal was not Preserved (never None,
- * InfraError or UBGuard, the coordinator's own): what the claims check and
- * the audit judge again. */
-int red_negative(wh_verdict_t v);
-void red_cache_audit_answer(wh_reduction_t *r, red_cand_t *c);
-/* 1 when id was a claims check (its answer taken). */
-int red_on_claim(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *worker);
-void red_claims_free(wh_reduction_t *r);
 
 /* reduce_verdicts.c: fingerprint persistence, the pool's callbacks */
 /* Reads a fingerprint cached as JSON; WH_EPARSE when s is no object. */

@@ -6,6 +6,8 @@
  */
 #define _GNU_SOURCE
 #include "reduce_int.h"
+#include "reduce_audit.h"
+#include "reduce_claims.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -97,12 +99,8 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->verified_by = r->verified_by;
     s->second_opinion = r->second_opinion;
     s->partial = r->partial;
-    s->claims_checked = r->claims_checked;
-    s->claims_refuted = r->claims_refuted;
-    s->claims_early = r->early_sent;
-    s->claims_early_dropped = r->early_dropped;
-    s->audits = r->audits;
-    s->audits_refuted = r->audits_refuted;
+    red_claims_summary(r, s);
+    red_cache_audit_summary(r, s);
 }
 
 /* Writes the reduced test (line-true and compact) and keeps the function's
@@ -239,10 +237,10 @@ void red_finish(wh_reduction_t *r)
     if (r->dropped)
         snprintf(dropped, sizeof dropped, " (%d verdicts found wrong were dropped)", r->dropped);
     char claims[128] = "";
-    if (r->claims_checked)
+    int checked = red_claims_checked(r);
+    if (checked)
         snprintf(claims, sizeof claims, "Claims: %d negative verdict%s judged again afresh, "
-                 "%d refuted\n", r->claims_checked, r->claims_checked == 1 ? "" : "s",
-                 r->claims_refuted);
+                 "%d refuted\n", checked, checked == 1 ? "" : "s", red_claims_refuted(r));
     /* Not verified (reduce_trust.c): its "Not verified:" line is in told. */
     char *vline = r->trust.lone ? strdup("")
                   : wh_strdup_printf("Verified: %s%s\n",

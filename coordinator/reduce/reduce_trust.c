@@ -22,6 +22,7 @@
  */
 #define _GNU_SOURCE
 #include "reduce_int.h"
+#include "reduce_claims.h"
 
 #include <stdio.h>
 #include <stdlib.h>

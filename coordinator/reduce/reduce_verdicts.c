@@ -8,6 +8,8 @@
  */
 #define _GNU_SOURCE
 #include "reduce_int.h"
+#include "reduce_audit.h"
+#include "reduce_claims.h"
 
 #include <stdio.h>
 #include <stdlib.h>

@@ -7,6 +7,7 @@
  */
 #define _GNU_SOURCE
 #include "reduce_int.h"
+#include "reduce_claims.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -56,7 +57,7 @@ static void s_answer_key(const wh_reduction_t *r, const char *txt, size_t len, c
 
 void red_store_answer(wh_reduction_t *r)
 {
-    if (!r->verified || r->trust.lone || r->claims_refuted || r->dropped || r->answer_reused ||
+    if (!r->verified || r->trust.lone || red_claims_refuted(r) || r->dropped || r->answer_reused ||
         r->partial)
         return; /* a partial answer (--budget) had no claims check to reuse */
     size_t len = 0;
@@ -71,7 +72,7 @@ void red_store_answer(wh_reduction_t *r)
     s_answer_key(r, txt, len, key);
     json_object_set_new(o, "run", json_string(wh_record_dir(r->rec)));
     json_object_set_new(o, "verified_by", json_string(r->verified_by ? r->verified_by : ""));
-    json_object_set_new(o, "claims", json_integer(r->claims_checked));
+    json_object_set_new(o, "claims", json_integer(red_claims_checked(r)));
     if (r->fault)
         json_object_set_new(o, "fault", json_string(r->fault));
     if (r->fault_detail)
@@ -111,8 +112,7 @@ static int s_reuse_answer(wh_reduction_t *r, const char *txt, size_t len)
     r->second_opinion = 1;
     free(r->verified_by);
     r->verified_by = wh_strdup_printf("an earlier run of this job (%s)", run);
-    r->claims_checked = (int)claims;
-    r->claims_refuted = 0;
+    red_claims_reused(r, (int)claims);
     if (r->job.reference && fault) {
         free(r->fault);
         free(r->fault_detail);

@@ -2,7 +2,9 @@
 """The house rules of the source tree, checked from the code itself.
 
 A module is foo.c with foo.h (and foo_int.h, its private header) in one
-folder.  Module A depends on module B when a file of A includes B's header.
+folder; a file foo_bar.c or foo_bar.h of that folder that includes
+foo_int.h, or that foo_int.h includes, is a part of module foo too (the
+reduce module's phases: reduce_claims.c with its reduce_claims.h).  Module A depends on module B when a file of A includes B's header.
 This checks, and prints what it finds:
 
   - no include circle among the modules of common/, proto/, node/,
@@ -44,26 +46,51 @@ def module_of(path):
     return os.path.join(d, base)
 
 
+def parts(src, files):
+    """{file: module} for the parts of a module with a private header: foo_bar.c
+    or foo_bar.h beside foo_int.h that includes it or that it includes."""
+    out = {}
+    ints = {p: set(os.path.basename(i) for i in INCLUDE.findall(read(src, p)))
+            for p in files if p.endswith("_int.h")}
+    for p in files:
+        d, f = os.path.split(p)
+        for ip, incs in ints.items():
+            base = os.path.basename(ip)[:-len("_int.h")]
+            if os.path.dirname(ip) != d or not f.startswith(base + "_") or p == ip:
+                continue
+            if os.path.basename(ip) in INCLUDE.findall(read(src, p)) or f in incs:
+                out[p] = os.path.join(d, base)
+    return out
+
+
+def read(src, p):
+    with open(os.path.join(src, p), encoding="utf-8", errors="replace") as fh:
+        return fh.read()
+
+
 def graph(src):
     files = sorted(sources(src))
+    part = parts(src, files)
+
+    def mod(p):
+        return part.get(p) or module_of(p)
+
     headers = {}
     for p in files:
         if p.endswith(".h"):
             headers.setdefault(os.path.basename(p), []).append(p)
     edges = {}
     for p in files:
-        m = module_of(p)
+        m = mod(p)
         edges.setdefault(m, set())
-        with open(os.path.join(src, p), encoding="utf-8", errors="replace") as fh:
-            text = fh.read()
-        for inc in INCLUDE.findall(text):
+        for inc in INCLUDE.findall(read(src, p)):
             name = os.path.basename(inc)
             cands = headers.get(name, [])
             if not cands:
                 continue
             # A header of the same folder wins, as the compiler's "" search does.
             same = [c for c in cands if os.path.dirname(c) == os.path.dirname(p)]
-            target = module_of((same or cands)[0])
+            target = mod((same or cands)[0])
             if target != m:
                 edges[m].add(target)
     return files, edges
