@@ -27,6 +27,9 @@
 #define _GNU_SOURCE
 #include "reduce_int.h"
 #include "reduce_claims.h"
+#include "reduce_verify.h"
+#include "reduce_fault.h"
+#include "reduce_trust.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -415,10 +418,8 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     wh_engine_destroy(&r->engine);
     wh_trail_destroy(&r->trail);
     red_claims_free(r);
-    free(r->verified_by);
-    free(r->told);
+    red_verify_free(r);
     free(r->partial);
-    free(r->refuter0);
     wh_tree_destroy(&r->tree);
     wh_record_close(&r->rec);
     wh_fp_clear(&r->fp);
@@ -430,10 +431,7 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     free(r->diff);
     free(r->closing);
     red_trust_free(r);
-    free(r->fault);
-    free(r->fault_detail);
-    free(r->ref_unchecked);
-    free(r->refuter);
+    red_fault_free(r);
     free(r->spec);
     wh_memo_destroy(&r->memo);
     wh_prior_destroy(&r->prior);
@@ -532,7 +530,8 @@ void wh_reduction_progress(const wh_reduction_t *r, wh_buf_t *b)
 static void s_eta_plan(wh_reduction_t *r)
 {
     int rounds = wh_engine_rounds(r->engine);
-    if (r->eta_engine == r->engine && r->eta_rounds == rounds && r->eta_restarts == r->restarts)
+    if (r->eta_engine == r->engine && r->eta_rounds == rounds &&
+        r->eta_restarts == red_verify_restarts(r))
         return;
     wh_engine_t *e = wh_engine_clone(r->engine);
     if (!e)
@@ -558,7 +557,7 @@ static void s_eta_plan(wh_reduction_t *r)
     r->eta_n = n;
     r->eta_engine = r->engine;
     r->eta_rounds = rounds;
-    r->eta_restarts = r->restarts;
+    r->eta_restarts = red_verify_restarts(r);
 }
 
 /* The ETA (progress.h): the plan on the slots the job has. */

@@ -16,6 +16,7 @@
  */
 #include "reduce_int.h"
 #include "reduce_audit.h"
+#include "reduce_verify.h"
 
 #include <stdio.h>
 

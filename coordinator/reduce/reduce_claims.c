@@ -26,6 +26,9 @@
 #define _GNU_SOURCE
 #include "reduce_int.h"
 #include "reduce_claims.h"
+#include "reduce_verify.h"
+#include "reduce_fault.h"
+#include "reduce_trust.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -440,9 +443,9 @@ static void s_claims_done(wh_reduction_t *r)
 {
     if (!r->claims.refuted_now && s_reask_void(r))
         return; /* the run failed, or answers to wait for */
-    if (!r->claims.refuted_now && s_out(r, r->verified_by)) {
+    if (!r->claims.refuted_now && s_out(r, red_verify_by(r))) {
         wh_record_log(r->rec, "claims: %s verified the answer and was found out: verified again "
-                      "on another node", r->verified_by);
+                      "on another node", red_verify_by(r));
         red_start_verify(r, wh_trail_steps(r->trail) - 1);
         return;
     }

@@ -21,6 +21,9 @@
 #include "record.h"
 #include "reduce_audit.h"
 #include "reduce_claims.h"
+#include "reduce_fault.h"
+#include "reduce_trust.h"
+#include "reduce_verify.h"
 #include "trail.h"
 #include "tree.h"
 #include "treejob.h"
@@ -61,17 +64,6 @@ enum { RED_PRE_NONE = 0, RED_PRE_PASS, RED_PRE_FAIL };
 enum { RED_BASELINE, RED_ROUNDS, RED_DONE, RED_FAILED, RED_REFCHECK, RED_VERIFY, RED_REFPROBE,
        RED_CLAIMS };
 
-/* What reduce_trust.c keeps: the fingerprint-location rule's line, who ran
- * the original's baseline, and the node an unverified answer rests on. */
-struct red_trust {
-    int line;               /* the failure's line in the test file (fprule.h); 0: off */
-    int line_known;         /* line was worked out (the fingerprint is known) */
-    char *base_slot;        /* the slot whose run gave the fingerprint; NULL: cached */
-    char *lone;             /* the cluster node that judged everything and verified the
-                               answer itself: not verified (WH_EXIT_UNVERIFIED); or NULL */
-    char *why;              /* with lone: why not, for the records */
-};
-
 /* Built candidates whose times the ETA's median is taken over. */
 #define RED_MS_RING 256
 
@@ -110,11 +102,8 @@ struct wh_reduction {
     char *error;
     uint64_t next_eval;
     uint64_t baseline_id;
-    uint64_t refcheck_id;
-    uint64_t refprobe_id;   /* the original on a picked reference (refauto.h) */
-    char *ref_unchecked;    /* why a picked reference was dropped, or NULL */
-    char *fault;            /* "kept", "lost", or why the check could not tell */
-    char *fault_detail;
+    uint64_t refcheck_id;   /* the reduced test on the reference (red_start_refcheck) */
+    struct red_fault fault; /* owned by reduce_fault.c */
     int flaky;              /* candidates whose runs disagreed (never cached) */
     /* speculation: candidates of the predicted next round, in flight */
     struct red_spec {
@@ -139,28 +128,15 @@ struct wh_reduction {
     int ndone, capdone;
     int speculated, spec_used;
     int spec_dropped; /* speculations cancelled on a slot: dispatched, no verdict */
-    /* the verify step: the accepted steps, who judged what */
+    /* the accepted steps, who judged what (the walk adds them, verify,
+     * the claims check and trust judge them again) */
     wh_trail_t *trail;
-    uint64_t verify_id;
-    int verify_step;        /* trail step being verified */
-    int verify_tries;       /* infrastructure failures on this step */
-    int verify_runs;        /* verify tasks judged */
-    int verified;           /* the final configuration was verified afresh */
+    struct red_verify verify;   /* owned by reduce_verify.c */
     char *partial;          /* --budget spent: why the walk stopped short (answer partial) */
-    int answer_reused;      /* verified, claims and fault taken from an earlier run (reduce_verify.c) */
     int dropped;            /* verdicts dropped as wrong */
-    int restarts;           /* walks resumed after wrong verdicts */
-    char *refuter;          /* slot whose verify run last refuted a step */
     struct red_claims claims;            /* owned by reduce_claims.c */
     struct red_cache_audit cache_audit;  /* owned by reduce_audit.c */
-    char *verified_by;      /* the slot whose run verified the reduced test */
-    char *told;             /* lines of the verify and the claims check for a remote
-                               client (it sees the closing only) */
-    char *refuter0;         /* the slot that said the original does not fail the same way
-                               afresh, while another node is asked too */
-    int second_opinion;     /* 0: its node judged every verdict judged in this run */
-    const char *blame_by;   /* "verify" or "claims": who drops verdicts (red_blame) */
-    struct red_trust trust; /* reduce_trust.c */
+    struct red_trust trust;             /* owned by reduce_trust.c */
     /* current round: a chain of the walk's expected steps (chain.h) */
     wh_chain_t *chain;
     int chain_start;        /* where the next chain starts in the engine's round */
@@ -428,57 +404,6 @@ void red_exact_tree_done(wh_reduction_t *r);
 /* 1 when a cached fingerprint may be used: with the cached compile
  * command, which must parse the test now. */
 int red_cached_flags_ok(wh_reduction_t *r);
-
-/* reduce_verify.c: the verify step */
-/* Builds and runs trail step `step` afresh (the newest: the reduced test). */
-void red_start_verify(wh_reduction_t *r, int step);
-/* Keeps what verify, the claims and the fault check said of the finished
- * answer, for a rerun of this job (reduce_verify.c). */
-void red_store_answer(wh_reduction_t *r);
-/* The verify run's answer: on to the fault check, an older step, or the
- * walk resumed after wrong verdicts. */
-void red_on_verify(wh_reduction_t *r, const wh_msg_t *m, const char *worker);
-
-/* Resumes the walk as it was right after trail step good (every later
- * step forgotten), after wrong verdicts were dropped; fails the job after
- * too many restarts. */
-void red_resume_walk(wh_reduction_t *r, int good);
-/* How wrong verdicts go, for wh_trail_blame*: dropped from every cache and
- * their node out of the job, logged as by `by` ("verify", "claims"). */
-wh_trail_blame_t red_blame(wh_reduction_t *r, const char *by);
-/* After the verify step and the claims check: the fault check, or done. */
-void red_after_claims(wh_reduction_t *r);
-
-/* Prints a line on the console and keeps it for a remote client's closing. */
-void red_tell(wh_reduction_t *r, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-/* reduce_trust.c: no answer rests on the word of the node that produced it */
-void red_trust_free(wh_reduction_t *r);
-/* Notes the slot whose run of the original gave the fingerprint. */
-void red_trust_baseline(wh_reduction_t *r, const char *worker);
-/* Before a round's winner is taken: a Preserved candidate that removes the
- * statement at the failure's location is a lie; its node leaves the job,
- * its verdicts are dropped and the walk resumes (or the job fails when no
- * other node can judge). 1 when it did (the caller returns at once). */
-int red_fprule_settle(wh_reduction_t *r);
-/* A claims check's Preserved answer from worker, for the configuration
- * removed[] less unit `unit` (reduce_claims.c): 0 when the rule does not
- * apply; else a lie (its node is out of the job, its verdicts dropped) and
- * 1 when the job failed or the walk resumed, 2 when the check is to be
- * asked again of another node. */
-int red_fprule_claim(wh_reduction_t *r, const uint8_t *removed, int unit, const char *worker);
-/* 1 when a speculation's verdict came from a node out of this job: not
- * cached. */
-int red_trust_spec_ignored(wh_reduction_t *r, const char *worker);
-/* The original, verified afresh on worker, does not fail the same way and
- * no other node can judge: names worker's node in the error, drops its
- * verdicts, fails the job (exit 3). 1 when it did; 0 in the embedded
- * default (the user's own machine: flaky, not a liar). */
-int red_trust_lone_refuter(wh_reduction_t *r, const char *worker, const wh_msg_t *m);
-/* The reduced test fails the same way afresh on vnode: 1 when that is a
- * second opinion (another node judged something, or the embedded
- * default), 0 when not (the answer is not verified; said and noted). */
-int red_trust_verified(wh_reduction_t *r, const char *vnode);
 
 /* reduce_verdicts.c: fingerprint persistence, the pool's callbacks */
 /* Reads a fingerprint cached as JSON; WH_EPARSE when s is no object. */

@@ -8,6 +8,9 @@
 #include "reduce_int.h"
 #include "reduce_audit.h"
 #include "reduce_claims.h"
+#include "reduce_verify.h"
+#include "reduce_fault.h"
+#include "reduce_trust.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -83,21 +86,15 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->repeat = r->job.repeat;
     s->reference = r->job.reference;
     s->keep_fault = r->job.keep_fault;
-    s->fault = r->fault;
-    s->fault_detail = r->fault_detail;
+    red_fault_summary(r, s);
     s->ref_picked = r->job.ref_picked;
     s->ref_why = r->job.ref_why;
-    s->ref_unchecked = r->ref_unchecked;
     s->infra_faults = r->infra_faults;
     s->out_slots = r->out_slots;
     s->n_out = r->n_out;
-    s->verified = r->verified && !r->trust.lone;
-    s->not_verified = r->trust.lone ? r->trust.why : NULL;
-    s->verify_runs = r->verify_runs;
+    red_verify_summary(r, s);
+    red_trust_summary(r, s);
     s->dropped = r->dropped;
-    s->restarts = r->restarts;
-    s->verified_by = r->verified_by;
-    s->second_opinion = r->second_opinion;
     s->partial = r->partial;
     red_claims_summary(r, s);
     red_cache_audit_summary(r, s);
@@ -242,16 +239,17 @@ void red_finish(wh_reduction_t *r)
         snprintf(claims, sizeof claims, "Claims: %d negative verdict%s judged again afresh, "
                  "%d refuted\n", checked, checked == 1 ? "" : "s", red_claims_refuted(r));
     /* Not verified (reduce_trust.c): its "Not verified:" line is in told. */
-    char *vline = r->trust.lone ? strdup("")
+    char *vline = red_trust_lone(r) ? strdup("")
                   : wh_strdup_printf("Verified: %s%s\n",
-                                     r->answer_reused
+                                     red_verify_reused(r)
                                          ? "by an earlier run of this same job and answer, with "
                                            "its claims and its fault check (nothing built again)"
                                          : "the reduced test fails the same way when built and "
                                            "run afresh",
                                      dropped);
-    r->closing = wh_strdup_printf("%s%s%sFault check: %s\n", r->told ? r->told : "",
-                                  vline ? vline : "", claims, line);
+    const char *told = red_verify_told(r);
+    r->closing = wh_strdup_printf("%s%s%sFault check: %s\n", told ? told : "", vline ? vline : "",
+                                  claims, line);
     free(vline);
     free(text);
     char *final = wh_record_final_line(&s);
@@ -273,6 +271,6 @@ void red_finish(wh_reduction_t *r)
     r->state = RED_DONE;
     /* One node said everything: an answer, not a verified one; a partial
      * one (--budget) says so, unverified or not. */
-    r->status = r->trust.lone ? WH_EXIT_UNVERIFIED : r->partial ? WH_EXIT_PARTIAL : 0;
+    r->status = red_trust_lone(r) ? WH_EXIT_UNVERIFIED : r->partial ? WH_EXIT_PARTIAL : 0;
     wh_pool_remove_job(r->pool, r->pool_id);
 }

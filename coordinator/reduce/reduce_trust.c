@@ -17,12 +17,14 @@
  *    default runs on the user's own machine: its verify run is the user's
  *    own check.
  *
- * The state is struct red_trust (reduce_int.h). Part of the reduce module;
+ * The state is struct red_trust (reduce_trust.h). Part of the reduce module;
  * runs on the pool's thread.
  */
 #define _GNU_SOURCE
 #include "reduce_int.h"
 #include "reduce_claims.h"
+#include "reduce_verify.h"
+#include "reduce_trust.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -245,4 +247,15 @@ int red_trust_verified(wh_reduction_t *r, const char *vnode)
              "verify run too: no second opinion (join another node, or verify on the client: "
              "whittle reduce --cluster does unless --no-verify-local)\n", vnode);
     return 0;
+}
+
+int red_trust_lone(const wh_reduction_t *r)
+{
+    return r->trust.lone != NULL;
+}
+
+void red_trust_summary(const wh_reduction_t *r, wh_summary_t *s)
+{
+    s->verified = s->verified && !r->trust.lone;
+    s->not_verified = r->trust.lone ? r->trust.why : NULL;
 }

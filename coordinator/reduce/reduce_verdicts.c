@@ -10,6 +10,9 @@
 #include "reduce_int.h"
 #include "reduce_audit.h"
 #include "reduce_claims.h"
+#include "reduce_verify.h"
+#include "reduce_fault.h"
+#include "reduce_trust.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -326,58 +329,8 @@ void red_begin_walk(wh_reduction_t *r)
         return;
     }
     s_make_prior(r); /* the fingerprint is known: observed, or from the cache */
-    if (r->job.ref_picked && r->job.reference && !r->refprobe_id) {
-        r->refprobe_id = ++r->next_eval;
-        r->state = RED_REFPROBE;
-        int rc = wh_pool_submit(r->pool, r->pool_id, r->refprobe_id, r->tree->text,
-                                r->tree->text_len, WH_TASK_ON_REFERENCE);
-        if (rc) {
-            red_fail(r, 4, wh_strdup_printf("cannot queue the original on the reference: %s",
-                                            wh_strerror(rc)));
-            return;
-        }
-        red_out(r, "Checking the original on the reference %s\n", r->job.ref_picked);
-        return;
-    }
-    r->state = RED_ROUNDS;
-    red_advance(r);
-}
-
-/* The original's run on the picked reference: it passes (the reference is
- * kept), or the job drops the reference and goes on unchecked. */
-static void s_on_refprobe(wh_reduction_t *r, const wh_msg_t *m)
-{
-    const char *d = m->detail ? m->detail : "";
-    char *how = NULL;
-    if (m->code == WH_ESETUP)
-        how = wh_strdup_printf("its setup fails there (%s)", d);
-    else if (m->verdict == WH_V_BUILD_FAILED)
-        how = strdup("the original does not build there");
-    else if (m->verdict == WH_V_INFRA_ERROR || m->code)
-        how = wh_strdup_printf("the original could not be run there (%s)", d);
-    else if (m->test_status == 2)
-        how = strdup("the original fails there too");
-    else if (m->test_status != 1)
-        how = strdup("no evidence that the original passes there");
-    if (!how) {
-        wh_record_log(r->rec, "reference %s: the original passes there", r->job.ref_picked);
-        red_out(r, "Reference %s: the original passes there; the fault is checked\n",
-                r->job.ref_picked);
-        r->state = RED_ROUNDS;
-        red_advance(r);
-        return;
-    }
-    r->ref_unchecked = wh_strdup_printf("reference %s (--reference auto): %s", r->job.ref_picked,
-                                        how);
-    wh_record_log(r->rec, "%s; fault not checked", r->ref_unchecked ? r->ref_unchecked : how);
-    red_out(r, "%s; fault not checked\n", r->ref_unchecked ? r->ref_unchecked : how);
-    free(how);
-    /* Without the reference, verdicts mean something else: another key. */
-    wh_pool_drop_reference(r->pool, r->pool_id);
-    free(r->job.reference);
-    r->job.reference = NULL;
-    r->job.keep_fault = 0;
-    wh_job_identity(&r->job, r->snapshot, r->verdict_id);
+    if (red_fault_probe(r))
+        return; /* the original runs on a picked reference first */
     r->state = RED_ROUNDS;
     red_advance(r);
 }
@@ -400,27 +353,6 @@ static void s_on_baseline(wh_reduction_t *r, const wh_msg_t *m)
         return;
     }
     red_take_fingerprint(r, &m->observed);
-}
-
-static void s_on_refcheck(wh_reduction_t *r, const wh_msg_t *m)
-{
-    const char *d = m->detail ? m->detail : "";
-    if (m->code == WH_ESETUP)
-        r->fault = wh_strdup_printf("unknown: setup failed on the reference (%s)", d);
-    else if (m->verdict == WH_V_BUILD_FAILED)
-        r->fault = strdup("unknown: the reduced test does not build on the reference");
-    else if (m->verdict == WH_V_INFRA_ERROR || m->code)
-        r->fault = wh_strdup_printf("unknown: %s", d);
-    else if (m->test_status == 1)
-        r->fault = strdup("kept");
-    else if (m->test_status == 2)
-        r->fault = strdup("lost");
-    else
-        r->fault = wh_baseline_reference_unknown(&r->job);
-    r->fault_detail = wh_strdup_printf("%s | %s | %s", m->observed.test ? m->observed.test : "",
-                                       m->observed.location ? m->observed.location : "",
-                                       m->observed.message ? m->observed.message : "");
-    red_finish(r);
 }
 
 /* Notes who judged key, for the verify step. */
@@ -549,8 +481,8 @@ static void s_note_judged(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, con
     wh_judged_row_t j = {
         .eval = id, .slot = worker ? worker : "-",
         .kind = id == r->baseline_id                          ? "original"
-              : id == r->refcheck_id || id == r->refprobe_id ? "reference"
-              : id == r->verify_id   ? "verify"
+              : red_fault_is_ours(r, id) ? "reference"
+              : red_is_verify(r, id) ? "verify"
               : red_is_claim(r, id)  ? "claim"  : ahead               ? "ahead"
                                                                         : "candidate",
         /* A failed build's code (WH_EBUILD) goes with its verdict. */
@@ -613,15 +545,9 @@ static void s_on_verdict_msg(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, 
         s_on_baseline(r, m);
         return;
     }
-    if (r->state == RED_REFPROBE && id == r->refprobe_id) {
-        s_on_refprobe(r, m);
-        return;
-    }
-    if (r->state == RED_REFCHECK && id == r->refcheck_id) {
-        s_on_refcheck(r, m);
-        return;
-    }
-    if (r->state == RED_VERIFY && id == r->verify_id) {
+    if (red_fault_take(r, id, m))
+        return; /* the original or the reduced test on the reference */
+    if (r->state == RED_VERIFY && red_is_verify(r, id)) {
         red_on_verify(r, m, worker);
         return;
     }

@@ -8,6 +8,9 @@
 #define _GNU_SOURCE
 #include "reduce_int.h"
 #include "reduce_claims.h"
+#include "reduce_verify.h"
+#include "reduce_fault.h"
+#include "reduce_trust.h"
 
 #include <stdarg.h>
 #include <stdio.h>
@@ -28,10 +31,10 @@ void red_tell(wh_reduction_t *r, const char *fmt, ...)
     if (n < 0)
         return;
     red_out(r, "%s", line);
-    char *all = wh_strdup_printf("%s%s", r->told ? r->told : "", line);
+    char *all = wh_strdup_printf("%s%s", r->verify.told ? r->verify.told : "", line);
     if (all) {
-        free(r->told);
-        r->told = all;
+        free(r->verify.told);
+        r->verify.told = all;
     }
     free(line);
 }
@@ -57,8 +60,8 @@ static void s_answer_key(const wh_reduction_t *r, const char *txt, size_t len, c
 
 void red_store_answer(wh_reduction_t *r)
 {
-    if (!r->verified || r->trust.lone || red_claims_refuted(r) || r->dropped || r->answer_reused ||
-        r->partial)
+    if (!r->verify.verified || red_trust_lone(r) || red_claims_refuted(r) || r->dropped ||
+        r->verify.reused || r->partial)
         return; /* a partial answer (--budget) had no claims check to reuse */
     size_t len = 0;
     char *txt = wh_render(r->tree, wh_engine_removed(r->engine), &len);
@@ -71,12 +74,12 @@ void red_store_answer(wh_reduction_t *r)
     char key[80];
     s_answer_key(r, txt, len, key);
     json_object_set_new(o, "run", json_string(wh_record_dir(r->rec)));
-    json_object_set_new(o, "verified_by", json_string(r->verified_by ? r->verified_by : ""));
+    json_object_set_new(o, "verified_by", json_string(r->verify.by ? r->verify.by : ""));
     json_object_set_new(o, "claims", json_integer(red_claims_checked(r)));
-    if (r->fault)
-        json_object_set_new(o, "fault", json_string(r->fault));
-    if (r->fault_detail)
-        json_object_set_new(o, "fault_detail", json_string(r->fault_detail));
+    if (red_fault_said(r))
+        json_object_set_new(o, "fault", json_string(red_fault_said(r)));
+    if (red_fault_detail(r))
+        json_object_set_new(o, "fault_detail", json_string(red_fault_detail(r)));
     char *js = json_dumps(o, JSON_COMPACT);
     if (js)
         wh_cache_put_blob(r->cache, key, js);
@@ -107,18 +110,14 @@ static int s_reuse_answer(wh_reduction_t *r, const char *txt, size_t len)
         return 0;
     }
     red_drop_claims(r); /* early checks still out: moot */
-    r->answer_reused = 1;
-    r->verified = 1;
-    r->second_opinion = 1;
-    free(r->verified_by);
-    r->verified_by = wh_strdup_printf("an earlier run of this job (%s)", run);
+    r->verify.reused = 1;
+    r->verify.verified = 1;
+    r->verify.second_opinion = 1;
+    free(r->verify.by);
+    r->verify.by = wh_strdup_printf("an earlier run of this job (%s)", run);
     red_claims_reused(r, (int)claims);
-    if (r->job.reference && fault) {
-        free(r->fault);
-        free(r->fault_detail);
-        r->fault = strdup(fault);
-        r->fault_detail = detail ? strdup(detail) : NULL;
-    }
+    if (r->job.reference && fault)
+        red_fault_reused(r, fault, detail);
     wh_record_log(r->rec, "verify: this answer of this job (same project, commands and test) was "
                   "verified, its %lld claims confirmed%s by an earlier run, %s: taken, nothing "
                   "built again", (long long)claims, fault ? " and its fault checked" : "", run);
@@ -133,20 +132,20 @@ void red_start_verify(wh_reduction_t *r, int step)
 {
     size_t len = 0;
     char *txt = wh_render(r->tree, wh_trail_removed(r->trail, step), &len);
-    if (txt && step == wh_trail_steps(r->trail) - 1 && !r->restarts && s_reuse_answer(r, txt, len)) {
+    if (txt && step == wh_trail_steps(r->trail) - 1 && !r->verify.restarts && s_reuse_answer(r, txt, len)) {
         free(txt);
         return;
     }
     /* The original, said not to fail the same way by refuter0: asked of
      * another node than that one. */
-    const char *judge = step == 0 && r->refuter0 ? r->refuter0 : wh_trail_judge(r->trail, step);
+    const char *judge = step == 0 && r->verify.refuter0 ? r->verify.refuter0 : wh_trail_judge(r->trail, step);
     int last = step == wh_trail_steps(r->trail) - 1;
     if (!last) /* the answer was refuted: its claims are moot */
         red_drop_claims(r);
-    r->verify_step = step;
-    r->verify_id = ++r->next_eval;
+    r->verify.step = step;
+    r->verify.id = ++r->next_eval;
     r->state = RED_VERIFY;
-    int rc = txt ? wh_pool_submit_verify(r->pool, r->pool_id, r->verify_id, txt, len, judge)
+    int rc = txt ? wh_pool_submit_verify(r->pool, r->pool_id, r->verify.id, txt, len, judge)
                  : WH_ENOMEM;
     free(txt);
     if (rc) {
@@ -171,32 +170,24 @@ void red_start_verify(wh_reduction_t *r, int step)
 /* The reduced test was verified: on to the fault check, or done. */
 static void s_verified(wh_reduction_t *r, const char *worker, const wh_msg_t *m)
 {
-    r->verified = 1;
+    r->verify.verified = 1;
     int runs = m->runs ? (int)m->runs : 1;
     wh_record_log(r->rec, "verify: the reduced test fails the same way afresh on %s (%d run%s)",
                   worker, runs, runs == 1 ? "" : "s");
     red_out(r, "Verified: the reduced test fails the same way when built and run afresh "
             "(%d run%s, slot %s)\n", runs, runs == 1 ? "" : "s", worker);
-    free(r->verified_by);
-    r->verified_by = worker ? strdup(worker) : NULL;
+    free(r->verify.by);
+    r->verify.by = worker ? strdup(worker) : NULL;
     const char *vnode = worker ? wh_pool_node_of(r->pool, worker) : NULL;
-    r->second_opinion = red_trust_verified(r, vnode);
+    r->verify.second_opinion = red_trust_verified(r, vnode);
     red_start_claims(r);
-}
-
-void red_after_claims(wh_reduction_t *r)
-{
-    if (r->job.reference && !r->fault)
-        red_start_refcheck(r);
-    else
-        red_finish(r);
 }
 
 static void s_drop_verdict(void *ctx, const char *key)
 {
     wh_reduction_t *r = ctx;
     wh_cache_drop(r->cache, key);
-    wh_record_log(r->rec, "%s: dropped verdict %s from the cache", r->blame_by, key);
+    wh_record_log(r->rec, "%s: dropped verdict %s from the cache", r->verify.blame_by, key);
 }
 
 static void s_exclude_node(void *ctx, const char *node)
@@ -205,15 +196,15 @@ static void s_exclude_node(void *ctx, const char *node)
     if (wh_pool_node_excluded(r->pool, r->pool_id, node))
         return; /* said already */
     wh_pool_exclude_node(r->pool, r->pool_id, node);
-    wh_record_log(r->rec, "%s: node %s gave wrong verdicts; it is out of this job", r->blame_by,
+    wh_record_log(r->rec, "%s: node %s gave wrong verdicts; it is out of this job", r->verify.blame_by,
                   node);
     red_tell(r, "%c%s: node %s gave wrong verdicts; it is out of this job\n",
-             r->blame_by[0] - 'a' + 'A', r->blame_by + 1, node);
+             r->verify.blame_by[0] - 'a' + 'A', r->verify.blame_by + 1, node);
 }
 
 wh_trail_blame_t red_blame(wh_reduction_t *r, const char *by)
 {
-    r->blame_by = by;
+    r->verify.blame_by = by;
     return (wh_trail_blame_t){s_drop_verdict, s_exclude_node, r};
 }
 
@@ -225,7 +216,7 @@ static void s_resume_from(wh_reduction_t *r, int good)
     /* The judges are blamed against the slot that refuted the newest wrong
      * step, not the one that confirmed step good. */
     wh_trail_blame_t how = red_blame(r, "verify");
-    int n = wh_trail_blame(r->trail, good, wh_pool_node_of(r->pool, r->refuter), &how);
+    int n = wh_trail_blame(r->trail, good, wh_pool_node_of(r->pool, r->verify.refuter), &how);
     r->dropped += n;
     char from[32] = "the original";
     if (wh_trail_cand(r->trail, good))
@@ -240,10 +231,10 @@ static void s_resume_from(wh_reduction_t *r, int good)
 void red_resume_walk(wh_reduction_t *r, int good)
 {
     red_drop_claims(r);
-    if (++r->restarts > S_MAX_RESTARTS) {
+    if (++r->verify.restarts > S_MAX_RESTARTS) {
         red_fail(r, 3, wh_strdup_printf("the reduced test of %s could not be verified: wrong "
                                         "verdicts were found %d times", r->job.test,
-                                        r->restarts));
+                                        r->verify.restarts));
         return;
     }
     wh_engine_destroy(&r->engine);
@@ -252,8 +243,8 @@ void red_resume_walk(wh_reduction_t *r, int good)
         red_fail(r, 4, NULL); /* out of memory */
         return;
     }
-    r->verified = 0;
-    r->verify_tries = 0;
+    r->verify.verified = 0;
+    r->verify.tries = 0;
     r->last_sweep = r->last_level = -1;
     /* The walk is back at step good's state: its next chain starts at the
      * round's first candidate, and the expectations forget the dropped
@@ -280,26 +271,26 @@ static int s_other_node(wh_reduction_t *r, const char *worker)
  * newest step another node judged or the original. */
 static void s_refuter0_lied(wh_reduction_t *r, const char *worker)
 {
-    const char *liar = wh_pool_node_of(r->pool, r->refuter0);
+    const char *liar = wh_pool_node_of(r->pool, r->verify.refuter0);
     wh_record_log(r->rec, "verify: the original fails the same way afresh on %s: %s was wrong",
-                  worker, r->refuter0);
+                  worker, r->verify.refuter0);
     wh_trail_blame_t how = red_blame(r, "verify");
-    int n = liar ? wh_trail_blame_judge(r->trail, NULL, r->refuter0, liar,
+    int n = liar ? wh_trail_blame_judge(r->trail, NULL, r->verify.refuter0, liar,
                                         wh_pool_node_of(r->pool, worker), &how)
                  : 0;
     r->dropped += n;
-    free(r->refuter0);
-    r->refuter0 = NULL;
+    free(r->verify.refuter0);
+    r->verify.refuter0 = NULL;
     red_resume_walk(r, 0);
 }
 
 void red_on_verify(wh_reduction_t *r, const wh_msg_t *m, const char *worker)
 {
-    int step = r->verify_step;
+    int step = r->verify.step;
     const char *d = m->detail ? m->detail : "";
-    r->verify_runs++;
+    r->verify.runs++;
     if (m->report_len) {
-        char *name = wh_strdup_printf("reports/verify-%d.report", r->verify_runs);
+        char *name = wh_strdup_printf("reports/verify-%d.report", r->verify.runs);
         wh_record_file(r->rec, name, m->report, m->report_len);
         free(name);
     }
@@ -308,17 +299,17 @@ void red_on_verify(wh_reduction_t *r, const wh_msg_t *m, const char *worker)
     if ((m->code && m->code != WH_EBUILD) || m->verdict == WH_V_INFRA_ERROR ||
         m->verdict == WH_V_NONE || m->verdict >= WH_V_COUNT) {
         wh_record_log(r->rec, "verify: no verdict from %s: %s", worker, d);
-        if (++r->verify_tries >= S_VERIFY_TRIES)
+        if (++r->verify.tries >= S_VERIFY_TRIES)
             red_fail(r, 4, wh_strdup_printf("cannot verify the reduced test: %s", d));
         else
             red_start_verify(r, step);
         return;
     }
-    r->verify_tries = 0;
+    r->verify.tries = 0;
     if (m->verdict == WH_V_PRESERVED && step < wh_trail_steps(r->trail) - 1)
         wh_record_log(r->rec, "verify: %s fails the same way afresh on %s: verified",
                       step ? "the configuration" : "the original", worker);
-    if (m->verdict == WH_V_PRESERVED && step == 0 && r->refuter0) {
+    if (m->verdict == WH_V_PRESERVED && step == 0 && r->verify.refuter0) {
         s_refuter0_lied(r, worker);
         return;
     }
@@ -332,18 +323,18 @@ void red_on_verify(wh_reduction_t *r, const wh_msg_t *m, const char *worker)
     wh_record_log(r->rec, "verify: %s afresh on %s: %s (%s)",
                   step ? "the configuration" : "the original",
                   worker, wh_verdict_name((wh_verdict_t)m->verdict), d);
-    free(r->refuter);
-    r->refuter = strdup(worker ? worker : "-");
-    if (step == 0 && !r->refuter0 && s_other_node(r, worker)) {
+    free(r->verify.refuter);
+    r->verify.refuter = strdup(worker ? worker : "-");
+    if (step == 0 && !r->verify.refuter0 && s_other_node(r, worker)) {
         /* The baseline saw it fail the same way: one of two slots is wrong;
          * another node decides. */
-        r->refuter0 = strdup(worker ? worker : "-");
+        r->verify.refuter0 = strdup(worker ? worker : "-");
         wh_record_log(r->rec, "verify: the original does not fail the same way on %s; asking "
                       "another node", worker);
         red_start_verify(r, 0);
         return;
     }
-    if (step == 0 && !r->refuter0 && red_trust_lone_refuter(r, worker, m))
+    if (step == 0 && !r->verify.refuter0 && red_trust_lone_refuter(r, worker, m))
         return; /* one node said both: it is named, its verdicts dropped */
     if (step == 0) {
         red_fail(r, 3, wh_strdup_printf("the original test %s does not fail the same way when "
@@ -352,4 +343,46 @@ void red_on_verify(wh_reduction_t *r, const wh_msg_t *m, const char *worker)
         return;
     }
     red_start_verify(r, step - 1);
+}
+
+int red_is_verify(const wh_reduction_t *r, uint64_t id)
+{
+    return id == r->verify.id;
+}
+
+const char *red_verify_told(const wh_reduction_t *r)
+{
+    return r->verify.told;
+}
+
+const char *red_verify_by(const wh_reduction_t *r)
+{
+    return r->verify.by;
+}
+
+int red_verify_reused(const wh_reduction_t *r)
+{
+    return r->verify.reused;
+}
+
+int red_verify_restarts(const wh_reduction_t *r)
+{
+    return r->verify.restarts;
+}
+
+void red_verify_summary(const wh_reduction_t *r, wh_summary_t *s)
+{
+    s->verified = r->verify.verified;
+    s->verify_runs = r->verify.runs;
+    s->restarts = r->verify.restarts;
+    s->verified_by = r->verify.by;
+    s->second_opinion = r->verify.second_opinion;
+}
+
+void red_verify_free(wh_reduction_t *r)
+{
+    free(r->verify.by);
+    free(r->verify.told);
+    free(r->verify.refuter0);
+    free(r->verify.refuter);
 }
