@@ -30,6 +30,8 @@
 #include "reduce_verify.h"
 #include "reduce_fault.h"
 #include "reduce_trust.h"
+#include "reduce_results.h"
+#include "reduce_baseline.h"
 
 #include <errno.h>
 #include <stdarg.h>
@@ -329,35 +331,10 @@ int wh_reduction_start(wh_reduction_t *r, wh_pool_t *pool, wh_cache_t *cache, ch
     /* -1: its setups are taken up at the poll timeout, as before */
     r->wake_fd = wh_pool_wake_open(pool);
 
-    /* The fingerprint of this exact job may be known already. */
-    char fpkey[80];
-    snprintf(fpkey, sizeof fpkey, "fp:%s", r->job_id);
-    char *cached_fp = NULL;
-    if (wh_cache_get_blob(cache, fpkey, &cached_fp) == 0 && cached_fp &&
-        red_fp_from_json(cached_fp, &r->fp) == 0 && wh_baseline_fp_usable(&r->job, &r->fp) &&
-        red_cached_flags_ok(r)) {
-        wh_record_file(r->rec, "fingerprint.json", cached_fp, strlen(cached_fp));
-        r->base_others = red_others_from_json(cached_fp);
-        wh_record_log(r->rec, "fingerprint from the cache: %s", cached_fp);
-        char *line = red_fp_line(&r->fp);
-        red_out(r, "Fingerprint (cached): %s\n", line ? line : "");
-        free(line);
-        free(cached_fp);
-        wh_pool_set_ref(pool, r->pool_id, &r->fp);
-        if (r->fe_wait)
-            r->fe_walk = 1; /* wh_reduction_frontend_done begins it */
-        else
-            red_begin_walk(r);
-        return 0;
-    }
-    free(cached_fp);
-    wh_fp_clear(&r->fp); /* none, or one that identifies nothing: run the original */
-    r->state = RED_BASELINE;
-    r->baseline_id = ++r->next_eval;
-    rc = wh_pool_submit(pool, r->pool_id, r->baseline_id, r->tree->text, r->tree->text_len,
-                        WH_TASK_BASELINE);
+    /* The fingerprint of this exact job may be known already; else the
+     * original runs (reduce_baseline.c). */
+    rc = red_baseline_start(r, err);
     if (rc) {
-        *err = wh_strdup_printf("cannot queue the original run: %s", wh_strerror(rc));
         wh_pool_remove_job(pool, r->pool_id);
         s_wake_close(r); /* no thread of the job's setup runs yet */
         r->pool = NULL;
@@ -425,11 +402,8 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     wh_fp_clear(&r->fp);
     wh_job_clear(&r->job);
     free(r->error);
-    free(r->result_text);
-    free(r->base_others);
-    free(r->lines);
-    free(r->diff);
-    free(r->closing);
+    red_results_free(r);
+    red_baseline_free(r);
     red_trust_free(r);
     red_fault_free(r);
     free(r->spec);
@@ -474,27 +448,6 @@ int wh_reduction_answered(const wh_reduction_t *r)
 const char *wh_reduction_dir(const wh_reduction_t *r)
 {
     return r->rec ? wh_record_dir(r->rec) : NULL;
-}
-
-const char *wh_reduction_lines(const wh_reduction_t *r, size_t *len)
-{
-    *len = r->lines ? r->lines_len : 0;
-    return r->lines;
-}
-
-const char *wh_reduction_result_text(const wh_reduction_t *r)
-{
-    return r->result_text;
-}
-
-const char *wh_reduction_diff(const wh_reduction_t *r)
-{
-    return r->diff ? r->diff : "";
-}
-
-const char *wh_reduction_closing(const wh_reduction_t *r)
-{
-    return r->closing ? r->closing : "";
 }
 
 const char *wh_reduction_job_id(const wh_reduction_t *r)

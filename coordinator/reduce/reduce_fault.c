@@ -11,6 +11,7 @@
 #define _GNU_SOURCE
 #include "reduce_int.h"
 #include "reduce_fault.h"
+#include "reduce_results.h"
 
 #include <stdio.h>
 #include <stdlib.h>

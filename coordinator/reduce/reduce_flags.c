@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include "reduce_int.h"
+#include "reduce_baseline.h"
 
 #include <dirent.h>
 #include <stdio.h>

@@ -20,8 +20,10 @@
 #include "precheck_pool.h"
 #include "record.h"
 #include "reduce_audit.h"
+#include "reduce_baseline.h"
 #include "reduce_claims.h"
 #include "reduce_fault.h"
+#include "reduce_results.h"
 #include "reduce_trust.h"
 #include "reduce_verify.h"
 #include "trail.h"
@@ -99,9 +101,9 @@ struct wh_reduction {
     char *pc_twin_why, *pc_twin_ignored;
     unsigned tree_gen;      /* trees taken since prepare: a set-up of an older one is dropped */
     wh_fp_t pending_fp;     /* the baseline's fingerprint, taken when it is done */
+    struct red_baseline baseline; /* owned by reduce_baseline.c */
     char *error;
     uint64_t next_eval;
-    uint64_t baseline_id;
     uint64_t refcheck_id;   /* the reduced test on the reference (red_start_refcheck) */
     struct red_fault fault; /* owned by reduce_fault.c */
     int flaky;              /* candidates whose runs disagreed (never cached) */
@@ -222,20 +224,12 @@ struct wh_reduction {
     double eta_waves;               /* waves of builds the resolved rounds took */
     uint64_t eta_t0, eta_last;      /* the first round made; the last one resolved (ms) */
     int verdicts[WH_V_COUNT];
-    uint64_t t0, wall_ms;
-    char *result_text;
-    /* The original's other failing functions (oracle.h's others), NULL when
-     * not known: a Preserved verdict whose run failed another function too
-     * is a different failure (red_on_verdict). */
-    char *base_others;
-    char *diff;             /* the test file, original to reduced (reduced.diff) */
-    char *lines;            /* the reduced test file, line-true (reduced.lines.<ext>) */
-    size_t lines_len;
+    uint64_t t0;
     /* tainted answers: retried elsewhere, never verdicts (pool.h) */
     int infra_faults;
     char **out_slots;       /* slots taken out of rotation during this job */
     int n_out;
-    char *closing;          /* the verify and fault-check lines, for a remote client */
+    struct red_results results; /* owned by reduce_results.c */
 };
 
 /* reduce.c */
@@ -405,20 +399,7 @@ void red_exact_tree_done(wh_reduction_t *r);
  * command, which must parse the test now. */
 int red_cached_flags_ok(wh_reduction_t *r);
 
-/* reduce_verdicts.c: fingerprint persistence, the pool's callbacks */
-/* Reads a fingerprint cached as JSON; WH_EPARSE when s is no object. */
-int red_fp_from_json(const char *s, wh_fp_t *fp);
-/* Its "others" member (the original's other failing functions), NULL when
- * it has none (a fingerprint cached before they were kept). */
-char *red_others_from_json(const char *s);
-/* Records the fingerprint (cache, run folder, pool) and starts the walk. */
-void red_take_fingerprint(wh_reduction_t *r, const wh_fp_t *observed);
-/* The console's fingerprint: test | kind | location | message, the parts
- * that are known (malloc'ed; NULL only when out of memory). */
-char *red_fp_line(const wh_fp_t *fp);
-/* Starts the walk once the fingerprint is known: first, with a reference
- * --reference auto picked, the original's run there. */
-void red_begin_walk(wh_reduction_t *r);
+/* reduce_verdicts.c: the pool's callbacks */
 /* The on_ready of the job's setup threads (ctx: the reduction): wakes the
  * pool's poll through wake_fd. Safe on any thread. */
 void red_wake(void *ctx);
@@ -426,15 +407,5 @@ void red_wake(void *ctx);
 void red_on_verdict(void *ctx, uint64_t id, const wh_msg_t *m, const char *worker);
 void red_on_note(void *ctx, uint64_t id, wh_pool_note_t what, const char *worker,
                  const char *detail);
-
-/* reduce_results.c */
-/* Writes the record of a successful run and ends the job (status 0). */
-void red_finish(wh_reduction_t *r);
-/* A fingerprint-only job (job.fingerprint_only) has its fingerprint: its
- * summary.json (nothing reduced, nothing verified), and done. */
-void red_finish_fingerprint(wh_reduction_t *r);
-/* A run that stops part-way: tree.json and partial.diff from the accepted
- * configuration so far, for report.html. */
-void red_write_partial(wh_reduction_t *r);
 
 #endif

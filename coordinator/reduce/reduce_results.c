@@ -10,6 +10,7 @@
 #include "reduce_claims.h"
 #include "reduce_verify.h"
 #include "reduce_fault.h"
+#include "reduce_results.h"
 #include "reduce_trust.h"
 
 #include <stdio.h>
@@ -65,7 +66,7 @@ static void s_fill_summary(const wh_reduction_t *r, wh_summary_t *s)
     s->surprises[1] = r->surprises[1];
     s->cancelled = r->cancelled;
     s->verdicts = r->verdicts;
-    s->wall_ms = r->wall_ms;
+    s->wall_ms = r->results.wall_ms;
     s->jobs = r->job.jobs;
     s->fp = &r->fp;
     s->flaky = r->flaky;
@@ -109,22 +110,22 @@ static void s_write_reduced(wh_reduction_t *r)
     char *lines = wh_render(r->tree, rem, &len);
     char *compact = wh_render_compact(r->tree, rem, &clen);
     wh_record_reduced(r->rec, wh_job_ext(&r->job), lines, len, compact, clen);
-    r->result_text = lines ? wh_function_text(r->tree->text, r->tree->text_len, r->tree->body_begin,
+    r->results.text = lines ? wh_function_text(r->tree->text, r->tree->text_len, r->tree->body_begin,
                                              r->tree->body_end, lines)
                            : NULL;
     /* a/ and b/ name the file in the project, for `patch -p1` there */
     char *an = wh_strdup_printf("a/%s", r->job.file), *bn = wh_strdup_printf("b/%s", r->job.file);
     size_t dlen = 0;
-    r->diff = compact && an && bn ? wh_udiff(r->tree->text, r->tree->text_len, compact, clen, an,
+    r->results.diff = compact && an && bn ? wh_udiff(r->tree->text, r->tree->text_len, compact, clen, an,
                                              bn, 3, &dlen)
                                   : NULL;
-    if (r->diff)
-        wh_record_file(r->rec, "reduced.diff", r->diff, dlen);
+    if (r->results.diff)
+        wh_record_file(r->rec, "reduced.diff", r->results.diff, dlen);
     free(an);
     free(bn);
-    free(r->lines);
-    r->lines = lines; /* for a client's own check (reduce --verify-local) */
-    r->lines_len = len;
+    free(r->results.lines);
+    r->results.lines = lines; /* for a client's own check (reduce --verify-local) */
+    r->results.lines_len = len;
     free(compact);
 }
 
@@ -195,7 +196,7 @@ void red_write_partial(wh_reduction_t *r)
 
 void red_finish_fingerprint(wh_reduction_t *r)
 {
-    r->wall_ms = wh_now_ms() - r->t0;
+    r->results.wall_ms = wh_now_ms() - r->t0;
     wh_summary_t s;
     s_fill_summary(r, &s);
     wh_record_summary(r->rec, &s);
@@ -209,7 +210,7 @@ void red_finish_fingerprint(wh_reduction_t *r)
 void red_finish(wh_reduction_t *r)
 {
     red_store_answer(r);
-    r->wall_ms = wh_now_ms() - r->t0;
+    r->results.wall_ms = wh_now_ms() - r->t0;
     s_write_reduced(r);
     s_write_tree(r);
     wh_summary_t s;
@@ -248,7 +249,7 @@ void red_finish(wh_reduction_t *r)
                                            "run afresh",
                                      dropped);
     const char *told = red_verify_told(r);
-    r->closing = wh_strdup_printf("%s%s%sFault check: %s\n", told ? told : "", vline ? vline : "",
+    r->results.closing = wh_strdup_printf("%s%s%sFault check: %s\n", told ? told : "", vline ? vline : "",
                                   claims, line);
     free(vline);
     free(text);
@@ -260,10 +261,10 @@ void red_finish(wh_reduction_t *r)
         wh_record_log(r->rec, "partial: %s; the answer is the walk's best so far", r->partial);
         char *c = wh_strdup_printf("%sPartial: %s; the reduced test is the walk's best answer so "
                                    "far (verified afresh; its claims were not checked)\n",
-                                   r->closing ? r->closing : "", r->partial);
+                                   r->results.closing ? r->results.closing : "", r->partial);
         if (c) {
-            free(r->closing);
-            r->closing = c;
+            free(r->results.closing);
+            r->results.closing = c;
         }
         red_out(r, "Partial: %s; the reduced test is the walk's best answer so far\n", r->partial);
     }
@@ -273,4 +274,33 @@ void red_finish(wh_reduction_t *r)
      * one (--budget) says so, unverified or not. */
     r->status = red_trust_lone(r) ? WH_EXIT_UNVERIFIED : r->partial ? WH_EXIT_PARTIAL : 0;
     wh_pool_remove_job(r->pool, r->pool_id);
+}
+
+void red_results_free(wh_reduction_t *r)
+{
+    free(r->results.text);
+    free(r->results.diff);
+    free(r->results.lines);
+    free(r->results.closing);
+}
+
+const char *wh_reduction_lines(const wh_reduction_t *r, size_t *len)
+{
+    *len = r->results.lines ? r->results.lines_len : 0;
+    return r->results.lines;
+}
+
+const char *wh_reduction_result_text(const wh_reduction_t *r)
+{
+    return r->results.text;
+}
+
+const char *wh_reduction_diff(const wh_reduction_t *r)
+{
+    return r->results.diff ? r->results.diff : "";
+}
+
+const char *wh_reduction_closing(const wh_reduction_t *r)
+{
+    return r->results.closing ? r->results.closing : "";
 }

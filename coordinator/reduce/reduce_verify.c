@@ -11,6 +11,7 @@
 #include "reduce_verify.h"
 #include "reduce_fault.h"
 #include "reduce_trust.h"
+#include "reduce_results.h"
 
 #include <stdarg.h>
 #include <stdio.h>
