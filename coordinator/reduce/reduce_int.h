@@ -1,9 +1,13 @@
 /*
- * reduce_int — the reduce module's private header: the job's struct and
- * what its files share (the red_* helpers one file calls in another). The
- * module is reduce.c (the lifecycle and the public API, reduce.h) with
- * reduce_predict.c, reduce_rounds.c, reduce_flags.c, reduce_verify.c,
- * reduce_verdicts.c, reduce_results.c and reduce_trust.c; nothing else
+ * reduce_int — the reduce module's private header: the job's struct, its
+ * core (what every phase shares) with each phase's state embedded, and the
+ * red_* helpers of the walk and the front end that one file calls in
+ * another. The module is reduce.c (the lifecycle and the public API,
+ * reduce.h) with its parts reduce_*.c; each phase's state and interface is
+ * in its own header (reduce_baseline.h, reduce_verify.h, reduce_claims.h,
+ * reduce_audit.h, reduce_fault.h, reduce_trust.h, reduce_results.h), and
+ * a member marked "owned by" is reached only by the files it names
+ * (tests/layout; README.md has the map). Nothing outside the module
  * includes this header. Like the module, everything here runs on the
  * pool's thread.
  */

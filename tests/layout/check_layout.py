@@ -13,7 +13,13 @@ This checks, and prints what it finds:
     section allows (its lines "folder -> a, b, c");
   - no source file over 1,500 lines, the job driver (reduce.c) under 1,200;
   - no function over 150 lines (from its signature to its closing brace);
-  - at most 15 .c files directly in coordinator/.
+  - at most 15 .c files directly in coordinator/;
+  - a phase's state is its own (coordinator/reduce/README.md): the job's
+    struct (reduce_int.h) embeds each phase's struct as a member marked
+    "owned by FILE.c[, FILE.c ...]" (every .c file its comment names), and
+    only those files reach its fields
+    (`r->verify.step`, `&r->claims`); every other file calls the phase's
+    functions (reduce_verify.h, ...).
 
 Usage: check_layout.py SOURCE_DIR [--map] (--map prints the folder arrows).
 Exit 0 when every rule holds, 1 otherwise.
@@ -28,6 +34,8 @@ MAX_LINES = 1500
 DRIVER = ("coordinator/reduce/reduce.c", 1200)
 MAX_TOP_C = 15
 MAX_FUNC = 150
+JOB_STRUCT = ("coordinator/reduce/reduce_int.h", "wh_reduction")
+OWNED = re.compile(r"^\s*struct\s+\w+\s+(\w+);\s*/\*\s*owned by\s+(.*?)\*/", re.M | re.S)
 
 
 def sources(src):
@@ -154,6 +162,46 @@ def long_functions(text):
     return out
 
 
+def owned_members(src):
+    """{member: [files]} of the job struct's members marked "owned by"."""
+    path, name = JOB_STRUCT
+    try:
+        text = read(src, path)
+    except OSError:
+        return {}
+    m = re.search(r"^struct\s+" + name + r"\s*\{(.*?)^\};", text, re.M | re.S)
+    if not m:
+        return {}
+    out = {}
+    for member, owners in OWNED.findall(m.group(1)):
+        out[member] = re.findall(r"[\w.]+\.c\b", owners)
+    return out
+
+
+def phase_trespass(src, files):
+    """(file, member, line) where a file of the job driver (one that includes
+    reduce_int.h) reaches a phase's state that is not its own: a field through the member (x->member.field), or the member's
+    address (&x->member)."""
+    owned = owned_members(src)
+    folder = os.path.dirname(JOB_STRUCT[0])
+    out = []
+    for p in files:
+        if os.path.dirname(p) != folder or not p.endswith(".c"):
+            continue
+        text = read(src, p)
+        if os.path.basename(JOB_STRUCT[0]) not in INCLUDE.findall(text):
+            continue  # not a part of the job driver: another struct's member
+        lines = text.split("\n")
+        for member, owners in sorted(owned.items()):
+            if os.path.basename(p) in owners:
+                continue
+            pat = re.compile(r"\w\s*->\s*" + member + r"\s*\.|&\s*\w+\s*->\s*" + member + r"\b")
+            for i, line in enumerate(lines):
+                if pat.search(line):
+                    out.append((p, member, i + 1))
+    return out
+
+
 def allowed_arrows(src):
     """Lines of the README's layout section: `folder -> a, b, c`."""
     allowed = {}
@@ -207,6 +255,10 @@ def main():
                 for name, k in long_functions(fh.read()):
                     print(f"function too long: {name} in {p} has {k} lines (limit {MAX_FUNC})")
                     bad += 1
+    for p, member, line in phase_trespass(src, files):
+        owners = ", ".join(owned_members(src)[member])
+        print(f"phase state not its own: {p}:{line} reaches r->{member} (owned by {owners})")
+        bad += 1
     top = [f for f in os.listdir(os.path.join(src, "coordinator")) if f.endswith(".c")]
     if len(top) > MAX_TOP_C:
         print(f"coordinator/ has {len(top)} .c files directly in it (limit {MAX_TOP_C})")
