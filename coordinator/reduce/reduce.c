@@ -148,7 +148,7 @@ wh_reduction_t *red_prepare(const wh_job_t *job, int quiet, wh_frontend_t **fe, 
     r->t0 = wh_now_ms();
     r->wake_fd = -1;
     r->quiet = quiet;
-    r->last_sweep = r->last_level = -1;
+    r->walk.last_sweep = r->walk.last_level = -1;
     /* a private copy of the job */
     if (wh_job_copy(&r->job, job)) {
         *err = strdup("out of memory");
@@ -201,8 +201,8 @@ wh_reduction_t *red_prepare(const wh_job_t *job, int quiet, wh_frontend_t **fe, 
     }
     r->engine = red_engine_for(r->tree, r->job.algo, r->job.walk);
     r->trail = r->engine ? wh_trail_new(r->engine) : NULL;
-    r->memo = wh_memo_new();
-    if (!r->engine || !r->trail || !r->memo) {
+    r->walk.memo = wh_memo_new();
+    if (!r->engine || !r->trail || !r->walk.memo) {
         *err = strdup("cannot create the reduction engine");
         goto fail;
     }
@@ -367,11 +367,11 @@ void wh_reduction_poll(wh_reduction_t *r)
     /* --budget time=: spent while every slot builds (no verdict to look) */
     if (r->state == RED_ROUNDS && r->job.budget.ms && wh_now_ms() - r->t0 >= r->job.budget.ms)
         red_advance(r);
-    if (r->state == RED_ROUNDS && !r->round && r->defer_until) {
-        if (wh_now_ms() >= r->defer_until)
+    if (r->state == RED_ROUNDS && !r->walk.round && r->walk.defer_until) {
+        if (wh_now_ms() >= r->walk.defer_until)
             red_advance(r); /* the next chain's wait ran out */
         else
-            wh_pool_wake_at(r->pool, r->defer_until); /* asked again: the pool keeps one time */
+            wh_pool_wake_at(r->pool, r->walk.defer_until); /* asked again: the pool keeps one time */
     }
 }
 
@@ -406,17 +406,17 @@ void wh_reduction_destroy(wh_reduction_t **rp)
     red_baseline_free(r);
     red_trust_free(r);
     red_fault_free(r);
-    free(r->spec);
-    wh_memo_destroy(&r->memo);
-    wh_prior_destroy(&r->prior);
+    free(r->walk.spec);
+    wh_memo_destroy(&r->walk.memo);
+    wh_prior_destroy(&r->walk.prior);
     red_spec_done_clear(r);
-    free(r->spec_done);
+    free(r->walk.spec_done);
     for (int i = 0; i < r->n_out; i++)
         free(r->out_slots[i]);
     free(r->out_slots);
     wh_precheck_destroy(&r->pc);
     red_frontend_untwin(r);
-    free(r->eta_cands);
+    free(r->walk.eta_cands);
     free(r->pc_off);
     wh_ubguard_destroy(&r->ub);
     free(r->ub_off);
@@ -457,8 +457,8 @@ const char *wh_reduction_job_id(const wh_reduction_t *r)
 
 void wh_reduction_counts(const wh_reduction_t *r, uint64_t *candidates, uint64_t *cached)
 {
-    *candidates = (uint64_t)r->candidates;
-    *cached = (uint64_t)r->cached;
+    *candidates = (uint64_t)r->walk.candidates;
+    *cached = (uint64_t)r->walk.cached;
 }
 
 void wh_reduction_progress(const wh_reduction_t *r, wh_buf_t *b)
@@ -471,8 +471,8 @@ void wh_reduction_progress(const wh_reduction_t *r, wh_buf_t *b)
     _Static_assert(sizeof st / sizeof *st == RED_CLAIMS + 1, "a name per state");
     wh_buf_printf(b, "%s %s: %s, sweep %d level %d, %d candidates (%d evaluated, %d predicted, "
                   "%d cached)", r->tree ? r->tree->test : "?", r->job.file, st[r->state],
-                  r->last_sweep < 0 ? 0 : r->last_sweep, r->last_level < 0 ? 0 : r->last_level,
-                  r->candidates, r->evaluated, r->predicted, r->cached);
+                  r->walk.last_sweep < 0 ? 0 : r->walk.last_sweep, r->walk.last_level < 0 ? 0 : r->walk.last_level,
+                  r->walk.candidates, r->walk.evaluated, r->walk.predicted, r->walk.cached);
 }
 
 /* The most rounds a plan looks ahead (a plan of more is as good as "long"). */
@@ -483,34 +483,34 @@ void wh_reduction_progress(const wh_reduction_t *r, wh_buf_t *b)
 static void s_eta_plan(wh_reduction_t *r)
 {
     int rounds = wh_engine_rounds(r->engine);
-    if (r->eta_engine == r->engine && r->eta_rounds == rounds &&
-        r->eta_restarts == red_verify_restarts(r))
+    if (r->walk.eta_engine == r->engine && r->walk.eta_rounds == rounds &&
+        r->walk.eta_restarts == red_verify_restarts(r))
         return;
     wh_engine_t *e = wh_engine_clone(r->engine);
     if (!e)
         return;
     int n = 0, sweep = -1;
-    r->eta_last_sweep = 0;
+    r->walk.eta_last_sweep = 0;
     for (const wh_round_t *rd; n < S_ETA_MAX_ROUNDS && (rd = wh_engine_round(e)); n++) {
-        r->eta_last_sweep = rd->sweep == sweep ? r->eta_last_sweep + 1 : 1;
+        r->walk.eta_last_sweep = rd->sweep == sweep ? r->walk.eta_last_sweep + 1 : 1;
         sweep = rd->sweep;
-        if (n == r->eta_cap) {
-            int cap = r->eta_cap ? 2 * r->eta_cap : 64;
-            int *c = realloc(r->eta_cands, (size_t)cap * sizeof *c);
+        if (n == r->walk.eta_cap) {
+            int cap = r->walk.eta_cap ? 2 * r->walk.eta_cap : 64;
+            int *c = realloc(r->walk.eta_cands, (size_t)cap * sizeof *c);
             if (!c)
                 break;
-            r->eta_cands = c;
-            r->eta_cap = cap;
+            r->walk.eta_cands = c;
+            r->walk.eta_cap = cap;
         }
-        r->eta_cands[n] = rd->n_cand;
+        r->walk.eta_cands[n] = rd->n_cand;
         if (wh_engine_resolve(e, -1) != 0)
             break;
     }
     wh_engine_destroy(&e);
-    r->eta_n = n;
-    r->eta_engine = r->engine;
-    r->eta_rounds = rounds;
-    r->eta_restarts = red_verify_restarts(r);
+    r->walk.eta_n = n;
+    r->walk.eta_engine = r->engine;
+    r->walk.eta_rounds = rounds;
+    r->walk.eta_restarts = red_verify_restarts(r);
 }
 
 /* The ETA (progress.h): the plan on the slots the job has. */
@@ -523,18 +523,18 @@ static uint64_t s_eta(wh_reduction_t *r, uint64_t median_ms, int units_left)
     if (r->pool)
         wh_pool_stats(r->pool, &st);
     int jobs = st.jobs > 1 ? st.jobs : 1;
-    int built = r->candidates - r->cached - r->predicted;
+    int built = r->walk.candidates - r->walk.cached - r->walk.predicted;
     wh_progress_plan_t pl = {
-        .cands = r->eta_cands, .rounds = r->eta_n,
-        .built = r->candidates ? (double)built / r->candidates : 1.0,
+        .cands = r->walk.eta_cands, .rounds = r->walk.eta_n,
+        .built = r->walk.candidates ? (double)built / r->walk.candidates : 1.0,
         .slots = st.slots / jobs > 1 ? st.slots / jobs : 1, .median_ms = median_ms,
-        .units_left = units_left, .last_sweep = r->eta_last_sweep,
-        .win_rate = r->eta_nwins ? __builtin_popcount(r->eta_wins) / (double)r->eta_nwins : 0,
+        .units_left = units_left, .last_sweep = r->walk.eta_last_sweep,
+        .win_rate = r->walk.eta_nwins ? __builtin_popcount(r->walk.eta_wins) / (double)r->walk.eta_nwins : 0,
     };
     uint64_t now = wh_now_ms();
-    if (r->eta_waves >= 1 && r->eta_last > r->eta_t0) {
-        pl.wave_ms = (uint64_t)((double)(r->eta_last - r->eta_t0) / r->eta_waves);
-        pl.into_ms = now - r->eta_last;
+    if (r->walk.eta_waves >= 1 && r->walk.eta_last > r->walk.eta_t0) {
+        pl.wave_ms = (uint64_t)((double)(r->walk.eta_last - r->walk.eta_t0) / r->walk.eta_waves);
+        pl.into_ms = now - r->walk.eta_last;
     }
     return wh_progress_eta(&pl);
 }
@@ -558,9 +558,9 @@ void wh_reduction_status_now(const wh_reduction_t *r, wh_progress_t *p)
         if (st.warming > 0)
             p->phase = "setting up the workspaces (configure, build the test's target)";
     }
-    const wh_round_t *rd = r->round;
-    p->sweep = rd ? rd->sweep : r->last_sweep < 0 ? 0 : r->last_sweep;
-    p->level = rd ? rd->level : r->last_level < 0 ? 0 : r->last_level;
+    const wh_round_t *rd = r->walk.round;
+    p->sweep = rd ? rd->sweep : r->walk.last_sweep < 0 ? 0 : r->walk.last_sweep;
+    p->level = rd ? rd->level : r->walk.last_level < 0 ? 0 : r->walk.last_level;
     if (r->engine) {
         p->units = wh_engine_units(r->engine);
         const uint8_t *rem = wh_engine_removed(r->engine);
@@ -569,12 +569,12 @@ void wh_reduction_status_now(const wh_reduction_t *r, wh_progress_t *p)
         p->round = wh_engine_rounds(r->engine) + !wh_engine_done(r->engine);
         p->rounds_left = wh_engine_rounds_left(r->engine);
     }
-    p->built = r->evaluated;
-    p->predicted = r->predicted;
-    p->cached = r->cached;
-    int n = r->n_ms < RED_MS_RING ? r->n_ms : RED_MS_RING;
+    p->built = r->walk.evaluated;
+    p->predicted = r->walk.predicted;
+    p->cached = r->walk.cached;
+    int n = r->walk.n_ms < RED_MS_RING ? r->walk.n_ms : RED_MS_RING;
     uint64_t v[RED_MS_RING];
-    memcpy(v, r->ms_ring, (size_t)n * sizeof *v);
+    memcpy(v, r->walk.ms_ring, (size_t)n * sizeof *v);
     p->median_ms = wh_progress_median(v, n);
     if (!p->phase) /* the plan is a cache of the walk's state, kept in r */
         p->eta_ms = s_eta((wh_reduction_t *)r, p->median_ms, p->units_left);

@@ -32,14 +32,14 @@ int red_negative(wh_verdict_t v)
 void red_cache_audit_round(wh_reduction_t *r)
 {
     int distrusted = 0;
-    for (int i = 0; i < r->nc; i++) {
-        red_cand_t *c = &r->c[i];
+    for (int i = 0; i < r->walk.nc; i++) {
+        red_cand_t *c = &r->walk.c[i];
         if (c->rep != i || !c->from_cache || !red_negative(c->v))
             continue;
         /* The sample: verdicts from before this run (a slot of this run
          * judged the others; the claims check judges those it rests on). */
         if (!r->cache_audit.distrust &&
-            (r->cache_audit.audits >= (r->evaluated + S_PER_AUDIT - 1) / S_PER_AUDIT ||
+            (r->cache_audit.audits >= (r->walk.evaluated + S_PER_AUDIT - 1) / S_PER_AUDIT ||
              wh_trail_judged_here(r->trail, c->key)))
             continue;
         if (!r->cache_audit.distrust) {

@@ -282,18 +282,18 @@ char *red_fp_line(const wh_fp_t *fp)
  * (no location in the test body) the walk expects what the memo says. */
 static void s_make_prior(wh_reduction_t *r)
 {
-    wh_prior_destroy(&r->prior);
+    wh_prior_destroy(&r->walk.prior);
     if (!r->job.prior) {
         wh_record_log(r->rec, "prior: none (--prior none): every removal no verdict speaks for "
                       "is expected not Preserved");
         return;
     }
     int seed = wh_prior_seed(r->tree, r->fp.location);
-    r->prior = wh_prior_new(r->tree, seed);
-    if (r->prior)
+    r->walk.prior = wh_prior_new(r->tree, seed);
+    if (r->walk.prior)
         wh_record_log(r->rec, "prior: the slice of the failing statement (unit %d, line %u) "
                       "holds %d of %d statements", seed, r->tree->units[seed].line,
-                      wh_prior_size(r->prior), r->tree->n);
+                      wh_prior_size(r->walk.prior), r->tree->n);
     else if (seed < 0)
         wh_record_log(r->rec, "prior: none (the failure's location %s is not a statement of "
                       "the test)", r->fp.location && *r->fp.location ? r->fp.location : "-");

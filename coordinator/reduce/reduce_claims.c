@@ -329,25 +329,25 @@ static int s_unit_removed_from(const wh_tree_t *t, const uint8_t *fin, const uin
  * up a whole build. */
 void red_early_claims(wh_reduction_t *r)
 {
-    const uint8_t *fin = r->chain ? wh_chain_final(r->chain) : NULL;
+    const uint8_t *fin = r->walk.chain ? wh_chain_final(r->walk.chain) : NULL;
     if (!fin || r->claims.queued || r->claims.seen_lost)
         return;
-    for (int i = 0; i < r->nc; i++) {
-        const red_cand_t *c = &r->c[r->c[i].rep];
+    for (int i = 0; i < r->walk.nc; i++) {
+        const red_cand_t *c = &r->walk.c[r->walk.c[i].rep];
         if (c->v == WH_V_NONE ? !c->submitted
-                              : (c->v == WH_V_PRESERVED) != (wh_chain_step(r->chain, i)->expect != 0))
+                              : (c->v == WH_V_PRESERVED) != (wh_chain_step(r->walk.chain, i)->expect != 0))
             return; /* a step still to send, or a surprise: not the walk's end */
     }
     wh_pool_stats_t ps;
     wh_pool_stats(r->pool, &ps);
     int idle = ps.slots - ps.busy - ps.queued;
     uint8_t *conf = idle > 0 ? malloc(r->tree->n ? (size_t)r->tree->n : 1u) : NULL;
-    for (int i = 0; conf && i < r->nc && idle > 0; i++) {
-        const red_cand_t *c = &r->c[i];
+    for (int i = 0; conf && i < r->walk.nc && idle > 0; i++) {
+        const red_cand_t *c = &r->walk.c[i];
         if (c->rep != i || c->predicted || !red_negative(c->v) || s_check_of(r, c->key))
             continue;
         const char *judge = c->from_cache ? red_cached_judge(r, c->key) : c->node;
-        int u = s_unit_removed_from(r->tree, fin, wh_chain_step(r->chain, i)->removed, conf);
+        int u = s_unit_removed_from(r->tree, fin, wh_chain_step(r->walk.chain, i)->removed, conf);
         if (u < 0 || !judge)
             continue;
         size_t len = 0;

@@ -51,9 +51,9 @@ static int s_use_tree(wh_reduction_t *r, wh_tree_t *t, const char *how)
     r->tree = t;
     r->tree_gen++;
     r->fe_wait = 0; /* a set-up for the old tree is dropped: s_precheck_follow's counts */
-    wh_memo_clear(r->memo); /* its keys name units of the old tree */
-    wh_prior_destroy(&r->prior); /* so do its slice's */
-    r->chain_start = 0;
+    wh_memo_clear(r->walk.memo); /* its keys name units of the old tree */
+    wh_prior_destroy(&r->walk.prior); /* so do its slice's */
+    r->walk.chain_start = 0;
     return 0;
 }
 

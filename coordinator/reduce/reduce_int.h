@@ -73,6 +73,78 @@ enum { RED_BASELINE, RED_ROUNDS, RED_DONE, RED_FAILED, RED_REFCHECK, RED_VERIFY,
 /* Built candidates whose times the ETA's median is taken over. */
 #define RED_MS_RING 256
 
+/* The walk of the job (reduce_rounds.c, with reduce_predict.c's and
+ * reduce_ubguard.c's checks of its candidates): the current chain and its
+ * round, speculation, the expectations' memo and prior, the counters and
+ * the ETA's plan. Shared more widely than a phase's state: the files that
+ * feed it verdicts or read its round reach it too (the "owned by" list of
+ * struct wh_reduction's walk member). */
+struct red_walk {
+    /* speculation: candidates of the predicted next round, in flight */
+    struct red_spec {
+        char key[65];
+        uint64_t id;
+        int checking;       /* on the front end (tag id); queued once it answers */
+        uint64_t exact, delta; /* memo keys; 0/0 for --speculate's own */
+        int running;        /* left running by a decided chain: never cancelled */
+        uint64_t disp_ms;   /* when a slot took it (wh_now_ms; 0: unknown) */
+        int waited;         /* a chain waited for it once (s_wait_due): never again */
+        int pre;            /* the precheck's answer once it came (RED_PRE_*), for the record */
+    } *spec;
+    int nspec, capspec;
+    /* speculations judged before the walk came to their round: the slot
+     * that judged each, its report and time, for the record if claimed */
+    struct red_spec_done {
+        char key[65];
+        char *node, *report;
+        uint64_t ms, build_ms, test_ms, end_ms;
+        int pre;            /* the precheck's answer (RED_PRE_*), for the record */
+    } *spec_done;
+    int ndone, capdone;
+    int speculated, spec_used;
+    int spec_dropped; /* speculations cancelled on a slot: dispatched, no verdict */
+    /* current round: a chain of the walk's expected steps (chain.h) */
+    wh_chain_t *chain;
+    int chain_start;        /* where the next chain starts in the engine's round */
+    int rec_steps, rec_segs; /* the chain's steps recorded and engine rounds resolved so
+                               far (counted before the chain is decided) */
+    int rec_built;          /* one of them was built */
+    wh_memo_t *memo;        /* every verdict of this run, for the expectations */
+    wh_prior_t *prior;      /* the failing statement's slice, expectations' fallback */
+    int surprises[2];       /* chains ended by a step [1] Preserved, [0] not, unexpectedly */
+    int chains;             /* chains decided */
+    int replans;            /* chains replaced by better expectations */
+    const wh_round_t *round; /* the chain's steps as a round */
+    red_cand_t *c;
+    int nc;
+    /* queued candidates of the round: eval id eval_base + k is c[evidx[k]] */
+    uint64_t eval_base;
+    int *evidx, nev;
+    int last_sweep, last_level;
+    int withdrawn;          /* chain steps withdrawn after a surprise (reduce_rounds.c) */
+    /* counters */
+    int candidates, evaluated, cached, extra, cancelled, predicted;
+    int building_rounds; /* chains with a counted candidate really judged: the depth */
+    uint64_t ms_ring[RED_MS_RING]; /* times of the last built candidates, for the ETA */
+    uint64_t turn_ms;       /* a chain step's time from dispatch to verdict (moving mean) */
+    uint64_t defer_until;   /* the next chain waits for due verdicts until then (0: no wait) */
+    uint64_t wait_from;     /* when that wait began (0: none) */
+    int deferred;           /* chains that waited for a due verdict (the summary's "waits") */
+    int n_ms;
+    /* the ETA's plan: candidates of each round left if nothing more is
+     * removed, made again after each resolved round (reduce.c) */
+    int *eta_cands;
+    int eta_n, eta_cap;
+    int eta_last_sweep;             /* its last rounds that are of its last sweep */
+    const wh_engine_t *eta_engine;  /* the plan is of this engine ... */
+    int eta_rounds, eta_restarts;   /* ... after this many rounds and restarts */
+    unsigned eta_wins;              /* the last rounds, a bit each: 1 = it removed something */
+    int eta_nwins;                  /* rounds in eta_wins (at most 8) */
+    double eta_waves;               /* waves of builds the resolved rounds took */
+    uint64_t eta_t0, eta_last;      /* the first round made; the last one resolved (ms) */
+    int verdicts[WH_V_COUNT];
+};
+
 struct wh_reduction {
     wh_job_t job;
     wh_pool_t *pool;
@@ -111,29 +183,6 @@ struct wh_reduction {
     uint64_t refcheck_id;   /* the reduced test on the reference (red_start_refcheck) */
     struct red_fault fault; /* owned by reduce_fault.c */
     int flaky;              /* candidates whose runs disagreed (never cached) */
-    /* speculation: candidates of the predicted next round, in flight */
-    struct red_spec {
-        char key[65];
-        uint64_t id;
-        int checking;       /* on the front end (tag id); queued once it answers */
-        uint64_t exact, delta; /* memo keys; 0/0 for --speculate's own */
-        int running;        /* left running by a decided chain: never cancelled */
-        uint64_t disp_ms;   /* when a slot took it (wh_now_ms; 0: unknown) */
-        int waited;         /* a chain waited for it once (s_wait_due): never again */
-        int pre;            /* the precheck's answer once it came (RED_PRE_*), for the record */
-    } *spec;
-    int nspec, capspec;
-    /* speculations judged before the walk came to their round: the slot
-     * that judged each, its report and time, for the record if claimed */
-    struct red_spec_done {
-        char key[65];
-        char *node, *report;
-        uint64_t ms, build_ms, test_ms, end_ms;
-        int pre;            /* the precheck's answer (RED_PRE_*), for the record */
-    } *spec_done;
-    int ndone, capdone;
-    int speculated, spec_used;
-    int spec_dropped; /* speculations cancelled on a slot: dispatched, no verdict */
     /* the accepted steps, who judged what (the walk adds them, verify,
      * the claims check and trust judge them again) */
     wh_trail_t *trail;
@@ -143,24 +192,6 @@ struct wh_reduction {
     struct red_claims claims;            /* owned by reduce_claims.c */
     struct red_cache_audit cache_audit;  /* owned by reduce_audit.c */
     struct red_trust trust;             /* owned by reduce_trust.c */
-    /* current round: a chain of the walk's expected steps (chain.h) */
-    wh_chain_t *chain;
-    int chain_start;        /* where the next chain starts in the engine's round */
-    int rec_steps, rec_segs; /* the chain's steps recorded and engine rounds resolved so
-                               far (counted before the chain is decided) */
-    int rec_built;          /* one of them was built */
-    wh_memo_t *memo;        /* every verdict of this run, for the expectations */
-    wh_prior_t *prior;      /* the failing statement's slice, expectations' fallback */
-    int surprises[2];       /* chains ended by a step [1] Preserved, [0] not, unexpectedly */
-    int chains;             /* chains decided */
-    int replans;            /* chains replaced by better expectations */
-    const wh_round_t *round; /* the chain's steps as a round */
-    red_cand_t *c;
-    int nc;
-    /* queued candidates of the round: eval id eval_base + k is c[evidx[k]] */
-    uint64_t eval_base;
-    int *evidx, nev;
-    int last_sweep, last_level;
     /* front-end prediction (DESIGN.md, "Predicted verdicts") */
     wh_precheck_t *pc;      /* the original's judge, until handed to pcj's first worker */
     wh_precheck_pool_t *pcp;    /* the process's precheck threads (a reference) */
@@ -204,36 +235,19 @@ struct wh_reduction {
     } *fem;
     size_t fem_cap, fem_n;
     int ub_learned;         /* answers the precheck's parse gave (red_ubguard_learn) */
-    int withdrawn;          /* chain steps withdrawn after a surprise (reduce_rounds.c) */
     int ubm_hits;           /* guard answers taken from it */
     uint64_t ub_refused;    /* the candidate the guard just kept from a slot */
-    /* counters */
-    int candidates, evaluated, cached, extra, cancelled, predicted;
-    int building_rounds; /* chains with a counted candidate really judged: the depth */
-    uint64_t ms_ring[RED_MS_RING]; /* times of the last built candidates, for the ETA */
-    uint64_t turn_ms;       /* a chain step's time from dispatch to verdict (moving mean) */
-    uint64_t defer_until;   /* the next chain waits for due verdicts until then (0: no wait) */
-    uint64_t wait_from;     /* when that wait began (0: none) */
-    int deferred;           /* chains that waited for a due verdict (the summary's "waits") */
-    int n_ms;
-    /* the ETA's plan: candidates of each round left if nothing more is
-     * removed, made again after each resolved round (reduce.c) */
-    int *eta_cands;
-    int eta_n, eta_cap;
-    int eta_last_sweep;             /* its last rounds that are of its last sweep */
-    const wh_engine_t *eta_engine;  /* the plan is of this engine ... */
-    int eta_rounds, eta_restarts;   /* ... after this many rounds and restarts */
-    unsigned eta_wins;              /* the last rounds, a bit each: 1 = it removed something */
-    int eta_nwins;                  /* rounds in eta_wins (at most 8) */
-    double eta_waves;               /* waves of builds the resolved rounds took */
-    uint64_t eta_t0, eta_last;      /* the first round made; the last one resolved (ms) */
-    int verdicts[WH_V_COUNT];
     uint64_t t0;
     /* tainted answers: retried elsewhere, never verdicts (pool.h) */
     int infra_faults;
     char **out_slots;       /* slots taken out of rotation during this job */
     int n_out;
     struct red_results results; /* owned by reduce_results.c */
+    struct red_walk walk;   /* owned by reduce_rounds.c, reduce_predict.c, reduce_ubguard.c;
+                               also reached, for the verdicts they feed it or its round,
+                               by reduce.c, reduce_audit.c, reduce_baseline.c,
+                               reduce_claims.c, reduce_flags.c, reduce_results.c,
+                               reduce_trust.c, reduce_verdicts.c, reduce_verify.c */
 };
 
 /* reduce.c */

@@ -161,20 +161,20 @@ void red_precheck_said(wh_reduction_t *r, char *err)
 int red_mget_reps(wh_reduction_t *r, wh_cache_ns_t ns, int open_only,
                   void (*hit)(red_cand_t *c, wh_verdict_t v))
 {
-    const char **keys = calloc((size_t)r->nc, sizeof *keys);
-    wh_verdict_t *got = calloc((size_t)r->nc, sizeof *got);
-    int *kidx = calloc((size_t)r->nc, sizeof *kidx);
+    const char **keys = calloc((size_t)r->walk.nc, sizeof *keys);
+    wh_verdict_t *got = calloc((size_t)r->walk.nc, sizeof *got);
+    int *kidx = calloc((size_t)r->walk.nc, sizeof *kidx);
     int nk = 0, rc = keys && got && kidx ? 0 : WH_ENOMEM;
-    for (int i = 0; !rc && i < r->nc; i++)
-        if (r->c[i].rep == i && (!open_only || r->c[i].v == WH_V_NONE)) {
-            keys[nk] = r->c[i].key;
+    for (int i = 0; !rc && i < r->walk.nc; i++)
+        if (r->walk.c[i].rep == i && (!open_only || r->walk.c[i].v == WH_V_NONE)) {
+            keys[nk] = r->walk.c[i].key;
             kidx[nk++] = i;
         }
     if (nk)
         wh_cache_mget_ns(r->cache, ns, keys, nk, got); /* a miss is WH_V_NONE */
     for (int k = 0; k < nk; k++)
         if (got[k] != WH_V_NONE)
-            hit(&r->c[kidx[k]], got[k]);
+            hit(&r->walk.c[kidx[k]], got[k]);
     free(keys);
     free(got);
     free(kidx);
@@ -243,7 +243,7 @@ int red_precheck_begin(wh_reduction_t *r)
 int red_precheck_submit(wh_reduction_t *r, red_cand_t *c, int i)
 {
     size_t len = 0;
-    char *text = wh_render(r->tree, r->round->removed[i], &len);
+    char *text = wh_render(r->tree, r->walk.round->removed[i], &len);
     int rc = text ? wh_precheck_job_submit(r->pcj, c->eval_id, text, len) : WH_ENOMEM;
     c->checking = rc == 0;
     return rc;
@@ -266,8 +266,8 @@ int red_precheck_waits(const wh_reduction_t *r, int upto)
 {
     if (r->job.precheck != WH_PRECHECK_AUDIT)
         return 0;
-    for (int i = 0; i <= upto && i < r->nc; i++)
-        if (r->c[i].checking)
+    for (int i = 0; i <= upto && i < r->walk.nc; i++)
+        if (r->walk.c[i].checking)
             return 1;
     return 0;
 }
@@ -277,11 +277,11 @@ static void s_queue(wh_reduction_t *r, red_cand_t *c, int i, const char *text, s
 {
     c->submitted = 1;
     uint64_t id = c->eval_id;
-    int lazy = id >= r->eval_base && id - r->eval_base < (uint64_t)r->nev &&
-               r->evidx[id - r->eval_base] == i;
+    int lazy = id >= r->walk.eval_base && id - r->walk.eval_base < (uint64_t)r->walk.nev &&
+               r->walk.evidx[id - r->walk.eval_base] == i;
     int rc;
     if (lazy || !text) {
-        char *t = lazy ? NULL : wh_render(r->tree, r->round->removed[i], &len);
+        char *t = lazy ? NULL : wh_render(r->tree, r->walk.round->removed[i], &len);
         rc = lazy ? wh_pool_submit_lazy(r->pool, r->pool_id, id)
              : t  ? wh_pool_submit(r->pool, r->pool_id, id, t, len, 0)
                   : WH_ENOMEM;
@@ -314,8 +314,8 @@ static void s_predicted(wh_reduction_t *r, const char *key)
  * build seconds: the wait is at most one check. */
 static void s_release(wh_reduction_t *r)
 {
-    for (int i = 0; i < r->nc; i++) {
-        red_cand_t *c = &r->c[i];
+    for (int i = 0; i < r->walk.nc; i++) {
+        red_cand_t *c = &r->walk.c[i];
         if (c->checking || c->waiting_check)
             return;
         if (c->ready && !c->submitted && !c->withdrawn && c->v == WH_V_NONE)
@@ -341,8 +341,8 @@ static int s_window(wh_reduction_t *r)
 int red_precheck_window(wh_reduction_t *r)
 {
     int open = 0, room = -1, active = -1;
-    for (int i = 0; i < r->nc; i++) {
-        red_cand_t *c = &r->c[i];
+    for (int i = 0; i < r->walk.nc; i++) {
+        red_cand_t *c = &r->walk.c[i];
         if (c->rep != i || c->v != WH_V_NONE || c->withdrawn)
             continue;
         if (!c->waiting_check) {
@@ -419,26 +419,26 @@ static void s_answer_cand(wh_reduction_t *r, red_cand_t *c, wh_precheck_answer_t
  * answered before its round came: a verdict that depended on the slots). */
 static void s_answer_spec(wh_reduction_t *r, int k, const wh_precheck_answer_t *a)
 {
-    struct red_spec *sp = &r->spec[k];
+    struct red_spec *sp = &r->walk.spec[k];
     sp->checking = 0;
     int ok = a->rc >= 0 && !r->pc_off;
     if (ok && a->rc == 1) {
         s_predicted(r, sp->key);
-        r->spec[k] = r->spec[--r->nspec];
+        r->walk.spec[k] = r->walk.spec[--r->walk.nspec];
         return;
     }
     if (ok)
         (void)red_ubguard_learn(r, sp->key, a->ub, a->ub_first);
     if (red_ubguard_ahead(r, sp->key, a->text, a->len, 1)) {
-        r->spec[k] = r->spec[--r->nspec]; /* its round asks the guard's kept answer */
+        r->walk.spec[k] = r->walk.spec[--r->walk.nspec]; /* its round asks the guard's kept answer */
         return;
     }
     sp->pre = ok ? RED_PRE_PASS : RED_PRE_NONE;
     r->pc_unchecked += !ok;
     if (wh_pool_submit(r->pool, r->pool_id, sp->id, a->text, a->len, 0) == 0)
-        r->speculated++;
+        r->walk.speculated++;
     else
-        r->spec[k] = r->spec[--r->nspec];
+        r->walk.spec[k] = r->walk.spec[--r->walk.nspec];
 }
 
 /* One answer; 1 when it may let the round resolve. */
@@ -446,13 +446,13 @@ static int s_answer(wh_reduction_t *r, wh_precheck_answer_t *a)
 {
     if (a->rc < 0)
         s_broke(r, a->rc);
-    for (int i = 0; i < r->nc; i++)
-        if (r->c[i].checking && r->c[i].eval_id == a->tag) {
-            s_answer_cand(r, &r->c[i], a);
+    for (int i = 0; i < r->walk.nc; i++)
+        if (r->walk.c[i].checking && r->walk.c[i].eval_id == a->tag) {
+            s_answer_cand(r, &r->walk.c[i], a);
             return 1;
         }
-    for (int k = 0; k < r->nspec; k++)
-        if (r->spec[k].checking && r->spec[k].id == a->tag) {
+    for (int k = 0; k < r->walk.nspec; k++)
+        if (r->walk.spec[k].checking && r->walk.spec[k].id == a->tag) {
             s_answer_spec(r, k, a);
             return 0;
         }
@@ -481,11 +481,11 @@ void red_precheck_take(wh_reduction_t *r)
         free(a.first);
         free(a.ub_first);
     }
-    if (r->c)
+    if (r->walk.c)
         s_release(r);
     if (changed)
         red_advance(r);
-    else if (took && r->c && red_precheck_window(r))
+    else if (took && r->walk.c && red_precheck_window(r))
         red_fail(r, 4, NULL); /* out of memory */
 }
 
@@ -501,17 +501,17 @@ void red_precheck_close(wh_reduction_t *r, int all)
             wh_pool_unwatch_fd(r->pool, wh_precheck_job_fd(r->pcj));
         wh_precheck_job_destroy(&r->pcj);
     }
-    for (int i = 0; i < r->nc && r->state == RED_ROUNDS && !all; i++)
-        if (r->c[i].checking || r->c[i].waiting_check) {
-            r->c[i].checking = r->c[i].waiting_check = 0;
-            if (!r->c[i].submitted && r->c[i].v == WH_V_NONE) {
+    for (int i = 0; i < r->walk.nc && r->state == RED_ROUNDS && !all; i++)
+        if (r->walk.c[i].checking || r->walk.c[i].waiting_check) {
+            r->walk.c[i].checking = r->walk.c[i].waiting_check = 0;
+            if (!r->walk.c[i].submitted && r->walk.c[i].v == WH_V_NONE) {
                 r->pc_unchecked++;
-                s_queue(r, &r->c[i], i, NULL, 0);
+                s_queue(r, &r->walk.c[i], i, NULL, 0);
             }
         }
-    for (int k = 0; k < r->nspec; k++)
-        if (r->spec[k].checking)
-            r->spec[k--] = r->spec[--r->nspec];
+    for (int k = 0; k < r->walk.nspec; k++)
+        if (r->walk.spec[k].checking)
+            r->walk.spec[k--] = r->walk.spec[--r->walk.nspec];
     if (all)
         wh_precheck_pool_put(&r->pcp);
 }

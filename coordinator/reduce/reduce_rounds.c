@@ -17,23 +17,23 @@
 
 void red_clear_round(wh_reduction_t *r)
 {
-    for (int i = 0; i < r->nc; i++) {
-        free(r->c[i].node);
-        free(r->c[i].report);
-        free(r->c[i].detail);
-        free(r->c[i].infra);
-        free(r->c[i].pre_msg);
-        free(r->c[i].ub_msg);
+    for (int i = 0; i < r->walk.nc; i++) {
+        free(r->walk.c[i].node);
+        free(r->walk.c[i].report);
+        free(r->walk.c[i].detail);
+        free(r->walk.c[i].infra);
+        free(r->walk.c[i].pre_msg);
+        free(r->walk.c[i].ub_msg);
     }
-    free(r->c);
-    r->c = NULL;
-    r->nc = 0;
-    free(r->evidx);
-    r->evidx = NULL;
-    r->nev = 0;
-    r->round = NULL;
-    r->rec_steps = r->rec_segs = r->rec_built = 0;
-    wh_chain_destroy(&r->chain);
+    free(r->walk.c);
+    r->walk.c = NULL;
+    r->walk.nc = 0;
+    free(r->walk.evidx);
+    r->walk.evidx = NULL;
+    r->walk.nev = 0;
+    r->walk.round = NULL;
+    r->walk.rec_steps = r->walk.rec_segs = r->walk.rec_built = 0;
+    wh_chain_destroy(&r->walk.chain);
 }
 
 /* What a candidate removes beyond the accepted configuration, for run.log:
@@ -106,17 +106,17 @@ static size_t s_key_hash(const char *key)
  * holds all its texts at once. */
 static int s_key_round(wh_reduction_t *r)
 {
-    const wh_round_t *rd = r->round;
+    const wh_round_t *rd = r->walk.round;
     size_t cap = 16;
-    while (cap < 2 * (size_t)r->nc)
+    while (cap < 2 * (size_t)r->walk.nc)
         cap <<= 1;
     int *set = malloc(cap * sizeof *set);
     if (!set)
         return WH_ENOMEM;
     for (size_t k = 0; k < cap; k++)
         set[k] = -1;
-    for (int i = 0; i < r->nc; i++) {
-        red_cand_t *c = &r->c[i];
+    for (int i = 0; i < r->walk.nc; i++) {
+        red_cand_t *c = &r->walk.c[i];
         size_t len = 0;
         char *txt = wh_render(r->tree, rd->removed[i], &len);
         if (!txt) {
@@ -127,7 +127,7 @@ static int s_key_round(wh_reduction_t *r)
         free(txt);
         size_t h = s_key_hash(c->key);
         size_t k = h & (cap - 1);
-        while (set[k] >= 0 && strcmp(r->c[set[k]].key, c->key) != 0)
+        while (set[k] >= 0 && strcmp(r->walk.c[set[k]].key, c->key) != 0)
             k = (k + 1) & (cap - 1);
         if (set[k] < 0)
             set[k] = i;
@@ -151,32 +151,32 @@ static int s_lookup_round(wh_reduction_t *r)
 {
     int rc = red_mget_reps(r, WH_CACHE_VERDICTS, 0, s_hit_verdict);
     /* What the cache knows shapes the expectations of later chains. */
-    for (int i = 0; !rc && i < r->nc; i++)
-        if (r->c[i].rep == i && r->c[i].from_cache)
-            wh_memo_put(r->memo, r->c[i].exact, r->c[i].delta, r->c[i].v);
+    for (int i = 0; !rc && i < r->walk.nc; i++)
+        if (r->walk.c[i].rep == i && r->walk.c[i].from_cache)
+            wh_memo_put(r->walk.memo, r->walk.c[i].exact, r->walk.c[i].delta, r->walk.c[i].v);
     return rc;
 }
 
 void red_spec_done_clear(wh_reduction_t *r)
 {
-    for (int k = 0; k < r->ndone; k++) {
-        free(r->spec_done[k].node);
-        free(r->spec_done[k].report);
+    for (int k = 0; k < r->walk.ndone; k++) {
+        free(r->walk.spec_done[k].node);
+        free(r->walk.spec_done[k].report);
     }
-    r->ndone = 0;
+    r->walk.ndone = 0;
 }
 
 struct red_spec_done *red_spec_done_new(wh_reduction_t *r)
 {
-    if (r->ndone == r->capdone) {
-        int cap = r->capdone ? 2 * r->capdone : 16;
-        struct red_spec_done *nd = realloc(r->spec_done, (size_t)cap * sizeof *nd);
+    if (r->walk.ndone == r->walk.capdone) {
+        int cap = r->walk.capdone ? 2 * r->walk.capdone : 16;
+        struct red_spec_done *nd = realloc(r->walk.spec_done, (size_t)cap * sizeof *nd);
         if (!nd)
             return NULL;
-        r->spec_done = nd;
-        r->capdone = cap;
+        r->walk.spec_done = nd;
+        r->walk.capdone = cap;
     }
-    return &r->spec_done[r->ndone++];
+    return &r->walk.spec_done[r->walk.ndone++];
 }
 
 /* A verdict a speculation of this run brought in (or a step judged
@@ -184,12 +184,12 @@ struct red_spec_done *red_spec_done_new(wh_reduction_t *r)
  * a cache hit: count it once, where it belongs. */
 static void s_claim_spec_done(wh_reduction_t *r)
 {
-    for (int i = 0; i < r->nc && r->ndone; i++) {
-        red_cand_t *c = &r->c[i];
+    for (int i = 0; i < r->walk.nc && r->walk.ndone; i++) {
+        red_cand_t *c = &r->walk.c[i];
         if (c->rep != i || !c->from_cache)
             continue;
-        for (int k = 0; k < r->ndone; k++) {
-            struct red_spec_done *d = &r->spec_done[k];
+        for (int k = 0; k < r->walk.ndone; k++) {
+            struct red_spec_done *d = &r->walk.spec_done[k];
             if (strcmp(d->key, c->key) == 0) {
                 c->from_cache = 0;
                 c->evaluated = 1;
@@ -200,10 +200,10 @@ static void s_claim_spec_done(wh_reduction_t *r)
                 c->test_ms = d->test_ms;
                 c->end_ms = d->end_ms;
                 c->pre = d->pre;
-                r->extra--;
-                r->evaluated--;
-                r->spec_used++;
-                *d = r->spec_done[--r->ndone];
+                r->walk.extra--;
+                r->walk.evaluated--;
+                r->walk.spec_used++;
+                *d = r->walk.spec_done[--r->walk.ndone];
                 break;
             }
         }
@@ -218,17 +218,17 @@ static void s_claim_spec_done(wh_reduction_t *r)
  * adopt it. 1 when adopted. */
 static int s_adopt_spec(wh_reduction_t *r, red_cand_t *c)
 {
-    for (int k = 0; k < r->nspec; k++) {
-        if (strcmp(r->spec[k].key, c->key) == 0) {
-            c->eval_id = r->spec[k].id;
-            c->checking = r->spec[k].checking;
+    for (int k = 0; k < r->walk.nspec; k++) {
+        if (strcmp(r->walk.spec[k].key, c->key) == 0) {
+            c->eval_id = r->walk.spec[k].id;
+            c->checking = r->walk.spec[k].checking;
             c->submitted = !c->checking;
-            c->dispatched = r->spec[k].running;
-            c->disp_ms = r->spec[k].running ? r->spec[k].disp_ms : 0;
+            c->dispatched = r->walk.spec[k].running;
+            c->disp_ms = r->walk.spec[k].running ? r->walk.spec[k].disp_ms : 0;
             if (!c->checking)
-                c->pre = r->spec[k].pre; /* answered before its round came */
-            r->spec[k] = r->spec[--r->nspec];
-            r->spec_used++;
+                c->pre = r->walk.spec[k].pre; /* answered before its round came */
+            r->walk.spec[k] = r->walk.spec[--r->walk.nspec];
+            r->walk.spec_used++;
             return 1;
         }
     }
@@ -241,18 +241,18 @@ static int s_adopt_spec(wh_reduction_t *r, red_cand_t *c)
 char *red_render_cand(void *ctx, uint64_t id, size_t *len)
 {
     wh_reduction_t *r = ctx;
-    if (!r->round || id < r->eval_base || id - r->eval_base >= (uint64_t)r->nev)
+    if (!r->walk.round || id < r->walk.eval_base || id - r->walk.eval_base >= (uint64_t)r->walk.nev)
         return NULL;
-    int i = r->evidx[id - r->eval_base];
+    int i = r->walk.evidx[id - r->walk.eval_base];
     if (red_ubguard_dispatch(r, i)) {
         /* UBGuard, not built: the pool answers the task unrendered, and
          * that answer (ub_refused) only moves the walk on. */
         r->ub_refused = id;
         return NULL;
     }
-    r->c[i].dispatched = 1; /* running now: a decided chain leaves it running */
-    r->c[i].disp_ms = wh_now_ms();
-    return wh_render(r->tree, r->round->removed[i], len);
+    r->walk.c[i].dispatched = 1; /* running now: a decided chain leaves it running */
+    r->walk.c[i].disp_ms = wh_now_ms();
+    return wh_render(r->tree, r->walk.round->removed[i], len);
 }
 
 /* The pool's hold function: a step of the chain waits while an earlier
@@ -266,18 +266,18 @@ char *red_render_cand(void *ctx, uint64_t id, size_t *len)
 int red_hold_cand(void *ctx, uint64_t id)
 {
     wh_reduction_t *r = ctx;
-    if (r->state != RED_ROUNDS || !r->round || !r->turn_ms || id < r->eval_base ||
-        id - r->eval_base >= (uint64_t)r->nev)
+    if (r->state != RED_ROUNDS || !r->walk.round || !r->walk.turn_ms || id < r->walk.eval_base ||
+        id - r->walk.eval_base >= (uint64_t)r->walk.nev)
         return 0;
-    int i = r->evidx[id - r->eval_base];
+    int i = r->walk.evidx[id - r->walk.eval_base];
     uint64_t now = wh_now_ms();
     for (int k = 0; k < i; k++) {
-        const red_cand_t *c = &r->c[k];
+        const red_cand_t *c = &r->walk.c[k];
         if (c->rep != k || c->v != WH_V_NONE || !c->dispatched || !c->disp_ms)
             continue;
         uint64_t ran = now - c->disp_ms;
-        if (4 * ran >= 3 * r->turn_ms && ran <= 2 * r->turn_ms) {
-            wh_pool_wake_at(r->pool, c->disp_ms + 2 * r->turn_ms + 1); /* asked again then */
+        if (4 * ran >= 3 * r->walk.turn_ms && ran <= 2 * r->walk.turn_ms) {
+            wh_pool_wake_at(r->pool, c->disp_ms + 2 * r->walk.turn_ms + 1); /* asked again then */
             return 1;
         }
     }
@@ -286,16 +286,16 @@ int red_hold_cand(void *ctx, uint64_t id)
 
 static int s_prepare_round(wh_reduction_t *r)
 {
-    r->nc = r->round->n_cand;
-    r->c = calloc((size_t)r->nc, sizeof *r->c);
-    r->evidx = malloc((size_t)r->nc * sizeof *r->evidx);
-    if (!r->c || !r->evidx)
+    r->walk.nc = r->walk.round->n_cand;
+    r->walk.c = calloc((size_t)r->walk.nc, sizeof *r->walk.c);
+    r->walk.evidx = malloc((size_t)r->walk.nc * sizeof *r->walk.evidx);
+    if (!r->walk.c || !r->walk.evidx)
         return WH_ENOMEM;
-    r->eval_base = r->next_eval + 1;
-    r->nev = 0;
-    for (int i = 0; i < r->nc; i++) {
-        r->c[i].exact = wh_chain_step(r->chain, i)->exact;
-        r->c[i].delta = wh_chain_step(r->chain, i)->delta;
+    r->walk.eval_base = r->next_eval + 1;
+    r->walk.nev = 0;
+    for (int i = 0; i < r->walk.nc; i++) {
+        r->walk.c[i].exact = wh_chain_step(r->walk.chain, i)->exact;
+        r->walk.c[i].delta = wh_chain_step(r->walk.chain, i)->delta;
     }
     int rc = s_key_round(r);
     if (!rc)
@@ -313,8 +313,8 @@ static int s_prepare_round(wh_reduction_t *r)
      * precheck, each goes to the front end first and is queued when its
      * answer comes (red_precheck_take); audit checks the candidates judged
      * as speculation too. */
-    for (int i = 0; i < r->nc; i++) {
-        red_cand_t *c = &r->c[i];
+    for (int i = 0; i < r->walk.nc; i++) {
+        red_cand_t *c = &r->walk.c[i];
         if (c->rep != i || (c->v != WH_V_NONE && !(audit && c->evaluated)))
             continue;
         if (c->v == WH_V_NONE && s_adopt_spec(r, c)) {
@@ -324,7 +324,7 @@ static int s_prepare_round(wh_reduction_t *r)
             continue;
         }
         c->eval_id = ++r->next_eval;
-        r->evidx[r->nev++] = i;
+        r->walk.evidx[r->walk.nev++] = i;
         if (check && !audit) {
             c->waiting_check = 1; /* red_precheck_window below */
         } else if (check) {
@@ -357,28 +357,28 @@ static int s_spec_predicted(wh_reduction_t *r, const char *key)
 static void s_cancel_spec(wh_reduction_t *r, int all)
 {
     int k = 0;
-    for (int i = 0; i < r->nspec; i++) {
-        if (r->spec[i].running && !all)
-            r->spec[k++] = r->spec[i];
-        else if (r->spec[i].checking)
-            red_precheck_cancel(r, r->spec[i].id);
+    for (int i = 0; i < r->walk.nspec; i++) {
+        if (r->walk.spec[i].running && !all)
+            r->walk.spec[k++] = r->walk.spec[i];
+        else if (r->walk.spec[i].checking)
+            red_precheck_cancel(r, r->walk.spec[i].id);
         else
-            r->spec_dropped += wh_pool_cancel(r->pool, r->pool_id, r->spec[i].id);
+            r->walk.spec_dropped += wh_pool_cancel(r->pool, r->pool_id, r->walk.spec[i].id);
     }
-    r->nspec = k;
+    r->walk.nspec = k;
 }
 
 /* Makes room for one more speculation; 0 or WH_ENOMEM. */
 static int s_spec_room(wh_reduction_t *r)
 {
-    if (r->nspec < r->capspec)
+    if (r->walk.nspec < r->walk.capspec)
         return 0;
-    int cap = r->capspec ? 2 * r->capspec : 16;
-    struct red_spec *ns = realloc(r->spec, (size_t)cap * sizeof *ns);
+    int cap = r->walk.capspec ? 2 * r->walk.capspec : 16;
+    struct red_spec *ns = realloc(r->walk.spec, (size_t)cap * sizeof *ns);
     if (!ns)
         return WH_ENOMEM;
-    r->spec = ns;
-    r->capspec = cap;
+    r->walk.spec = ns;
+    r->walk.capspec = cap;
     return 0;
 }
 
@@ -398,8 +398,8 @@ static void s_speculate(wh_reduction_t *r)
     wh_pool_stats(r->pool, &ps);
     if (ps.slots / (ps.jobs > 1 ? ps.jobs : 1) < 2)
         return; /* one slot: a speculation holds it up while the chain's next step is checked */
-    for (int i = 0; i < wh_chain_steps(r->chain) && wh_chain_step(r->chain, i)->seg == 0; i++)
-        if (wh_chain_step(r->chain, i)->expect)
+    for (int i = 0; i < wh_chain_steps(r->walk.chain) && wh_chain_step(r->walk.chain, i)->seg == 0; i++)
+        if (wh_chain_step(r->walk.chain, i)->expect)
             return;
     wh_engine_t *next = wh_engine_clone(r->engine);
     if (!next)
@@ -407,7 +407,7 @@ static void s_speculate(wh_reduction_t *r)
     const wh_round_t *rd = NULL;
     if (wh_engine_resolve(next, -1) == 0)
         rd = wh_engine_round(next);
-    for (int i = 0; rd && i < rd->n_cand && r->nspec < 256; i++) {
+    for (int i = 0; rd && i < rd->n_cand && r->walk.nspec < 256; i++) {
         size_t len = 0;
         char *txt = wh_render(r->tree, rd->removed[i], &len);
         if (!txt)
@@ -415,10 +415,10 @@ static void s_speculate(wh_reduction_t *r)
         char key[65];
         wh_cache_key(r->verdict_id, r->job.file, txt, len, key);
         int known = 0;
-        for (int k = 0; k < r->nc && !known; k++)
-            known = strcmp(r->c[k].key, key) == 0;
-        for (int k = 0; k < r->nspec && !known; k++)
-            known = strcmp(r->spec[k].key, key) == 0;
+        for (int k = 0; k < r->walk.nc && !known; k++)
+            known = strcmp(r->walk.c[k].key, key) == 0;
+        for (int k = 0; k < r->walk.nspec && !known; k++)
+            known = strcmp(r->walk.spec[k].key, key) == 0;
         wh_verdict_t v = WH_V_NONE;
         const char *kp = key;
         if (!known)
@@ -447,10 +447,10 @@ static void s_speculate(wh_reduction_t *r)
                 continue;
             }
             if (pre > 0 || (pre == 0 && wh_pool_submit(r->pool, r->pool_id, id, txt, len, 0) == 0)) {
-                r->spec[r->nspec] = (struct red_spec){.id = id, .checking = pre > 0};
-                memcpy(r->spec[r->nspec].key, key, 65);
-                r->nspec++;
-                r->speculated += pre == 0;
+                r->walk.spec[r->walk.nspec] = (struct red_spec){.id = id, .checking = pre > 0};
+                memcpy(r->walk.spec[r->walk.nspec].key, key, 65);
+                r->walk.nspec++;
+                r->walk.speculated += pre == 0;
             }
         }
         free(txt);
@@ -461,9 +461,9 @@ static void s_speculate(wh_reduction_t *r)
 /* Says where the walk is when a counted step enters a new sweep or level. */
 static void s_header(wh_reduction_t *r, const wh_step_t *st)
 {
-    if (st->sweep != r->last_sweep || st->level != r->last_level) {
-        r->last_sweep = st->sweep;
-        r->last_level = st->level;
+    if (st->sweep != r->walk.last_sweep || st->level != r->walk.last_level) {
+        r->walk.last_sweep = st->sweep;
+        r->walk.last_level = st->level;
         red_out(r, "Sweep %d, level %d: %d statements\n", st->sweep, st->level, st->total);
         wh_record_log(r->rec, "Sweep %d, level %d: %d statements", st->sweep, st->level,
                       st->total);
@@ -473,7 +473,7 @@ static void s_header(wh_reduction_t *r, const wh_step_t *st)
 /* Keeps a built candidate's time for the ETA's median. */
 static void s_note_ms(wh_reduction_t *r, uint64_t ms)
 {
-    r->ms_ring[r->n_ms++ % RED_MS_RING] = ms;
+    r->walk.ms_ring[r->walk.n_ms++ % RED_MS_RING] = ms;
 }
 
 /* A candidate a slot judged for a chain that does not count it (a step
@@ -493,8 +493,8 @@ static void s_keep_judged(wh_reduction_t *r, red_cand_t *c)
     d->test_ms = c->test_ms;
     d->end_ms = c->end_ms;
     d->pre = c->pre;
-    r->extra++;
-    r->evaluated++;
+    r->walk.extra++;
+    r->walk.evaluated++;
 }
 
 /* A candidate after the steps that count, judged for nothing by this
@@ -515,11 +515,11 @@ static void s_record_extra(wh_reduction_t *r, red_cand_t *c)
  * is a repeat inside the round. */
 static int s_first_in_seg(const wh_reduction_t *r, int i)
 {
-    int seg = wh_chain_step(r->chain, i)->seg;
-    if (wh_chain_step(r->chain, r->c[i].rep)->seg == seg)
+    int seg = wh_chain_step(r->walk.chain, i)->seg;
+    if (wh_chain_step(r->walk.chain, r->walk.c[i].rep)->seg == seg)
         return 0;
-    for (int j = i - 1; j > r->c[i].rep && wh_chain_step(r->chain, j)->seg == seg; j--)
-        if (r->c[j].rep == r->c[i].rep)
+    for (int j = i - 1; j > r->walk.c[i].rep && wh_chain_step(r->walk.chain, j)->seg == seg; j--)
+        if (r->walk.c[j].rep == r->walk.c[i].rep)
             return 0;
     return 1;
 }
@@ -536,10 +536,10 @@ static int s_cached_judge(wh_reduction_t *r, const char *key)
 /* Records counted step i; 1 when a slot really built it. */
 static int s_record_step(wh_reduction_t *r, int i, uint64_t now)
 {
-    const wh_step_t *st = wh_chain_step(r->chain, i);
-    red_cand_t *c = &r->c[i];
-    red_cand_t *rep = &r->c[c->rep];
-    int id = ++r->candidates, built = 0;
+    const wh_step_t *st = wh_chain_step(r->walk.chain, i);
+    red_cand_t *c = &r->walk.c[i];
+    red_cand_t *rep = &r->walk.c[c->rep];
+    int id = ++r->walk.candidates, built = 0;
     /* A repeat of a predicted candidate in a later round of the chain is
      * answered by the prediction, as it was when each round went out alone
      * (from the prediction cache); a repeat inside one round, or of a
@@ -551,11 +551,11 @@ static int s_record_step(wh_reduction_t *r, int i, uint64_t now)
     if (c->rep == i)
         red_audit(r, c, id);
     if (cached)
-        r->cached++;
+        r->walk.cached++;
     else if (predicted)
-        r->predicted++;
+        r->walk.predicted++;
     else {
-        r->evaluated++;
+        r->walk.evaluated++;
         s_note_ms(r, rep->ms);
         built = 1;
     }
@@ -563,7 +563,7 @@ static int s_record_step(wh_reduction_t *r, int i, uint64_t now)
         r->ub_guard++;
         r->ub_predicted += predicted;
     } else {
-        r->verdicts[rep->v]++;
+        r->walk.verdicts[rep->v]++;
     }
     /* A node's negative verdict behind the walk, or its run that gave
      * none (InfraError: the unit is kept unjudged): the claims check may
@@ -617,21 +617,21 @@ static void s_log_chain_end(wh_reduction_t *r, const wh_chain_plan_t *pl, int n)
 {
     if (pl->n_steps < 1)
         return;
-    const wh_step_t *st = wh_chain_step(r->chain, pl->n_steps - 1);
-    int pres = r->c[r->c[pl->n_steps - 1].rep].v == WH_V_PRESERVED;
+    const wh_step_t *st = wh_chain_step(r->walk.chain, pl->n_steps - 1);
+    int pres = r->walk.c[r->walk.c[pl->n_steps - 1].rep].v == WH_V_PRESERVED;
     if (pres == (st->expect != 0)) {
         wh_record_log(r->rec, "           chain %d: %d of %d steps counted, as expected",
-                      r->chains, pl->n_steps, n);
+                      r->walk.chains, pl->n_steps, n);
         return;
     }
-    r->surprises[pres]++;
+    r->walk.surprises[pres]++;
     wh_record_log(r->rec, "           chain %d: %d of %d steps counted; the last %s Preserved, "
-                  "expected %s (%s)", r->chains, pl->n_steps, n, pres ? "was" : "was not",
+                  "expected %s (%s)", r->walk.chains, pl->n_steps, n, pres ? "was" : "was not",
                   pres ? "not" : "so", st->expect == st->prior ? "as the prior guessed"
                                                              : "the memo against the prior");
 }
 
-/* Records the counted steps not recorded yet (from r->rec_steps to
+/* Records the counted steps not recorded yet (from r->walk.rec_steps to
  * pl->n_steps) in order, resolving the engine after each engine round's
  * last one (so every accepted configuration reaches the trail in order).
  * Called for a decided chain and, before that, for the steps a chain has
@@ -642,25 +642,25 @@ static void s_log_chain_end(wh_reduction_t *r, const wh_chain_plan_t *pl, int n)
 static int s_record_counted(wh_reduction_t *r, const wh_chain_plan_t *pl)
 {
     uint64_t now = wh_now_ms() - r->t0;
-    for (int i = r->rec_steps; i < pl->n_steps; i++) {
-        const wh_step_t *st = wh_chain_step(r->chain, i);
-        r->rec_built |= s_record_step(r, i, now);
-        r->rec_steps = i + 1;
-        int last = i + 1 == pl->n_steps || wh_chain_step(r->chain, i + 1)->seg != st->seg;
+    for (int i = r->walk.rec_steps; i < pl->n_steps; i++) {
+        const wh_step_t *st = wh_chain_step(r->walk.chain, i);
+        r->walk.rec_built |= s_record_step(r, i, now);
+        r->walk.rec_steps = i + 1;
+        int last = i + 1 == pl->n_steps || wh_chain_step(r->walk.chain, i + 1)->seg != st->seg;
         if (!last || st->seg >= pl->n_res)
             continue;
-        int w = wh_chain_winner(r->chain, r->rec_segs++);
+        int w = wh_chain_winner(r->walk.chain, r->walk.rec_segs++);
         if (wh_engine_resolve(r->engine, w) < 0) {
             red_fail(r, 4, NULL); /* out of memory */
             return -1;
         }
-        r->eta_wins = (r->eta_wins << 1 | (w >= 0)) & 0xffu;
-        r->eta_nwins += r->eta_nwins < 8;
+        r->walk.eta_wins = (r->walk.eta_wins << 1 | (w >= 0)) & 0xffu;
+        r->walk.eta_nwins += r->walk.eta_nwins < 8;
         if (w < 0)
             continue;
-        wh_record_log(r->rec, "           accepted cand_%03d", r->candidates);
-        const red_cand_t *won = &r->c[r->c[i].rep];
-        if (wh_trail_accept(r->trail, r->engine, won->key, r->candidates) ||
+        wh_record_log(r->rec, "           accepted cand_%03d", r->walk.candidates);
+        const red_cand_t *won = &r->walk.c[r->walk.c[i].rep];
+        if (wh_trail_accept(r->trail, r->engine, won->key, r->walk.candidates) ||
             (won->from_cache && s_cached_judge(r, won->key))) {
             red_fail(r, 4, NULL); /* out of memory */
             return -1;
@@ -673,28 +673,28 @@ static int s_record_counted(wh_reduction_t *r, const wh_chain_plan_t *pl)
  * extras. 0, or -1 when the job failed. */
 static int s_record_chain(wh_reduction_t *r, const wh_chain_plan_t *pl)
 {
-    int n = wh_chain_steps(r->chain);
+    int n = wh_chain_steps(r->walk.chain);
     if (s_record_counted(r, pl) < 0)
         return -1;
     for (int i = pl->n_steps; i < n; i++) {
-        red_cand_t *c = &r->c[i];
+        red_cand_t *c = &r->walk.c[i];
         if (c->rep == i && c->evaluated)
             s_record_extra(r, c);
         else if (c->rep == i && c->submitted && c->v == WH_V_NONE && !c->dispatched)
-            r->cancelled++;
+            r->walk.cancelled++;
     }
-    r->building_rounds += r->rec_built;
-    r->chains++;
+    r->walk.building_rounds += r->walk.rec_built;
+    r->walk.chains++;
     s_log_chain_end(r, pl, n);
     /* For the ETA: the waves of builds this chain took on the slots. */
     int builds = 0;
     for (int i = 0; i < n; i++)
-        builds += r->c[i].rep == i && r->c[i].evaluated;
+        builds += r->walk.c[i].rep == i && r->walk.c[i].evaluated;
     wh_pool_stats_t ps = {0};
     wh_pool_stats(r->pool, &ps);
     int jobs = ps.jobs > 1 ? ps.jobs : 1;
-    r->eta_waves += wh_progress_waves(builds, ps.slots / jobs > 1 ? ps.slots / jobs : 1);
-    r->eta_last = wh_now_ms();
+    r->walk.eta_waves += wh_progress_waves(builds, ps.slots / jobs > 1 ? ps.slots / jobs : 1);
+    r->walk.eta_last = wh_now_ms();
     return 0;
 }
 
@@ -703,8 +703,8 @@ static int s_record_chain(wh_reduction_t *r, const wh_chain_plan_t *pl)
  * lands in the cache and the memo, and a later chain adopts it). */
 static void s_settle(wh_reduction_t *r)
 {
-    for (int i = 0; i < r->nc; i++) {
-        red_cand_t *c = &r->c[i];
+    for (int i = 0; i < r->walk.nc; i++) {
+        red_cand_t *c = &r->walk.c[i];
         if (c->rep == i && c->checking) { /* its front-end answer is no longer wanted */
             red_precheck_cancel(r, c->eval_id);
             c->checking = 0;
@@ -716,7 +716,7 @@ static void s_settle(wh_reduction_t *r)
             wh_pool_cancel(r->pool, r->pool_id, c->eval_id);
             continue;
         }
-        struct red_spec *sp = &r->spec[r->nspec++];
+        struct red_spec *sp = &r->walk.spec[r->walk.nspec++];
         *sp = (struct red_spec){.id = c->eval_id, .exact = c->exact, .delta = c->delta,
                                 .running = 1, .disp_ms = c->disp_ms, .pre = c->pre};
         memcpy(sp->key, c->key, 65);
@@ -743,7 +743,7 @@ void red_start_refcheck(wh_reduction_t *r)
 
 void red_replan(wh_reduction_t *r)
 {
-    if (r->state != RED_ROUNDS || !r->chain)
+    if (r->state != RED_ROUNDS || !r->walk.chain)
         return;
     /* The new chain's candidates go to the front end on the precheck's
      * threads (reduce_predict.c), like any chain's, in canonical order: the
@@ -752,11 +752,11 @@ void red_replan(wh_reduction_t *r)
      * 8 slots, 2 loaded cores, depth 12 -> 8 chains but 2.14x against
      * 3.15x.) */
     int stale = 0;
-    for (int i = 0; i < r->nc && !stale; i++) {
-        const red_cand_t *c = &r->c[i];
-        const wh_step_t *st = wh_chain_step(r->chain, i);
+    for (int i = 0; i < r->walk.nc && !stale; i++) {
+        const red_cand_t *c = &r->walk.c[i];
+        const wh_step_t *st = wh_chain_step(r->walk.chain, i);
         stale = c->rep == i && !c->dispatched && c->v == WH_V_NONE &&
-                wh_memo_expect(r->memo, st->exact, st->delta, st->prior) != st->expect;
+                wh_memo_expect(r->walk.memo, st->exact, st->delta, st->prior) != st->expect;
     }
     if (!stale)
         return;
@@ -764,16 +764,16 @@ void red_replan(wh_reduction_t *r)
      * chain starts after it. What else it judged goes on to the next
      * chain through the cache, what runs goes on running. */
     s_settle(r);
-    r->chain_start = wh_chain_step(r->chain, r->rec_steps)->idx;
-    if (r->rec_steps) { /* a chain that counted something, as when decided */
-        r->building_rounds += r->rec_built;
-        r->chains++;
+    r->walk.chain_start = wh_chain_step(r->walk.chain, r->walk.rec_steps)->idx;
+    if (r->walk.rec_steps) { /* a chain that counted something, as when decided */
+        r->walk.building_rounds += r->walk.rec_built;
+        r->walk.chains++;
     }
-    for (int i = r->rec_steps; i < r->nc; i++)
-        if (r->c[i].rep == i && r->c[i].evaluated)
-            s_keep_judged(r, &r->c[i]);
+    for (int i = r->walk.rec_steps; i < r->walk.nc; i++)
+        if (r->walk.c[i].rep == i && r->walk.c[i].evaluated)
+            s_keep_judged(r, &r->walk.c[i]);
     red_clear_round(r);
-    r->replans++;
+    r->walk.replans++;
     red_advance(r);
 }
 
@@ -791,14 +791,14 @@ static int s_next_round(wh_reduction_t *r)
         red_start_verify(r, wh_trail_steps(r->trail) - 1);
         return 0;
     }
-    if (!r->eta_t0)
-        r->eta_t0 = wh_now_ms();
-    r->chain = wh_chain_new(r->engine, r->chain_start, r->memo, r->prior, S_CHAIN_STEPS);
-    if (!r->chain) {
+    if (!r->walk.eta_t0)
+        r->walk.eta_t0 = wh_now_ms();
+    r->walk.chain = wh_chain_new(r->engine, r->walk.chain_start, r->walk.memo, r->walk.prior, S_CHAIN_STEPS);
+    if (!r->walk.chain) {
         red_fail(r, 4, wh_strdup_printf("cannot prepare a round: %s", wh_strerror(WH_ENOMEM)));
         return 0;
     }
-    r->round = wh_chain_round(r->chain);
+    r->walk.round = wh_chain_round(r->walk.chain);
     int rc = s_prepare_round(r);
     if (rc) {
         red_fail(r, 4, wh_strdup_printf("cannot prepare a round: %s", wh_strerror(rc)));
@@ -820,14 +820,14 @@ static int s_next_round(wh_reduction_t *r)
 static void s_withdraw_doomed(wh_reduction_t *r, const wh_verdict_t *v)
 {
     int k = -1;
-    for (int i = 0; i < r->nc && k < 0; i++) {
-        const wh_step_t *st = wh_chain_step(r->chain, i);
+    for (int i = 0; i < r->walk.nc && k < 0; i++) {
+        const wh_step_t *st = wh_chain_step(r->walk.chain, i);
         if (v[i] != WH_V_NONE && v[i] != WH_V_INFRA_ERROR &&
             (v[i] == WH_V_PRESERVED) != (st->expect != 0))
             k = i;
     }
-    for (int i = k + 1; k >= 0 && i < r->nc; i++) {
-        red_cand_t *c = &r->c[i];
+    for (int i = k + 1; k >= 0 && i < r->walk.nc; i++) {
+        red_cand_t *c = &r->walk.c[i];
         if (c->rep != i || c->v != WH_V_NONE || c->dispatched || c->withdrawn)
             continue;
         if (c->checking)
@@ -836,7 +836,7 @@ static void s_withdraw_doomed(wh_reduction_t *r, const wh_verdict_t *v)
             wh_pool_cancel(r->pool, r->pool_id, c->eval_id);
         c->checking = c->ready = c->submitted = c->waiting_check = 0;
         c->withdrawn = 1;
-        r->withdrawn++;
+        r->walk.withdrawn++;
     }
 }
 
@@ -856,27 +856,27 @@ static void s_withdraw_doomed(wh_reduction_t *r, const wh_verdict_t *v)
 static int s_wait_due(wh_reduction_t *r)
 {
     uint64_t now = wh_now_ms(), until = 0;
-    for (int k = 0; r->turn_ms && !wh_engine_done(r->engine) && k < r->nspec; k++) {
-        struct red_spec *sp = &r->spec[k];
+    for (int k = 0; r->walk.turn_ms && !wh_engine_done(r->engine) && k < r->walk.nspec; k++) {
+        struct red_spec *sp = &r->walk.spec[k];
         uint64_t ran = now - sp->disp_ms;
-        if (sp->running && sp->disp_ms && (!sp->waited || r->wait_from) &&
-            4 * ran >= 3 * r->turn_ms && ran <= 2 * r->turn_ms) {
-            uint64_t end = sp->disp_ms + 2 * r->turn_ms + 1;
+        if (sp->running && sp->disp_ms && (!sp->waited || r->walk.wait_from) &&
+            4 * ran >= 3 * r->walk.turn_ms && ran <= 2 * r->walk.turn_ms) {
+            uint64_t end = sp->disp_ms + 2 * r->walk.turn_ms + 1;
             until = until && until < end ? until : end;
             sp->waited = 1; /* the chains after this wait do not wait for it again */
         }
     }
-    if (until && !r->wait_from) {
-        r->wait_from = now;
-        r->deferred++;
+    if (until && !r->walk.wait_from) {
+        r->walk.wait_from = now;
+        r->walk.deferred++;
     }
-    uint64_t cap = r->wait_from + r->turn_ms / 4 + 1;
+    uint64_t cap = r->walk.wait_from + r->walk.turn_ms / 4 + 1;
     if (!until || now >= cap) {
-        r->wait_from = r->defer_until = 0;
+        r->walk.wait_from = r->walk.defer_until = 0;
         return 0;
     }
-    r->defer_until = until < cap ? until : cap;
-    wh_pool_wake_at(r->pool, r->defer_until); /* wh_reduction_poll goes on then */
+    r->walk.defer_until = until < cap ? until : cap;
+    wh_pool_wake_at(r->pool, r->walk.defer_until); /* wh_reduction_poll goes on then */
     return 1;
 }
 
@@ -887,7 +887,7 @@ static int s_budget_spent(wh_reduction_t *r)
     if (r->partial)
         return 1;
     char why[160];
-    if (!wh_spend_over(&r->job.budget, r->evaluated, wh_now_ms() - r->t0, why, sizeof why))
+    if (!wh_spend_over(&r->job.budget, r->walk.evaluated, wh_now_ms() - r->t0, why, sizeof why))
         return 0;
     r->partial = strdup(why);
     return 1;
@@ -927,25 +927,25 @@ void wh_reduction_spend_out(wh_reduction_t *r, const char *why)
 void red_advance(wh_reduction_t *r)
 {
     while (r->state == RED_ROUNDS) {
-        if (!r->round && s_budget_spent(r)) {
+        if (!r->walk.round && s_budget_spent(r)) {
             s_stop_walk(r);
             return;
         }
-        if (!r->round && (s_wait_due(r) || !s_next_round(r)))
+        if (!r->walk.round && (s_wait_due(r) || !s_next_round(r)))
             return;
         red_ubguard_settle(r); /* no Preserved is accepted unguarded */
         if (red_fprule_settle(r))
             return; /* a lie found: the walk resumed (or the job failed) */
-        wh_verdict_t *v = calloc(r->nc > 0 ? (size_t)r->nc : 1u, sizeof *v);
+        wh_verdict_t *v = calloc(r->walk.nc > 0 ? (size_t)r->walk.nc : 1u, sizeof *v);
         if (!v) {
             red_fail(r, 4, NULL); /* out of memory */
             return;
         }
-        for (int i = 0; i < r->nc; i++)
-            v[i] = r->c[r->c[i].rep].v;
+        for (int i = 0; i < r->walk.nc; i++)
+            v[i] = r->walk.c[r->walk.c[i].rep].v;
         s_withdraw_doomed(r, v);
         wh_chain_plan_t pl;
-        int ready = wh_chain_decide(r->chain, v, &pl);
+        int ready = wh_chain_decide(r->walk.chain, v, &pl);
         free(v);
         if (!ready || red_precheck_waits(r, pl.n_steps - 1)) {
             if (!ready && !red_precheck_waits(r, pl.n_steps - 1) && s_record_counted(r, &pl) < 0)
@@ -963,7 +963,7 @@ void red_advance(wh_reduction_t *r)
         s_settle(r);
         if (s_record_chain(r, &pl) < 0)
             return;
-        r->chain_start = pl.next_start;
+        r->walk.chain_start = pl.next_start;
         red_clear_round(r);
     }
 }

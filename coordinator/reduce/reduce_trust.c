@@ -67,8 +67,8 @@ static int s_line(wh_reduction_t *r)
 /* Cancels what the current round still has out and forgets the round. */
 static void s_drop_round(wh_reduction_t *r)
 {
-    for (int i = 0; i < r->nc; i++) {
-        red_cand_t *c = &r->c[i];
+    for (int i = 0; i < r->walk.nc; i++) {
+        red_cand_t *c = &r->walk.c[i];
         if (c->rep == i && c->checking)
             red_precheck_cancel(r, c->eval_id);
         if (c->rep == i && c->submitted && c->v == WH_V_NONE)
@@ -126,11 +126,11 @@ static int s_lie(wh_reduction_t *r, const char *key, const char *slot, int *good
 int red_fprule_settle(wh_reduction_t *r)
 {
     int line = s_line(r);
-    for (int i = 0; line && r->round && i < r->nc; i++) {
-        red_cand_t *c = &r->c[i];
+    for (int i = 0; line && r->walk.round && i < r->walk.nc; i++) {
+        red_cand_t *c = &r->walk.c[i];
         if (c->rep != i || c->v != WH_V_PRESERVED)
             continue;
-        if (!wh_fprule_removes(r->tree, r->round->removed[i], line))
+        if (!wh_fprule_removes(r->tree, r->walk.round->removed[i], line))
             continue;
         /* Who said it: the slot that judged it, or a live slot of the node
          * the cache names. */

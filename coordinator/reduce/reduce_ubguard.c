@@ -110,7 +110,7 @@ static void s_broke(wh_reduction_t *r, int rc)
  * is off from then on, said once). */
 static int s_check(wh_reduction_t *r, int i)
 {
-    red_cand_t *c = &r->c[i];
+    red_cand_t *c = &r->walk.c[i];
     struct red_femo *e = red_femo_find(r, c->key, 0);
     if (e && e->ub >= 0) {
         r->ubm_hits++;
@@ -123,7 +123,7 @@ static int s_check(wh_reduction_t *r, int i)
         return 1;
     }
     size_t len = 0;
-    char *text = wh_render(r->tree, r->round->removed[i], &len);
+    char *text = wh_render(r->tree, r->walk.round->removed[i], &len);
     char *msg = NULL;
     int rc = text ? wh_ubguard_check(r->ub, text, len, &msg) : WH_ENOMEM;
     free(text);
@@ -155,8 +155,8 @@ void red_ubguard_round(wh_reduction_t *r)
      * is asked when a slot takes it (red_ubguard_dispatch): a chain holds
      * many steps no slot ever takes, and asking about all of them up front
      * cost the poll thread 1 s in a 5 s run at 8 slots. */
-    for (int i = 0; i < r->nc; i++) {
-        red_cand_t *c = &r->c[i];
+    for (int i = 0; i < r->walk.nc; i++) {
+        red_cand_t *c = &r->walk.c[i];
         if (c->rep == i && c->ub == RED_PRE_NONE && c->v == WH_V_PRESERVED && !s_check(r, i))
             return;
     }
@@ -164,7 +164,7 @@ void red_ubguard_round(wh_reduction_t *r)
 
 int red_ubguard_dispatch(wh_reduction_t *r, int i)
 {
-    red_cand_t *c = &r->c[i];
+    red_cand_t *c = &r->walk.c[i];
     if (!wh_ubguard_enabled(r->ub) || r->job.precheck == WH_PRECHECK_AUDIT ||
         c->ub != RED_PRE_NONE || c->v != WH_V_NONE || !s_check(r, i) || c->v != WH_V_UB_GUARD)
         return 0;
@@ -204,8 +204,8 @@ void red_ubguard_settle(wh_reduction_t *r)
 {
     if (!wh_ubguard_enabled(r->ub))
         return;
-    for (int i = 0; i < r->nc; i++) {
-        red_cand_t *c = &r->c[i];
+    for (int i = 0; i < r->walk.nc; i++) {
+        red_cand_t *c = &r->walk.c[i];
         if (c->rep == i && c->v == WH_V_PRESERVED && c->ub == RED_PRE_NONE && !s_check(r, i))
             return;
     }

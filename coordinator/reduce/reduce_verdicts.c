@@ -44,39 +44,39 @@ static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m,
                             const char *worker)
 {
     int k = 0;
-    while (k < r->nspec && r->spec[k].id != id)
+    while (k < r->walk.nspec && r->walk.spec[k].id != id)
         k++;
-    if (k == r->nspec)
+    if (k == r->walk.nspec)
         return 0;
     /* A node taken out of the job (its verdicts were found wrong) may
      * still answer what it was judging: not believed. */
     if (m->verdict >= 1 && m->verdict < WH_V_COUNT && m->verdict != WH_V_INFRA_ERROR &&
         !s_msg_flaky(m) && !m->code && !red_trust_spec_ignored(r, worker)) {
-        wh_cache_put_node(r->cache, WH_CACHE_VERDICTS, r->spec[k].key,
+        wh_cache_put_node(r->cache, WH_CACHE_VERDICTS, r->walk.spec[k].key,
                           (wh_verdict_t)m->verdict, wh_pool_key_of(r->pool, worker));
-        s_judged(r, r->spec[k].key, worker);
-        if (r->spec[k].exact || r->spec[k].delta)
-            wh_memo_put(r->memo, r->spec[k].exact, r->spec[k].delta, (wh_verdict_t)m->verdict);
+        s_judged(r, r->walk.spec[k].key, worker);
+        if (r->walk.spec[k].exact || r->walk.spec[k].delta)
+            wh_memo_put(r->walk.memo, r->walk.spec[k].exact, r->walk.spec[k].delta, (wh_verdict_t)m->verdict);
     }
     wh_record_log(r->rec, "           speculation e%04llu judged ahead: %s",
                   (unsigned long long)id, wh_verdict_name((wh_verdict_t)m->verdict));
     if (m->verdict == WH_V_INFRA_ERROR || m->code) {
         /* No verdict: not an evaluation, nothing to claim; the round
          * judges the candidate itself if it comes to it. */
-        r->spec[k] = r->spec[--r->nspec];
+        r->walk.spec[k] = r->walk.spec[--r->walk.nspec];
         return 1;
     }
-    r->extra++;
-    r->evaluated++;
+    r->walk.extra++;
+    r->walk.evaluated++;
     struct red_spec_done *d = red_spec_done_new(r);
     if (d) {
-        memcpy(d->key, r->spec[k].key, 65);
+        memcpy(d->key, r->walk.spec[k].key, 65);
         d->node = strdup(worker ? worker : "-");
         d->ms = (uint64_t)m->build_ms + m->test_ms;
         d->build_ms = m->build_ms;
         d->test_ms = m->test_ms;
         d->end_ms = wh_now_ms() - r->t0;
-        d->pre = r->spec[k].pre;
+        d->pre = r->walk.spec[k].pre;
         d->report = NULL;
         if (m->report_len) {
             d->report = wh_strdup_printf("e%04llu.report", (unsigned long long)id);
@@ -85,15 +85,15 @@ static int s_on_speculation(wh_reduction_t *r, uint64_t id, const wh_msg_t *m,
             free(name);
         }
     }
-    r->spec[k] = r->spec[--r->nspec];
+    r->walk.spec[k] = r->walk.spec[--r->walk.nspec];
     return 1;
 }
 
 /* A verdict for a candidate of the current round. */
 static void s_on_candidate(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *worker)
 {
-    for (int i = 0; i < r->nc; i++) {
-        red_cand_t *c = &r->c[i];
+    for (int i = 0; i < r->walk.nc; i++) {
+        red_cand_t *c = &r->walk.c[i];
         if (c->rep != i || !c->submitted || c->eval_id != id || c->v != WH_V_NONE)
             continue;
         if (m->code == WH_ETAINT) {
@@ -111,7 +111,7 @@ static void s_on_candidate(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, co
         c->ms = (uint64_t)m->build_ms + m->test_ms;
         if (c->disp_ms && m->verdict != WH_V_INFRA_ERROR) {
             uint64_t turn = wh_now_ms() - c->disp_ms;
-            r->turn_ms = r->turn_ms ? (3 * r->turn_ms + turn) / 4 : turn;
+            r->walk.turn_ms = r->walk.turn_ms ? (3 * r->walk.turn_ms + turn) / 4 : turn;
         }
         c->build_ms = m->build_ms;
         c->test_ms = m->test_ms;
@@ -135,7 +135,7 @@ static void s_on_candidate(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, co
         if (c->v != WH_V_INFRA_ERROR)
             s_judged(r, c->key, worker);
         if (!flaky)
-            wh_memo_put(r->memo, c->exact, c->delta, c->v);
+            wh_memo_put(r->walk.memo, c->exact, c->delta, c->v);
         if (c->audit_v)
             red_cache_audit_answer(r, c);
         return;
@@ -146,8 +146,8 @@ static void s_on_candidate(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, co
 static void s_note_judged(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, const char *worker)
 {
     int ahead = 0;
-    for (int k = 0; k < r->nspec; k++)
-        ahead |= r->spec[k].id == id;
+    for (int k = 0; k < r->walk.nspec; k++)
+        ahead |= r->walk.spec[k].id == id;
     wh_judged_row_t j = {
         .eval = id, .slot = worker ? worker : "-",
         .kind = red_baseline_is(r, id)                        ? "original"
@@ -204,7 +204,7 @@ static void s_on_verdict_msg(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, 
 {
     if (id && id == r->ub_refused) {
         r->ub_refused = 0; /* UBGuard at dispatch (reduce_ubguard.c): not judged */
-        if (r->state == RED_ROUNDS && r->c)
+        if (r->state == RED_ROUNDS && r->walk.c)
             red_advance(r);
         return;
     }
@@ -223,13 +223,13 @@ static void s_on_verdict_msg(wh_reduction_t *r, uint64_t id, const wh_msg_t *m, 
     if (r->state != RED_ROUNDS)
         return;
     if (s_on_speculation(r, id, m, worker)) {
-        if (r->c)
+        if (r->walk.c)
             red_replan(r);
         else
             red_advance(r); /* the next chain may have waited for it */
         return;
     }
-    if (!r->c)
+    if (!r->walk.c)
         return;
     s_on_candidate(r, id, m, worker);
     red_advance(r);
@@ -255,8 +255,8 @@ void red_on_note(void *ctx, uint64_t id, wh_pool_note_t what, const char *worker
     wh_record_log(r->rec, "           infra: e%04llu on %s: %s (not a verdict)",
                   (unsigned long long)id, worker, detail);
     red_out(r, "Infrastructure fault on %s: %s\n", worker, detail);
-    for (int i = 0; i < r->nc; i++) {
-        red_cand_t *c = &r->c[i];
+    for (int i = 0; i < r->walk.nc; i++) {
+        red_cand_t *c = &r->walk.c[i];
         if (c->rep != i || !c->submitted || c->eval_id != id)
             continue;
         char *n = wh_strdup_printf("%s%s%s: %s", c->infra ? c->infra : "", c->infra ? " | " : "",

@@ -246,13 +246,13 @@ void red_resume_walk(wh_reduction_t *r, int good)
     }
     r->verify.verified = 0;
     r->verify.tries = 0;
-    r->last_sweep = r->last_level = -1;
+    r->walk.last_sweep = r->walk.last_level = -1;
     /* The walk is back at step good's state: its next chain starts at the
      * round's first candidate, and the expectations forget the dropped
      * verdicts with the rest (they only ever cost builds, but a verdict
      * found wrong should not steer anything). */
-    r->chain_start = 0;
-    wh_memo_clear(r->memo);
+    r->walk.chain_start = 0;
+    wh_memo_clear(r->walk.memo);
     red_spec_done_clear(r); /* no step judged before is claimed under its slot's name */
     r->state = RED_ROUNDS;
     red_advance(r);
