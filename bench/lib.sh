@@ -217,3 +217,28 @@ bench_mean_ms() {
     awk -F, 'NR > 1 && ($2 == "candidate" || $2 == "ahead") && $4 != "InfraError" { n++; s += $5 + $6 }
              END { printf "%.0f", n ? s / n : 0 }' "$1"
 }
+
+# bench_gen_big N (memory.sh, growth.sh): `test_big`, N statements: 20
+# declarations, filler calls, 10 statements the failure needs (R1..R10, spread out), uses of the
+# declarations, an `if` block every 50 statements, the failing assert last.
+bench_gen_big() {
+    local n=$1 i k=0
+    printf '#include <string.h>\nstatic int g;\nstatic void note(int v) { g += v; }\n'
+    printf 'static void check_eq(int want, int got, const char *what) { (void)want; (void)got; (void)what; }\n'
+    printf 'void test_big(void)\n{\n    int /*decl:total*/ total = 0;\n'
+    for ((i = 0; i < 20; i++)); do printf '    int /*decl:v%d*/ v%d = %d;\n' $i $i $i; done
+    local body=$((n - 22)) r=1 every=$(( (n - 22) / 10 ))
+    for ((i = 0; i < body; i++)); do
+        if [ $((i % every)) = $((every / 2)) ] && [ $r -le 10 ]; then
+            printf '    total += /*R%d use:total*/ %d;\n' $r $r; r=$((r + 1))
+        elif [ $((i % 50)) = 7 ]; then
+            printf '    if (g >= 0) {\n        note(/*use:v%d*/ v%d + %d);\n    }\n' $((i % 20)) $((i % 20)) $i
+            i=$((i + 1))
+        elif [ $((i % 9)) = 4 ]; then
+            printf '    note(/*use:v%d*/ v%d * %d);\n' $((i % 20)) $((i % 20)) $i
+        else
+            printf '    note(%d);\n' $i
+        fi
+    done
+    printf '    check_eq(42, /*FAIL=%d use:total*/ total, "total");\n}\n' $((r - 1))
+}
