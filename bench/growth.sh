@@ -38,6 +38,10 @@ else
     done
 fi
 bench_trap
+# A store of the run's own: the default one (~/.cache/whittle/work) holds
+# every earlier run's workspaces, which each workspace's set-up walks to
+# size them (node/worker_ws.c, s_evict), and another run may hold its lock.
+export WHITTLE_CACHE_DIR="$BENCH_TMP/cache"
 JUDGE=$(bench_judge)
 cc -std=c11 -O2 -o "$BENCH_TMP/selfcpu" "$BENCH_SRC/bench/selfcpu.c" ||
     bench_die "cannot compile bench/selfcpu.c"

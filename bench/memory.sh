@@ -24,6 +24,7 @@ done
 BUILD=$(bench_find_build "$BUILD") || bench_die "no built whittle (give --build-dir)"
 [ -x /usr/bin/time ] || bench_die "needs /usr/bin/time (GNU time)"
 bench_trap
+export WHITTLE_CACHE_DIR="$BENCH_TMP/cache" # a workspace store of its own (growth.sh)
 JUDGE=$(bench_judge)
 
 P="$BENCH_TMP/project"
