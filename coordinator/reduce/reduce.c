@@ -486,7 +486,7 @@ static void s_eta_plan(wh_reduction_t *r)
     if (r->walk.eta_engine == r->engine && r->walk.eta_rounds == rounds &&
         r->walk.eta_restarts == red_verify_restarts(r))
         return;
-    wh_engine_t *e = wh_engine_clone(r->engine);
+    wh_engine_t *e = wh_engine_clone_plan(r->engine);
     if (!e)
         return;
     int n = 0, sweep = -1;

@@ -67,6 +67,8 @@ struct wh_engine {
     uint8_t *round_buf; /* backing store of round.removed rows */
     int cap_cand;
     uint8_t *mark; /* scratch: membership of the candidate's kept set */
+    int plan;      /* wh_engine_clone_plan: rounds without removed rows */
+    int unbuilt;   /* wh_engine_clone_stored: the round is built when asked for */
 };
 
 /* Marks descendants of removed units as removed. Parents precede children
@@ -98,8 +100,8 @@ static int s_round_reserve(wh_engine_t *e, int n_cand)
 {
     if (n_cand <= e->cap_cand)
         return 0;
-    size_t row = e->n > 0 ? (size_t)e->n : 1;
-    uint8_t *buf = malloc((size_t)n_cand * row);
+    size_t row = e->plan ? 0 : e->n > 0 ? (size_t)e->n : 1;
+    uint8_t *buf = malloc((size_t)n_cand * row + 1);
     uint8_t **rows = malloc((size_t)n_cand * sizeof *rows);
     int *kept = malloc((size_t)n_cand * sizeof *kept);
     if (!buf || !rows || !kept) {
@@ -115,7 +117,7 @@ static int s_round_reserve(wh_engine_t *e, int n_cand)
     e->round.removed = rows;
     e->round.kept = kept;
     for (int i = 0; i < n_cand; i++)
-        rows[i] = buf + (size_t)i * row;
+        rows[i] = e->plan ? NULL : buf + (size_t)i * row;
     e->cap_cand = n_cand;
     return 0;
 }
@@ -124,6 +126,9 @@ static int s_round_reserve(wh_engine_t *e, int n_cand)
  * whose mark is 0, closed under descendants. */
 static void s_fill(wh_engine_t *e, int ci, int kept)
 {
+    e->round.kept[ci] = kept;
+    if (e->plan)
+        return; /* counts only: the rows are what costs (n bytes each) */
     uint8_t *rem = e->round.removed[ci];
     if (e->n > 0)
         memcpy(rem, e->removed, (size_t)e->n);
@@ -131,7 +136,6 @@ static void s_fill(wh_engine_t *e, int ci, int kept)
         if (!e->mark[e->c[i]])
             rem[e->c[i]] = 1;
     s_close(e, rem);
-    e->round.kept[ci] = kept;
 }
 
 /* Builds the classic round of the current phase from c and gran. */
@@ -503,7 +507,7 @@ fail:
     return NULL;
 }
 
-wh_engine_t *wh_engine_clone(const wh_engine_t *src)
+static wh_engine_t *s_clone(const wh_engine_t *src, int plan, int stored)
 {
     if (!src)
         return NULL;
@@ -515,6 +519,8 @@ wh_engine_t *wh_engine_clone(const wh_engine_t *src)
     e->round_buf = NULL;
     e->round = (wh_round_t){0};
     e->cap_cand = 0;
+    e->plan = plan;
+    e->unbuilt = stored;
     size_t k = src->n > 0 ? (size_t)src->n : 1;
     e->parent = malloc(k * sizeof *e->parent);
     e->depth = malloc(k * sizeof *e->depth);
@@ -534,11 +540,40 @@ wh_engine_t *wh_engine_clone(const wh_engine_t *src)
     memcpy(e->c, src->c, k * sizeof *e->c);
     memcpy(e->removed, src->removed, k);
     memcpy(e->mark, src->mark, k);
-    if (e->phase != S_DONE && !e->err && s_build(e) < 0) {
+    if (!stored && e->phase != S_DONE && !e->err && s_build(e) < 0) {
         wh_engine_destroy(&e);
         return NULL;
     }
     return e;
+}
+
+wh_engine_t *wh_engine_clone(const wh_engine_t *src)
+{
+    return s_clone(src, src ? src->plan : 0, 0);
+}
+
+wh_engine_t *wh_engine_clone_plan(const wh_engine_t *src)
+{
+    return s_clone(src, 1, 0);
+}
+
+wh_engine_t *wh_engine_clone_stored(const wh_engine_t *src)
+{
+    return s_clone(src, src ? src->plan : 0, 1);
+}
+
+/* Builds the round of a stored copy, once (0 or the sticky error). */
+static int s_built(wh_engine_t *e)
+{
+    if (e->unbuilt) {
+        e->unbuilt = 0;
+        if (e->phase != S_DONE && !e->err) {
+            int rc = s_build(e);
+            if (rc < 0)
+                e->err = rc;
+        }
+    }
+    return e->err;
 }
 
 void wh_engine_destroy(wh_engine_t **pe)
@@ -562,7 +597,7 @@ void wh_engine_destroy(wh_engine_t **pe)
 
 const wh_round_t *wh_engine_round(wh_engine_t *e)
 {
-    if (!e || e->err || e->phase == S_DONE)
+    if (!e || s_built(e) || e->phase == S_DONE)
         return NULL;
     return &e->round;
 }
@@ -632,9 +667,10 @@ int wh_engine_resolve(wh_engine_t *e, int winner)
 {
     if (!e)
         return WH_EINVAL;
-    if (e->err)
+    if (s_built(e))
         return e->err;
-    if (e->phase == S_DONE || winner < -1 || winner >= e->round.n_cand)
+    if (e->phase == S_DONE || winner < -1 || winner >= e->round.n_cand ||
+        (e->plan && winner >= 0))
         return WH_EINVAL;
     e->rounds++;
     int rc;

@@ -104,6 +104,16 @@ void wh_engine_destroy(wh_engine_t **e);
 /* An independent copy in the same state (for speculation: resolve the copy
  * to see a round the walk may come to next). NULL on ENOMEM. */
 wh_engine_t *wh_engine_clone(const wh_engine_t *e);
+/* A copy for counting what is left (the progress ETA): its rounds have
+ * n_cand, kind, sweep, level and kept, but removed[] rows are NULL, and it
+ * resolves only with winner -1 (WH_EINVAL otherwise). Filling a row costs
+ * n bytes per candidate, which made every plan of a 5000-unit walk cost
+ * more than its precheck (issue 36). NULL on ENOMEM. */
+wh_engine_t *wh_engine_clone_plan(const wh_engine_t *e);
+/* A copy to keep (walk/trail.h: one per accepted step): its round, which
+ * holds up to WH_ENGINE_WINDOW rows of n bytes, is built only when
+ * wh_engine_round or wh_engine_resolve first needs it. NULL on ENOMEM. */
+wh_engine_t *wh_engine_clone_stored(const wh_engine_t *e);
 
 /* The current round, or NULL when the reduction is finished. The pointer is
  * valid until the next wh_engine_resolve(). */

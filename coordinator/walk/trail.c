@@ -45,7 +45,7 @@ static int s_push_step(wh_trail_t *t, const wh_engine_t *e, const char *key, int
     }
     s_step_t *st = &t->steps[t->n];
     memset(st, 0, sizeof *st);
-    st->engine = wh_engine_clone(e);
+    st->engine = wh_engine_clone_stored(e);
     if (!st->engine)
         return WH_ENOMEM;
     snprintf(st->key, sizeof st->key, "%s", key ? key : "");

@@ -1372,6 +1372,71 @@ static void test_property_chain(void)
     CHECK(chains32 < chains1);
 }
 
+/* Two rounds are the same round (rows too, when both have them). */
+static int s_same_round(const wh_round_t *a, const wh_round_t *b, int n, int rows)
+{
+    if (!a || !b)
+        return a == b;
+    if (a->kind != b->kind || a->sweep != b->sweep || a->level != b->level ||
+        a->granularity != b->granularity || a->total != b->total || a->n_cand != b->n_cand)
+        return 0;
+    for (int c = 0; c < a->n_cand; c++)
+        if (a->kept[c] != b->kept[c] || (rows && !s_same(a->removed[c], b->removed[c], n)))
+            return 0;
+    return 1;
+}
+
+/* The progress plan's copy (clone_plan) counts the same rounds as a full
+ * copy resolved with no winner, without rows; the trail's copy
+ * (clone_stored) builds the same round when asked, and resolves the same
+ * way as the engine it was made from (issue 36: both copies made a row of
+ * n bytes per candidate, per plan and per accepted step). */
+static void test_clones(void)
+{
+    uint64_t rng = 36;
+    for (int t = 0; t < 30; t++) {
+        int n = 5 + s_rng_int(&rng, 40);
+        int *parent = s_forest(&rng, n, 4);
+        wh_algo_t algo = (wh_algo_t)(t % 3);
+        wh_walk_t walk = (wh_walk_t)((t / 3) % 2);
+        wh_engine_t *e = wh_engine_new(n, parent, algo, walk);
+        CHECK(e != NULL);
+        for (int step = 0; e && step < 400 && !wh_engine_done(e); step++) {
+            wh_engine_t *full = wh_engine_clone(e), *plan = wh_engine_clone_plan(e);
+            wh_engine_t *kept = wh_engine_clone_stored(e);
+            CHECK(full && plan && kept);
+            const wh_round_t *rd = wh_engine_round(e);
+            CHECK(s_same_round(wh_engine_round(kept), rd, n, 1));
+            int left = 0;
+            for (const wh_round_t *a; step % 5 == 0 && (a = wh_engine_round(full)) != NULL &&
+                                      left < 10000; left++) {
+                const wh_round_t *b = wh_engine_round(plan);
+                CHECK(s_same_round(a, b, n, 0));
+                if (!b)
+                    break;
+                CHECK(b->n_cand == 0 || b->removed[0] == NULL);
+                CHECK_EQ_INT(wh_engine_resolve(plan, b->n_cand > 0 ? 0 : -1),
+                             b->n_cand > 0 ? WH_EINVAL : 0);
+                CHECK_EQ_INT(wh_engine_resolve(full, -1), wh_engine_resolve(plan, -1));
+            }
+            CHECK(step % 5 || (wh_engine_done(full) && wh_engine_done(plan)));
+            int w = rd && rd->n_cand ? s_rng_int(&rng, rd->n_cand + 1) - 1 : -1;
+            wh_engine_destroy(&full);
+            full = wh_engine_clone_stored(kept); /* a kept copy of a kept copy */
+            CHECK(full != NULL);
+            CHECK(s_same_round(wh_engine_round(full), rd, n, 1));
+            CHECK_EQ_INT(wh_engine_resolve(kept, w), wh_engine_resolve(e, w));
+            CHECK(s_same(wh_engine_removed(kept), wh_engine_removed(e), n));
+            CHECK(s_same_round(wh_engine_round(kept), wh_engine_round(e), n, 1));
+            wh_engine_destroy(&full);
+            wh_engine_destroy(&plan);
+            wh_engine_destroy(&kept);
+        }
+        wh_engine_destroy(&e);
+        free(parent);
+    }
+}
+
 int main(void)
 {
     RUN_TEST(test_round_winner);
@@ -1387,5 +1452,6 @@ int main(void)
     RUN_TEST(test_property_vs_reference);
     RUN_TEST(test_property_parallel);
     RUN_TEST(test_property_chain);
+    RUN_TEST(test_clones);
     TEST_MAIN_END();
 }
