@@ -17,6 +17,9 @@
 #include <sys/timerfd.h>
 #include <time.h>
 #include <unistd.h>
+#ifdef __GLIBC__
+#include <malloc.h> /* malloc_trim */
+#endif
 
 const char *wh_strerror(int err)
 {
@@ -421,6 +424,13 @@ int wh_parse_long(const char *s, long lo, long hi, long *out)
 }
 
 /* ---- time ---- */
+
+void wh_mem_trim(void)
+{
+#ifdef __GLIBC__
+    malloc_trim(0);
+#endif
+}
 
 uint64_t wh_now_ms(void)
 {

@@ -180,6 +180,11 @@ int wh_timer_arm(int fd, uint64_t ms);
 
 /* ---- time ---- */
 uint64_t wh_now_ms(void);      /* monotonic */
+/* Gives the free pages of every malloc arena back to the system (glibc's
+ * malloc_trim; nothing elsewhere): after a large structure is freed on
+ * threads of their own (libclang's translation units), the memory would
+ * otherwise stay resident in their arenas. Any thread. */
+void wh_mem_trim(void);
 uint64_t wh_wall_ms(void);     /* realtime, for timestamps */
 
 /* ---- hashing ---- */

@@ -268,6 +268,15 @@ void red_finish(wh_reduction_t *r)
         }
         red_out(r, "Partial: %s; the reduced test is the walk's best answer so far\n", r->partial);
     }
+    /* The front end's translation units (the precheck's, one per thread,
+     * and the UB guard's) are no longer needed: they go before the page
+     * reads tree.json and is made, which on top of them was the peak of a
+     * 5000-statement run (issue 36), and the memory they held goes back to
+     * the system (it sat in the libclang threads' malloc arenas). */
+    red_precheck_close(r, 0);
+    wh_precheck_destroy(&r->pc);
+    wh_ubguard_destroy(&r->ub);
+    wh_mem_trim();
     red_write_page(r);
     r->state = RED_DONE;
     /* One node said everything: an answer, not a verified one; a partial

@@ -14,6 +14,7 @@
  */
 #include "engine.h"
 
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -33,10 +34,28 @@ typedef enum {
     S_DONE,
 } s_phase_t;
 
-struct wh_engine {
-    int n;
+/* The forest's shape, which never changes: shared by an engine and its
+ * copies (the trail keeps one per accepted step). */
+typedef struct {
+    atomic_int refs;
     int *parent;
     int *depth;
+} s_shape_t;
+
+/* A level's units (lvl), shared by the copies made while the level runs
+ * and copied when one of them starts another level. */
+typedef struct {
+    atomic_int refs;
+    int v[];
+} s_ints_t;
+
+struct wh_engine {
+    int n;
+    s_shape_t *shape;
+    s_ints_t *lvlbuf; /* lvl's (lvl == lvlbuf->v) */
+    int *parent; /* shape's */
+    int *depth;  /* shape's */
+    int nlev;    /* entries of clean_at: the deepest level + 2 */
     wh_algo_t algo;
     wh_walk_t walk;
 
@@ -69,6 +88,9 @@ struct wh_engine {
     uint8_t *mark; /* scratch: membership of the candidate's kept set */
     int plan;      /* wh_engine_clone_plan: rounds without removed rows */
     int unbuilt;   /* wh_engine_clone_stored: the round is built when asked for */
+    int trimmed;   /* ... and c is cbits (which of lvl's m units it holds), mark is
+                    * NULL, until then */
+    uint8_t *cbits;
 };
 
 /* Marks descendants of removed units as removed. Parents precede children
@@ -295,6 +317,17 @@ static int s_alive(const wh_engine_t *e, int u)
 /* Collects the alive units at depth level into lvl; returns how many. */
 static int s_collect(wh_engine_t *e, int level)
 {
+    if (atomic_load(&e->lvlbuf->refs) > 1) {
+        /* Another copy still has this level's units. */
+        size_t k = e->n > 0 ? (size_t)e->n : 1;
+        s_ints_t *b = malloc(sizeof *b + k * sizeof(int));
+        if (!b)
+            return WH_ENOMEM;
+        atomic_init(&b->refs, 1);
+        atomic_fetch_sub(&e->lvlbuf->refs, 1);
+        e->lvlbuf = b;
+        e->lvl = b->v;
+    }
     int m = 0;
     for (int u = 0; u < e->n; u++)
         if (e->depth[u] == level && s_alive(e, u))
@@ -395,7 +428,10 @@ static int s_walk(wh_engine_t *e, s_goto_t g)
         case G_SWEEP:
             /* A sweep starts only when something is alive at level 0: an
              * empty forest, or one emptied by a prune, is finished. */
-            if (s_collect(e, 0) == 0) {
+            int alive = s_collect(e, 0);
+            if (alive < 0)
+                return alive;
+            if (alive == 0) {
                 e->phase = S_DONE;
                 return 0;
             }
@@ -410,6 +446,8 @@ static int s_walk(wh_engine_t *e, s_goto_t g)
                 break;
             }
             e->m = s_collect(e, e->level);
+            if (e->m < 0)
+                return e->m;
             if (e->m == 0) {
                 g = G_SWEEP_END;
                 break;
@@ -486,25 +524,85 @@ wh_engine_t *wh_engine_new(int n, const int *parent, wh_algo_t algo, wh_walk_t w
     /* DD walks classic; linear has its own walk (no chunked state). */
     e->walk = algo == WH_ALGO_HDD ? walk : WH_WALK_CLASSIC;
     size_t k = n > 0 ? (size_t)n : 1;
-    e->parent = malloc(k * sizeof *e->parent);
-    e->depth = malloc(k * sizeof *e->depth);
-    e->lvl = malloc(k * sizeof *e->lvl);
+    e->shape = calloc(1, sizeof *e->shape);
+    if (!e->shape)
+        goto fail;
+    atomic_init(&e->shape->refs, 1);
+    e->parent = e->shape->parent = malloc(k * sizeof *e->parent);
+    e->depth = e->shape->depth = malloc(k * sizeof *e->depth);
+    e->lvlbuf = malloc(sizeof *e->lvlbuf + k * sizeof(int));
+    if (!e->lvlbuf)
+        goto fail;
+    atomic_init(&e->lvlbuf->refs, 1);
+    e->lvl = e->lvlbuf->v;
     e->c = malloc(k * sizeof *e->c);
     e->removed = calloc(k, 1);
     e->mark = calloc(k, 1);
-    e->clean_at = malloc(k * sizeof *e->clean_at);
-    if (!e->parent || !e->depth || !e->lvl || !e->c || !e->removed || !e->mark || !e->clean_at)
+    if (!e->parent || !e->depth || !e->lvl || !e->c || !e->removed || !e->mark)
         goto fail;
-    for (size_t i = 0; i < k; i++)
-        e->clean_at[i] = -1;
     if (s_depths(e, parent) < 0)
         goto fail;
+    int maxd = 0;
+    for (int u = 0; u < n; u++)
+        maxd = e->depth[u] > maxd ? e->depth[u] : maxd;
+    e->nlev = maxd + 2;
+    e->clean_at = malloc((size_t)e->nlev * sizeof *e->clean_at);
+    if (!e->clean_at)
+        goto fail;
+    for (int i = 0; i < e->nlev; i++)
+        e->clean_at[i] = -1;
     if (s_walk(e, G_SWEEP) < 0)
         goto fail;
     return e;
 fail:
     wh_engine_destroy(&e);
     return NULL;
+}
+
+/* 1 when c (of a copy not trimmed) is a subsequence of lvl. */
+static int s_c_in_lvl(const wh_engine_t *e)
+{
+    if (e->trimmed)
+        return e->cbits != NULL;
+    int j = 0;
+    for (int i = 0; i < e->nc; i++) {
+        while (j < e->m && e->lvl[j] != e->c[i])
+            j++;
+        if (j == e->m)
+            return 0;
+        j++;
+    }
+    return 1;
+}
+
+/* c as bits over lvl (s_c_in_lvl says it can be). */
+static void s_c_to_bits(const wh_engine_t *e, uint8_t *bits)
+{
+    if (e->trimmed) {
+        memcpy(bits, e->cbits, e->m > 0 ? ((size_t)e->m + 7) / 8 : 1);
+        return;
+    }
+    int j = 0;
+    for (int i = 0; i < e->nc; i++) {
+        while (e->lvl[j] != e->c[i])
+            j++;
+        bits[j / 8] |= (uint8_t)(1u << (j % 8));
+        j++;
+    }
+}
+
+/* c's nc units into out, from c or from its bits. */
+static void s_c_copy(const wh_engine_t *e, int *out)
+{
+    if (!e->cbits) {
+        if (e->nc > 0)
+            memcpy(out, e->c, (size_t)e->nc * sizeof *out);
+        return;
+    }
+    int n = 0;
+    for (int j = 0; j < e->m; j++)
+        if (e->cbits[j / 8] >> (j % 8) & 1)
+            out[n++] = e->lvl[j];
 }
 
 static wh_engine_t *s_clone(const wh_engine_t *src, int plan, int stored)
@@ -521,25 +619,35 @@ static wh_engine_t *s_clone(const wh_engine_t *src, int plan, int stored)
     e->cap_cand = 0;
     e->plan = plan;
     e->unbuilt = stored;
+    e->trimmed = stored;
+    atomic_fetch_add(&e->shape->refs, 1);
+    /* Only the level's m units and the configuration's nc are state; mark
+     * is scratch every round sets before it reads it. */
+    atomic_fetch_add(&e->lvlbuf->refs, 1);
     size_t k = src->n > 0 ? (size_t)src->n : 1;
-    e->parent = malloc(k * sizeof *e->parent);
-    e->depth = malloc(k * sizeof *e->depth);
-    e->lvl = malloc(k * sizeof *e->lvl);
-    e->c = malloc(k * sizeof *e->c);
+    /* A kept copy holds c as one bit per unit of lvl when c is a
+     * subsequence of lvl, as every walk keeps it (ints otherwise). */
+    int bits = stored && s_c_in_lvl(src);
+    e->c = NULL;
+    e->cbits = NULL;
+    e->mark = NULL;
+    if (bits)
+        e->cbits = calloc(src->m > 0 ? ((size_t)src->m + 7) / 8 : 1, 1);
+    else
+        e->c = malloc((stored && src->nc > 0 ? (size_t)src->nc : k) * sizeof *e->c);
     e->removed = malloc(k);
-    e->mark = malloc(k);
-    e->clean_at = malloc(k * sizeof *e->clean_at);
-    if (!e->parent || !e->depth || !e->lvl || !e->c || !e->removed || !e->mark || !e->clean_at) {
+    e->mark = stored ? NULL : calloc(k, 1);
+    e->clean_at = malloc((size_t)src->nlev * sizeof *e->clean_at);
+    if ((!e->c && !e->cbits) || !e->removed || (!stored && !e->mark) || !e->clean_at) {
         wh_engine_destroy(&e);
         return NULL;
     }
-    memcpy(e->clean_at, src->clean_at, k * sizeof *e->clean_at);
-    memcpy(e->parent, src->parent, k * sizeof *e->parent);
-    memcpy(e->depth, src->depth, k * sizeof *e->depth);
-    memcpy(e->lvl, src->lvl, k * sizeof *e->lvl);
-    memcpy(e->c, src->c, k * sizeof *e->c);
+    memcpy(e->clean_at, src->clean_at, (size_t)src->nlev * sizeof *e->clean_at);
+    if (bits)
+        s_c_to_bits(src, e->cbits);
+    else if (src->nc > 0)
+        s_c_copy(src, e->c);
     memcpy(e->removed, src->removed, k);
-    memcpy(e->mark, src->mark, k);
     if (!stored && e->phase != S_DONE && !e->err && s_build(e) < 0) {
         wh_engine_destroy(&e);
         return NULL;
@@ -565,6 +673,21 @@ wh_engine_t *wh_engine_clone_stored(const wh_engine_t *src)
 /* Builds the round of a stored copy, once (0 or the sticky error). */
 static int s_built(wh_engine_t *e)
 {
+    if (e->trimmed) {
+        size_t k = e->n > 0 ? (size_t)e->n : 1;
+        int *c = malloc(k * sizeof *c);
+        e->mark = e->mark ? e->mark : calloc(k, 1);
+        if (!c || !e->mark) {
+            free(c);
+            return e->err = WH_ENOMEM;
+        }
+        s_c_copy(e, c);
+        free(e->c);
+        free(e->cbits);
+        e->c = c;
+        e->cbits = NULL;
+        e->trimmed = 0;
+    }
     if (e->unbuilt) {
         e->unbuilt = 0;
         if (e->phase != S_DONE && !e->err) {
@@ -581,9 +704,14 @@ void wh_engine_destroy(wh_engine_t **pe)
     if (!pe || !*pe)
         return;
     wh_engine_t *e = *pe;
-    free(e->parent);
-    free(e->depth);
-    free(e->lvl);
+    if (e->shape && atomic_fetch_sub(&e->shape->refs, 1) == 1) {
+        free(e->shape->parent);
+        free(e->shape->depth);
+        free(e->shape);
+    }
+    if (e->lvlbuf && atomic_fetch_sub(&e->lvlbuf->refs, 1) == 1)
+        free(e->lvlbuf);
+    free(e->cbits);
     free(e->c);
     free(e->removed);
     free(e->mark);
