@@ -270,12 +270,16 @@ void red_finish(wh_reduction_t *r)
     }
     /* The front end's translation units (the precheck's, one per thread,
      * and the UB guard's) are no longer needed: they go before the page
-     * reads tree.json and is made, which on top of them was the peak of a
-     * 5000-statement run (issue 36), and the memory they held goes back to
-     * the system (it sat in the libclang threads' malloc arenas). */
+     * is made, and the memory they held goes back to the system (it sat in
+     * the libclang threads' malloc arenas), so the page's reading of
+     * tree.json does not add to them (issue 36). A set-up still running is
+     * left to wh_reduction_destroy: destroying it here would wait for it
+     * on this thread, and wh_reduction_poll still asks it. */
     red_precheck_close(r, 0);
-    wh_precheck_destroy(&r->pc);
-    wh_ubguard_destroy(&r->ub);
+    if (!r->pc_pending)
+        wh_precheck_destroy(&r->pc);
+    if (!r->ub_pending)
+        wh_ubguard_destroy(&r->ub);
     wh_mem_trim();
     red_write_page(r);
     r->state = RED_DONE;
