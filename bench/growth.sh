@@ -58,6 +58,9 @@ for n in $SIZES; do
     P="$BENCH_TMP/p$n"
     mkdir -p "$P/tests"
     bench_gen_big "$n" > "$P/tests/test_synth.c"
+    # A compile command of its own (never one found above the temp folder).
+    bench_compdb "$P" tests/test_synth.c "$BENCH_FIX_FLAGS"
+    bench_check_compdb "$P" tests/test_synth.c own
     for b in "${!DIRS[@]}"; do
         W="${DIRS[$b]}/coordinator/whittle" out="$BENCH_TMP/runs-$n-$b"
         t0=$(bench_now_ms)
