@@ -124,37 +124,33 @@ void wh_spend_format(const wh_spend_t *b, char *buf, size_t n)
         buf[0] = '\0';
 }
 
-int wh_spend_over(const wh_spend_t *b, int builds, uint64_t elapsed_ms, char *buf, size_t n)
+/* The budget b spent? what: "" or "batch budget " before the limit;
+ * whose: "the walk" or "the batch". */
+static int s_over(const wh_spend_t *b, int builds, uint64_t elapsed_ms, const char *what,
+                  const char *whose, char *buf, size_t n)
 {
     if (b->builds && builds >= b->builds) {
-        snprintf(buf, n, "builds=%d spent: %d build%s of the walk", b->builds, builds,
-                 builds == 1 ? "" : "s");
+        snprintf(buf, n, "%sbuilds=%d spent: %d build%s of %s", what, b->builds, builds,
+                 builds == 1 ? "" : "s", whose);
         return 1;
     }
     if (b->ms && elapsed_ms >= b->ms) {
         char t[32];
         s_duration(b->ms, t, sizeof t);
-        snprintf(buf, n, "time=%s spent: %.1f s, %d build%s of the walk", t,
-                 (double)elapsed_ms / 1000.0, builds, builds == 1 ? "" : "s");
+        snprintf(buf, n, "%stime=%s spent: %.1f s, %d build%s of %s", what, t,
+                 (double)elapsed_ms / 1000.0, builds, builds == 1 ? "" : "s", whose);
         return 1;
     }
     return 0;
 }
 
+int wh_spend_over(const wh_spend_t *b, int builds, uint64_t elapsed_ms, char *buf, size_t n)
+{
+    return s_over(b, builds, elapsed_ms, "", "the walk", buf, n);
+}
+
 int wh_spend_batch_over(const wh_spend_t *b, int builds, uint64_t elapsed_ms, char *buf,
                         size_t n)
 {
-    if (b->builds && builds >= b->builds) {
-        snprintf(buf, n, "batch budget builds=%d spent: %d build%s of the batch", b->builds,
-                 builds, builds == 1 ? "" : "s");
-        return 1;
-    }
-    if (b->ms && elapsed_ms >= b->ms) {
-        char t[32];
-        s_duration(b->ms, t, sizeof t);
-        snprintf(buf, n, "batch budget time=%s spent: %.1f s, %d build%s of the batch", t,
-                 (double)elapsed_ms / 1000.0, builds, builds == 1 ? "" : "s");
-        return 1;
-    }
-    return 0;
+    return s_over(b, builds, elapsed_ms, "batch budget ", "the batch", buf, n);
 }
