@@ -202,6 +202,7 @@ int wh_embedded_run_batch(const wh_job_t *jobs, size_t n, const wh_embedded_opts
         wh_cache_set_max(cache, o->cache_max);
     s.pool = pool;
     s.cache = cache;
+    int began = !code;
     if (!code) {
         s_batch(&s); /* spent before these jobs (a batch's first runs) */
         int need = s_start(&s);
@@ -215,7 +216,9 @@ int wh_embedded_run_batch(const wh_job_t *jobs, size_t n, const wh_embedded_opts
             code = s_loop(&s, zctx, pool, err);
     }
     s_reap(&s); /* the jobs the cache answered, or all of them after a failure */
-    for (; s.next < n && s.r; s.next++) /* never started: interrupted, or no node */
+    /* never started: interrupted, or no node (a pool or cache that did not
+     * open is err, said once by the caller, as before any job began) */
+    for (; began && s.next < n && s.r; s.next++)
         if (o->failed)
             o->failed(o->arg, s.next, code ? code : 130,
                       code ? "not started: the embedded node did not come up"

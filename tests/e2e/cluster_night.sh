@@ -96,7 +96,7 @@ done
 check_eq "night.html: one section per group" "$(grep -c '<section class="group"' "$T/client/night/night.html")" 4
 # Inside the coordinator's namespace: the first runs, and each
 # representative's fingerprint taken from the cache they filled.
-in_coord() { nsenter -t "$COORD" -m -- "$@"; }
+in_coord() { nsenter -t "$COORD" -m -r -- "$@"; } # -r: its root (a chroot here under .ci/fresh)
 check_eq "coordinator: 9 first runs" "$(in_coord ls "$T/runs/night/.first-runs" | grep -vc '^latest$')" 9
 check_eq "coordinator: 4 reductions" "$(in_coord ls "$T/runs/night" | grep -vc '^latest$')" 4
 check_eq "coordinator: each representative's fingerprint from the cache" \
