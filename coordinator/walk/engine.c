@@ -425,7 +425,7 @@ static int s_walk(wh_engine_t *e, s_goto_t g)
 {
     for (;;) {
         switch (g) {
-        case G_SWEEP:
+        case G_SWEEP:; /* a declaration follows: C17 wants a statement after a label */
             /* A sweep starts only when something is alive at level 0: an
              * empty forest, or one emptied by a prune, is finished. */
             int alive = s_collect(e, 0);
