@@ -205,7 +205,8 @@ const wh_cli_opt_t wh_cli_opts[] = {
      "pool and cache, each with its own run folder; --test is not needed and --file may be a "
      "glob of the test files that define them. {test} in --build and --run and $WHITTLE_TEST "
      "name each job's test. Tests no file defines are named and skipped (exit 1). The "
-     "root-cause groups are printed at the end."},
+     "failures are grouped by root cause before reducing (one reduction per group, the others "
+     "answered by it; --each reduces all), and OUT/night.html reports the batch."},
     {WH_CLI_REDUCE, "from-ctest", 0, "BUILD_DIR",
      "As --from-junit, for the failing tests of the last ctest run in BUILD_DIR "
      "(Testing/Temporary/LastTestsFailed.log, refused when older than LastTest.log). Alone, "
